@@ -1,0 +1,3 @@
+module aorta-probe
+
+go 1.26

@@ -1,0 +1,103 @@
+// Command aorta-probe captures the environment a GPU workload runs in and
+// writes it as one env.json document, schema 1.16 of the aorta probe.
+//
+//	aorta-probe [OUT|-] [flags]
+//
+// See docs/usage.md.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+
+	"aorta-probe/probe"
+	"aorta-probe/schema"
+)
+
+// version is set at link time (-ldflags "-X main.version=…"); otherwise the
+// module version recorded by the go command, else "dev".
+var version = ""
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program behind main: parse, collect, write. It returns
+// the exit status: 0 when the document was written (partial or not), 1 when
+// it could not be, 2 for a usage error.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+		fmt.Fprintln(stderr, "Try 'aorta-probe --help' for help.")
+		return 2
+	}
+	switch {
+	case cfg.help:
+		io.WriteString(stdout, usage)
+		return 0
+	case cfg.version:
+		fmt.Fprintf(stdout, "aorta-probe %s (schema %s, %s)\n", binaryVersion(), schema.Version, runtime.Version())
+		return 0
+	case cfg.summary && cfg.field != nil:
+		fmt.Fprintln(stderr, "Error: --summary and --field are mutually exclusive")
+		return 1
+	}
+
+	opt := cfg.options
+	opt.Version = binaryVersion()
+	snap := probe.Collect(ctx, opt)
+	if w := probe.Warning(snap, os.LookupEnv); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
+
+	switch {
+	case cfg.field != nil:
+		out, err := lookupField(snap, *cfg.field)
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return 1
+		}
+		stdout.Write(append(out, '\n'))
+		return 0
+	case cfg.summary:
+		fmt.Fprintln(stdout, schema.Brief(snap))
+		if snap.Partial {
+			fmt.Fprint(stdout, "\nPartial reasons:\n")
+			for _, r := range snap.PartialReasons {
+				fmt.Fprintf(stdout, "  - %s\n", r)
+			}
+		}
+		return 0
+	}
+
+	doc := schema.Encode(snap)
+	if cfg.out == "" || cfg.out == "-" {
+		stdout.Write(append(doc, '\n'))
+		return 0
+	}
+	if err := writeAtomic(cfg.out, doc); err != nil {
+		fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
+		return 1
+	}
+	return 0
+}
+
+func binaryVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,125 @@
+package probe
+
+import (
+	"regexp"
+	"strings"
+
+	"aorta-probe/schema"
+)
+
+// collectAMDGPUDriver is amdgpu_driver (core.md §8): the amdgpu-dkms or
+// amdgpu-kmod package of the filesystem, the module modinfo describes, the
+// KMD version the running kernel reports, and the KFD nodes.
+func collectAMDGPUDriver(s *state) schema.AMDGPUDriver {
+	d := schema.NotCapturedAMDGPUDriver()
+	if rocm, ok := await[schema.ROCm](s, "rocm"); ok {
+		d.KmdVersion = rocm.KmdVersion // copied, never read twice
+	}
+	d.KFDDevicePresent = s.root.exists("/dev/kfd")
+	d.KFDSysfsPresent = s.root.exists("/sys/class/kfd")
+
+	pkg := findAMDGPUPackage(s)
+	if pkg != nil {
+		d.PackageName, d.PackageVersion = &pkg.name, &pkg.version
+		d.PackageFullName, d.PackageManager = &pkg.fullName, &pkg.manager
+	}
+	if _, ok := s.which("modinfo"); ok {
+		// Run once per field, as the anchor does.
+		d.ModuleVersion = modinfoField(s, "version")
+		d.ModuleSrcversion = modinfoField(s, "srcversion")
+	}
+	if d.PackageVersion != nil || d.ModuleVersion != nil || d.ModuleSrcversion != nil ||
+		d.KmdVersion != nil || d.KFDDevicePresent || d.KFDSysfsPresent {
+		d.Status = "present"
+	}
+	if (d.ModuleVersion != nil || d.ModuleSrcversion != nil) && d.PackageVersion == nil {
+		s.reason("amdgpu_driver.package_version: amdgpu module is loaded (modinfo metadata present) but no dpkg/rpm package (amdgpu-dkms/amdgpu-kmod) could be resolved")
+	}
+	return d
+}
+
+type amdgpuPackage struct{ name, version, fullName, manager string }
+
+// findAMDGPUPackage queries dpkg then rpm for amdgpu-dkms, then both for
+// amdgpu-kmod (core.md §8.3). The format strings carry real TAB and LF
+// bytes and the glob is a literal argument: there is no shell.
+func findAMDGPUPackage(s *state) *amdgpuPackage {
+	for _, cand := range []string{"amdgpu-dkms", "amdgpu-kmod"} {
+		if _, ok := s.which("dpkg-query"); ok {
+			r := s.run(Command{Argv: []string{"dpkg-query", "-W", "-f=${Package}\t${Version}\n", cand + "*"}, Timeout: ShortTimeout})
+			if r.Err == nil {
+				for _, f := range packageLines(string(r.Stdout), 2) {
+					if acceptPackage(f[0], f[1], cand) {
+						return &amdgpuPackage{cand, f[1], f[0] + "=" + f[1], "dpkg"}
+					}
+				}
+			}
+		}
+		if _, ok := s.which("rpm"); ok {
+			r := s.run(Command{Argv: []string{"rpm", "-qa", "--qf", "%{NAME}\t%{VERSION}-%{RELEASE}\t%{ARCH}\n", cand + "*"}, Timeout: ShortTimeout})
+			if r.Err == nil {
+				for _, f := range packageLines(string(r.Stdout), 3) {
+					if acceptPackage(f[0], f[1], cand) {
+						full := f[0] + "-" + f[1]
+						if f[2] != "" {
+							full += "." + f[2]
+						}
+						return &amdgpuPackage{cand, f[1], full, "rpm"}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// packageLines splits query output into lines of exactly n TAB-separated
+// fields, each stripped; other lines are dropped.
+func packageLines(out string, n int) [][]string {
+	var rows [][]string
+	for _, line := range pySplitlines(out) {
+		f := strings.Split(line, "\t")
+		if len(f) != n {
+			continue
+		}
+		for i := range f {
+			f[i] = pyStrip(f[i])
+		}
+		rows = append(rows, f)
+	}
+	return rows
+}
+
+// acceptPackage is the name rule of core.md §8.3: the candidate itself or a
+// kernel-suffixed variant of it, never a firmware package.
+func acceptPackage(name, version, cand string) bool {
+	return name != "" && version != "" && !strings.Contains(name, "firmware") &&
+		(name == cand || strings.HasPrefix(name, cand+"-"))
+}
+
+var modinfoLine = regexp.MustCompile(`^([a-z_]+):\s*(.*)$`)
+
+// modinfoField runs `modinfo amdgpu` and returns the first line's value
+// for field, stripped (core.md §8.4).
+func modinfoField(s *state, field string) *string {
+	r := s.run(Command{Argv: []string{"modinfo", "amdgpu"}, Timeout: ShortTimeout})
+	if r.Err != nil {
+		return nil
+	}
+	return parseModinfo(string(r.Stdout), field)
+}
+
+func parseModinfo(out, field string) *string {
+	for _, line := range pySplitlines(out) {
+		m := modinfoLine.FindStringSubmatch(line)
+		if m == nil || m[1] != field {
+			continue
+		}
+		v := pyStrip(m[2])
+		if v == "" {
+			return nil
+		}
+		return &v
+	}
+	return nil
+}

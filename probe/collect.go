@@ -1,0 +1,377 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"aorta-probe/schema"
+)
+
+// Options control one collection. The zero value probes the live machine.
+type Options struct {
+	// Root is the filesystem root to describe: "/" (default), a mounted
+	// host or image, or a fake machine root in tests.
+	Root string
+	// Env looks up the probe's environment; default os.LookupEnv.
+	Env func(string) (string, bool)
+	// Path is where tools are looked up. Nil means the absolute entries of
+	// $PATH when Root is "/", and nothing otherwise, so no binary of a
+	// mounted foreign root is executed by accident.
+	Path []string
+	// Runner runs commands; default ExecRunner.
+	Runner Runner
+	// Now is the clock; tests fix it so timestamps and durations are stable.
+	Now func() time.Time
+	// Uname answers uname(2); default the syscall.
+	Uname func() (Uname, error)
+	// Cwd is the working directory relative paths resolve against;
+	// default os.Getwd.
+	Cwd string
+	// Deadline bounds the whole collection; default DefaultDeadline.
+	Deadline time.Duration
+	// Extended keeps the per-file catalog lists (detail "full").
+	Extended bool
+	// ExecutionContext is the caller's --execution-context label.
+	ExecutionContext string
+	// NoProvenance drops the probe_provenance block.
+	NoProvenance bool
+	// Version is this binary's version, for probe_provenance.
+	Version string
+}
+
+// DefaultDeadline bounds a collection when Options.Deadline is zero. It is
+// above the longest single command timeout (30 s, rocm_agent_enumerator on a
+// large host takes ~16 s) so that a slow but healthy tool still answers.
+const DefaultDeadline = 60 * time.Second
+
+// Uname is the part of uname(2) the document records.
+type Uname struct{ Release, Version, Machine string }
+
+// ExecutionContexts are the valid --execution-context labels.
+var ExecutionContexts = []string{"direct", "buck2_run", "buck2_action"}
+
+// collector is the shared state of one collection.
+type collector struct {
+	opt   Options
+	root  fsroot
+	path  []string
+	ctx   context.Context
+	roots rocmRoots
+	// sites is the Python search path as the filesystem shows it
+	// (pythonSiteDirs), computed once.
+	sites func() []string
+	slots map[string]*slot
+}
+
+// slot is one probe's result, published when the probe returns.
+type slot struct {
+	done  chan struct{}
+	value any
+	ok    bool // returned normally (no panic)
+}
+
+// state is what one probe sees: the collector plus its own reasons and
+// command records.
+type state struct {
+	*collector
+	name    string
+	reasons []string
+
+	mu       sync.Mutex
+	commands []schema.CommandRecord
+}
+
+// probe is one row of the probe table: it computes a block and, once it has
+// finished in time, stores it into the snapshot.
+type probe struct {
+	name string
+	run  func(*state) any
+	put  func(*schema.Snapshot, any)
+}
+
+// block builds a probe row from a typed collector and setter.
+func block[T any](name string, run func(*state) T, put func(*schema.Snapshot, T)) probe {
+	return probe{
+		name: name,
+		run:  func(s *state) any { return run(s) },
+		put:  func(snap *schema.Snapshot, v any) { put(snap, v.(T)) },
+	}
+}
+
+// await returns the result of an earlier probe of the table, waiting for it.
+// ok is false when that probe panicked or the deadline passed first; the
+// caller then uses the not-captured shape.
+func await[T any](s *state, name string) (T, bool) {
+	var zero T
+	sl, found := s.slots[name]
+	if !found {
+		panic("probe: await of unknown probe " + name)
+	}
+	select {
+	case <-sl.done:
+		if !sl.ok {
+			return zero, false
+		}
+		return sl.value.(T), true
+	case <-s.ctx.Done():
+		return zero, false
+	}
+}
+
+func (s *state) reason(format string, args ...any) {
+	s.reasons = append(s.reasons, fmt.Sprintf(format, args...))
+}
+
+// env is the probe's environment lookup.
+func (s *state) env(name string) (string, bool) { return s.opt.Env(name) }
+
+// getenv is env without the set/unset distinction.
+func (s *state) getenv(name string) string { v, _ := s.opt.Env(name); return v }
+
+// envPtr is os.environ.get: nil when unset, the raw value (even "") when set.
+func (s *state) envPtr(name string) *string {
+	if v, ok := s.opt.Env(name); ok {
+		return &v
+	}
+	return nil
+}
+
+// which looks a tool up on the probe's search path.
+func (s *state) which(name string) (string, bool) { return which(s.path, name) }
+
+// run executes argv through the runner and records it. A bare argv[0] is
+// resolved on the search path first (the OS lookup Python's subprocess
+// does); not found fails like exec would, with ENOENT naming the program.
+func (s *state) run(c Command) Result {
+	name := c.Argv[0]
+	if c.Path == "" {
+		c.Path = name
+		if !filepathIsAbs(name) {
+			p, ok := s.which(name)
+			if !ok {
+				r := Result{ExitCode: -1, Err: &fs.PathError{Op: "exec", Path: name, Err: syscall.ENOENT}}
+				s.record(c, r)
+				return r
+			}
+			c.Path = p
+		}
+	}
+	start := s.opt.Now()
+	r := s.opt.Runner.Run(s.ctx, c)
+	r.Duration = s.opt.Now().Sub(start)
+	s.record(c, r)
+	return r
+}
+
+func (s *state) record(c Command, r Result) {
+	rec := schema.CommandRecord{
+		Argv:        append([]string(nil), c.Argv...),
+		DurationUS:  r.Duration.Microseconds(),
+		StdoutBytes: len(r.Stdout),
+		StderrBytes: len(r.Stderr),
+		Truncated:   r.Truncated,
+		TimedOut:    r.Err == ErrTimeout,
+	}
+	if c.Dir != "" {
+		rec.Dir = schema.Str(c.Dir)
+	}
+	switch e := r.Err.(type) {
+	case nil:
+		rec.ExitStatus = schema.Int(0)
+	case *ExitError:
+		rec.ExitStatus = schema.Int(e.Code)
+	default:
+		rec.Error = schema.Str(r.Err.Error())
+	}
+	s.mu.Lock()
+	s.commands = append(s.commands, rec)
+	s.mu.Unlock()
+}
+
+// Collect probes the machine opt describes and returns the document. It
+// never fails: whatever cannot be read becomes null plus a reason, a probe
+// that panics or misses the deadline leaves its not-captured shape and one
+// reason, and cancelling ctx (SIGTERM) ends collection the same way.
+func Collect(ctx context.Context, opt Options) *schema.Snapshot {
+	opt = withDefaults(opt)
+	started := opt.Now()
+	ctx, cancel := context.WithTimeout(ctx, opt.Deadline)
+	defer cancel()
+
+	c := &collector{opt: opt, root: fsroot(opt.Root), ctx: ctx, slots: map[string]*slot{}}
+	c.path = opt.Path
+	if c.path == nil && (opt.Root == "/" || opt.Root == "") {
+		c.path = searchPath(opt.Env)
+	}
+	// Root discovery runs once, before any probe (core.md §1.2).
+	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
+	c.roots = resolveROCmRoots(c.root, opt.Env, opt.Cwd, c.sites)
+
+	table := probeTable()
+	states := make([]*state, len(table))
+	for _, p := range table {
+		c.slots[p.name] = &slot{done: make(chan struct{})}
+	}
+	durations := make([]time.Duration, len(table))
+	for i, p := range table {
+		st := &state{collector: c, name: p.name}
+		states[i] = st
+		sl := c.slots[p.name]
+		go func() {
+			t0 := opt.Now()
+			defer func() {
+				if v := recover(); v != nil {
+					st.reason("collect_env: unexpected failure (panic in %s probe: %v)", p.name, v)
+					sl.ok = false
+				}
+				durations[i] = opt.Now().Sub(t0)
+				close(sl.done)
+			}()
+			sl.value = p.run(st)
+			sl.ok = true
+		}()
+	}
+
+	snap := notCaptured(c)
+	prov := &schema.Provenance{
+		Implementation: "aorta-probe",
+		Version:        opt.Version,
+		Build:          buildInfo(),
+		StartedAt:      started.UTC().Format("2006-01-02T15:04:05.000000Z"),
+		DeadlineMS:     opt.Deadline.Milliseconds(),
+		Root:           opt.Root,
+		Detail:         map[bool]string{false: "compact", true: "full"}[opt.Extended],
+		Probes:         []schema.ProbeRecord{},
+		Commands:       []schema.CommandRecord{},
+		Isolation:      schema.Isolation{Verdict: "not_captured", Signals: []schema.Signal{}, Contradictions: []string{}},
+	}
+	snap.Provenance = prov
+
+	reasons := []string{}
+	for i, p := range table {
+		sl, st := c.slots[p.name], states[i]
+		rec := schema.ProbeRecord{Name: p.name}
+		select {
+		case <-sl.done:
+		case <-ctx.Done():
+		}
+		select {
+		case <-sl.done:
+			if sl.ok {
+				p.put(snap, sl.value)
+				rec.Outcome = "ok"
+				if len(st.reasons) > 0 {
+					rec.Outcome = "partial"
+				}
+			} else {
+				rec.Outcome = "panic"
+			}
+			rec.DurationUS = durations[i].Microseconds()
+			rec.Reasons = len(st.reasons)
+			reasons = append(reasons, st.reasons...)
+		default:
+			rec.Outcome = "deadline"
+			rec.Reasons = 1
+			prov.DeadlineHit = true
+			reasons = append(reasons, fmt.Sprintf("%s: not captured (%s)", p.name, interruption(ctx, opt.Deadline)))
+		}
+		st.mu.Lock()
+		prov.Commands = append(prov.Commands, st.commands...)
+		st.mu.Unlock()
+		prov.Probes = append(prov.Probes, rec)
+	}
+
+	snap.PartialReasons = reasons
+	snap.Partial = len(reasons) > 0
+	end := opt.Now()
+	// captured_at is the end of probing, whole seconds, UTC (core.md §4.3).
+	snap.CapturedAt = end.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05Z")
+	prov.DurationUS = end.Sub(started).Microseconds()
+	if opt.NoProvenance {
+		snap.Provenance = nil
+	}
+	return snap
+}
+
+// interruption says why a probe was abandoned.
+func interruption(ctx context.Context, d time.Duration) string {
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Sprintf("deadline of %s exceeded", d)
+	}
+	return "collection interrupted"
+}
+
+// notCaptured is the document before any probe finished: every block in its
+// not-captured shape, with the parts known without probing filled in (the
+// resolved ROCm roots, the caller's label, every env knob name).
+func notCaptured(c *collector) *schema.Snapshot {
+	snap := schema.NotCaptured()
+	snap.ROCm.Root, snap.ROCm.LibRoot = c.roots.core, c.roots.lib
+	snap.ROCm.RootSource, snap.ROCm.Layout = c.roots.source, c.roots.layout
+	snap.TheRock.ManifestPath = c.roots.manifestPath()
+	snap.ExecutionContext.ProbeInvocation = validExecutionContext(c.opt.ExecutionContext)
+	for _, k := range envKnobs {
+		snap.EnvVars = append(snap.EnvVars, schema.Entry[*string]{Key: k.name})
+	}
+	return snap
+}
+
+func validExecutionContext(label string) string {
+	for _, v := range ExecutionContexts {
+		if label == v {
+			return v
+		}
+	}
+	return "direct"
+}
+
+func withDefaults(opt Options) Options {
+	if opt.Root == "" {
+		opt.Root = "/"
+	}
+	if opt.Env == nil {
+		opt.Env = os.LookupEnv
+	}
+	if opt.Runner == nil {
+		opt.Runner = ExecRunner{}
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Uname == nil {
+		opt.Uname = sysUname
+	}
+	if opt.Cwd == "" {
+		opt.Cwd, _ = os.Getwd()
+	}
+	if opt.Deadline <= 0 {
+		opt.Deadline = DefaultDeadline
+	}
+	if opt.ExecutionContext == "" {
+		opt.ExecutionContext = "direct"
+	}
+	return opt
+}
+
+// buildInfo describes the running binary.
+func buildInfo() schema.Build {
+	b := schema.Build{GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "CGO_ENABLED":
+				b.CGOEnabled = schema.Str(s.Value)
+			case "vcs.revision":
+				b.VCS = schema.Str(s.Value)
+			}
+		}
+	}
+	return b
+}

@@ -1,0 +1,273 @@
+package probe
+
+import (
+	"aorta-probe/internal/pyfmt"
+
+	"fmt"
+	"strconv"
+	"strings"
+
+	"aorta-probe/schema"
+)
+
+// initialNamespaceInodes are the inode numbers the kernel gives its initial
+// namespaces (include/linux/proc_ns.h: PROC_*_INIT_INO). A process whose
+// namespace link shows another number is in a namespace someone created.
+// The mount and network namespaces have no fixed number on older kernels,
+// so they are compared with other processes instead.
+var initialNamespaceInodes = []struct {
+	kind  string
+	inode uint64
+}{
+	{"pid", 4026531836},
+	{"user", 4026531837},
+	{"cgroup", 4026531835},
+	{"uts", 4026531838},
+	{"ipc", 4026531839},
+	{"time", 4026531834},
+}
+
+// identityUIDMap is /proc/self/uid_map in the initial user namespace.
+const identityUIDMap = "0 0 4294967295"
+
+// isolation is the container_detected block plus the evidence behind it.
+type isolation struct {
+	detected bool
+	evidence schema.Isolation
+}
+
+// collectContainerDetected is container_detected (context.md §4) widened
+// with the signals the anchor misses. The anchor's signals come first and
+// in its order; container_detected is true when any signal fires, so it is
+// true whenever the anchor's own test is. Every signal checked is recorded,
+// fired or not, with what was observed. docs/isolation.md describes each.
+func collectContainerDetected(s *state) isolation {
+	var sigs []schema.Signal
+	add := func(name, source string, observed *string, err error, fired, anchor bool) {
+		sg := schema.Signal{Name: name, Source: source, Observed: observed, Fired: fired, Anchor: anchor}
+		if err != nil {
+			sg.Error = schema.Str(pyfmt.ExcStr(err))
+		}
+		sigs = append(sigs, sg)
+	}
+	present := func(p string) *string {
+		if s.root.exists(p) {
+			return schema.Str("present")
+		}
+		return schema.Str("absent")
+	}
+	fired := func(v *string) bool { return v != nil && *v == "present" }
+
+	// The anchor: the runtime_context.type inputs, then the mount
+	// namespace against PID 1, then the cgroup tokens.
+	dockerenv := present("/.dockerenv")
+	add("dockerenv", "/.dockerenv", dockerenv, nil, fired(dockerenv), true)
+	containerenv := present("/run/.containerenv")
+	add("containerenv", "/run/.containerenv", containerenv, nil, fired(containerenv), true)
+	sing, singSet := s.env("SINGULARITY_NAME")
+	add("singularity_name", "$SINGULARITY_NAME", envObserved(sing, singSet), nil, sing != "", true)
+	if cg := s.root.readText("/proc/1/cgroup"); cg != nil {
+		tok := ""
+		for _, t := range []string{"singularity", "docker", "podman"} {
+			if strings.Contains(*cg, t) {
+				tok = t
+				break
+			}
+		}
+		add("pid1_cgroup_runtime", "/proc/1/cgroup", schema.Str(firstLine(*cg)), nil, tok != "", true)
+	} else {
+		_, err := s.root.readFile("/proc/1/cgroup", maxTextFile)
+		add("pid1_cgroup_runtime", "/proc/1/cgroup", nil, err, false, true)
+	}
+	selfMnt, selfErr := s.root.readlink("/proc/self/ns/mnt")
+	pid1Mnt, pid1Err := s.root.readlink("/proc/1/ns/mnt")
+	switch {
+	case selfErr != nil:
+		add("mnt_ns_differs_from_pid1", "/proc/self/ns/mnt", nil, selfErr, false, true)
+	case pid1Err != nil:
+		add("mnt_ns_differs_from_pid1", "/proc/1/ns/mnt", nil, pid1Err, false, true)
+	default:
+		add("mnt_ns_differs_from_pid1", "/proc/self/ns/mnt, /proc/1/ns/mnt",
+			schema.Str(selfMnt+" vs "+pid1Mnt), nil, selfMnt != "" && pid1Mnt != "" && selfMnt != pid1Mnt, true)
+	}
+	if cg := s.root.readText("/proc/self/cgroup"); cg != nil {
+		obs := firstLine(*cg)
+		for _, line := range strings.Split(*cg, "\n") {
+			if len(cgroupTokens(line)) > 0 {
+				obs = line
+				break
+			}
+		}
+		add("self_cgroup_runtime", "/proc/self/cgroup", schema.Str(obs), nil, len(cgroupTokens(*cg)) > 0, true)
+	} else {
+		_, err := s.root.readFile("/proc/self/cgroup", maxTextFile)
+		add("self_cgroup_runtime", "/proc/self/cgroup", schema.Str(""), err, false, true)
+	}
+
+	// Beyond the anchor.
+	procOK := s.root.isDir("/proc/self")
+	if !procOK {
+		add("procfs_missing", "/proc/self", schema.Str("absent"), nil, true, false)
+	} else {
+		add("procfs_missing", "/proc/self", schema.Str("present"), nil, false, false)
+	}
+	for _, ns := range initialNamespaceInodes {
+		p := "/proc/self/ns/" + ns.kind
+		link, err := s.root.readlink(p)
+		if err != nil {
+			add(ns.kind+"_ns_not_initial", p, nil, err, false, false)
+			continue
+		}
+		ino, ok := nsInode(link, ns.kind)
+		add(ns.kind+"_ns_not_initial", p, schema.Str(fmt.Sprintf("%s (initial %d)", link, ns.inode)), nil, ok && ino != ns.inode, false)
+	}
+	if b, err := s.root.readFile("/proc/self/uid_map", maxTextFile); err == nil {
+		m := strings.Join(strings.Fields(string(b)), " ")
+		add("user_ns_uid_map", "/proc/self/uid_map", schema.Str(m), nil, m != identityUIDMap, false)
+	} else {
+		add("user_ns_uid_map", "/proc/self/uid_map", nil, err, false, false)
+	}
+	st := procStatus{Has: map[string]bool{}}
+	if b, err := s.root.readFile("/proc/self/status", maxTextFile); err == nil {
+		st = parseProcStatus(string(b))
+		add("nested_pid_ns", "/proc/self/status NSpid", schema.Str(joinInts(st.NSpid)), nil, len(st.NSpid) > 1, false)
+		add("probe_is_pid1", "/proc/self/status Pid", schema.Str(strconv.Itoa(st.Pid)), nil, st.Has["Pid"] && st.Pid == 1, false)
+	} else {
+		add("nested_pid_ns", "/proc/self/status NSpid", nil, err, false, false)
+		add("probe_is_pid1", "/proc/self/status Pid", nil, err, false, false)
+	}
+	// The anchor compares with PID 1, whose links need ptrace rights; the
+	// parent is usually readable and is outside an `unshare -m`-style
+	// sandbox that was entered by exec.
+	if st.Has["PPid"] && st.PPid > 0 && selfErr == nil {
+		p := fmt.Sprintf("/proc/%d/ns/mnt", st.PPid)
+		if parent, err := s.root.readlink(p); err == nil {
+			add("mnt_ns_differs_from_parent", p, schema.Str(selfMnt+" vs "+parent), nil, parent != selfMnt, false)
+		} else {
+			add("mnt_ns_differs_from_parent", p, nil, err, false, false)
+		}
+	} else {
+		add("mnt_ns_differs_from_parent", "/proc/self/status PPid", schema.Str("no parent visible"), nil, false, false)
+	}
+	if procOK {
+		if b, err := s.root.readFile("/proc/1/environ", 1<<20); err == nil {
+			v := ""
+			for _, kv := range strings.Split(string(b), "\x00") {
+				if strings.HasPrefix(kv, "container=") {
+					v = kv
+				}
+			}
+			add("pid1_container_env", "/proc/1/environ container=", schema.Str(v), nil, v != "" && v != "container=", false)
+		} else {
+			add("pid1_container_env", "/proc/1/environ container=", nil, err, false, false)
+		}
+		if ms, err := s.root.readFile("/proc/self/mountinfo", 16<<20); err == nil {
+			m, ok := rootMount(parseMountInfo(string(ms)))
+			obs := "no mount on /"
+			overlay := false
+			if ok {
+				obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
+				overlay = m.FSType == "overlay" || m.FSType == "fuse-overlayfs" || m.FSType == "aufs" || m.Root != "/"
+			}
+			add("root_mount_overlay_or_subtree", "/proc/self/mountinfo", schema.Str(obs), nil, overlay, false)
+		} else {
+			add("root_mount_overlay_or_subtree", "/proc/self/mountinfo", nil, err, false, false)
+		}
+	}
+	for _, p := range []string{"/run/host/container-manager", "/run/systemd/container"} {
+		if t := s.root.readText(p); t != nil {
+			add(strings.ReplaceAll(strings.TrimPrefix(p, "/run/"), "/", "_"), p, t, nil, true, false)
+		} else {
+			add(strings.ReplaceAll(strings.TrimPrefix(p, "/run/"), "/", "_"), p, present(p), nil, s.root.exists(p), false)
+		}
+	}
+	k8s, k8sSet := s.env("KUBERNETES_SERVICE_HOST")
+	add("kubernetes_service_env", "$KUBERNETES_SERVICE_HOST", envObserved(k8s, k8sSet), nil, k8s != "", false)
+
+	iso := isolation{evidence: schema.Isolation{Verdict: "no_signal", Signals: sigs, Contradictions: []string{}}}
+	anchorFired, extraFired := false, []string{}
+	for _, sg := range sigs {
+		if !sg.Fired {
+			continue
+		}
+		iso.detected = true
+		if sg.Anchor {
+			anchorFired = true
+		} else {
+			extraFired = append(extraFired, sg.Name)
+		}
+	}
+	if iso.detected {
+		iso.evidence.Verdict = "isolated"
+	}
+	iso.evidence.Contradictions = contradictions(sigs, anchorFired, extraFired)
+	return iso
+}
+
+// contradictions names the signal combinations that do not tell one story.
+func contradictions(sigs []schema.Signal, anchorFired bool, extraFired []string) []string {
+	byName := map[string]schema.Signal{}
+	for _, sg := range sigs {
+		byName[sg.Name] = sg
+	}
+	out := []string{}
+	var markers []string
+	for _, n := range []string{"dockerenv", "containerenv"} {
+		if byName[n].Fired {
+			markers = append(markers, byName[n].Source)
+		}
+	}
+	if len(markers) > 0 {
+		allInitial, readable := true, 0
+		for _, ns := range initialNamespaceInodes {
+			sg := byName[ns.kind+"_ns_not_initial"]
+			if sg.Observed != nil {
+				readable++
+			}
+			if sg.Fired {
+				allInitial = false
+			}
+		}
+		if readable > 0 && allInitial && !byName["probe_is_pid1"].Fired && !byName["mnt_ns_differs_from_parent"].Fired {
+			out = append(out, fmt.Sprintf("%s present, yet every readable namespace is the kernel's initial one: "+
+				"the marker may be baked into the image, or this is a VM or host that ships it; runtime_context.type follows the marker",
+				strings.Join(markers, " and ")))
+		}
+	}
+	if !anchorFired && len(extraFired) > 0 {
+		out = append(out, fmt.Sprintf("the Python probe's signals are all silent (it would report container_detected=false), "+
+			"but %s fired: an unmarked sandbox such as bubblewrap, unshare, a chroot or a remote-execution runner",
+			strings.Join(extraFired, ", ")))
+	}
+	return out
+}
+
+// nsInode parses "kind:[N]", the target of a /proc/<pid>/ns/<kind> link.
+func nsInode(link, kind string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(link, kind+":[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimSuffix(rest, "]"), 10, 64)
+	return n, err == nil
+}
+
+func envObserved(v string, set bool) *string {
+	if !set {
+		return schema.Str("unset")
+	}
+	return schema.Str(v)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,37 @@
+package probe
+
+import "aorta-probe/schema"
+
+// collectDocker is the docker block (context.md §7): null on bare metal
+// (including k8s and RE sandboxes, which read baremetal), else the image
+// and digest the launcher exported and the id found in /proc/self/cgroup.
+func collectDocker(s *state) *schema.Docker {
+	rc, ok := await[schema.RuntimeContext](s, "runtime_context")
+	if !ok || rc.Type == "baremetal" {
+		return nil
+	}
+	d := &schema.Docker{Image: s.envPtr("AORTA_DOCKER_IMAGE"), Digest: s.envPtr("AORTA_DOCKER_DIGEST")}
+	if d.Image == nil {
+		s.reason("docker.image: AORTA_DOCKER_IMAGE env var not set by the launcher")
+	}
+	if d.Digest == nil {
+		s.reason("docker.digest: AORTA_DOCKER_DIGEST env var not set by the launcher")
+	}
+	if cg := s.root.readText("/proc/self/cgroup"); cg != nil {
+		if id, ok := cgroupContainerID(*cg); ok {
+			d.ContainerID = &id
+		}
+	}
+	return d
+}
+
+// collectEnvVars is env_vars (context.md §8): exactly the canonical knobs,
+// in registry order, each the raw value or null when unset. Nothing else
+// from the environment is ever written.
+func collectEnvVars(s *state) schema.Map[*string] {
+	m := make(schema.Map[*string], 0, len(envKnobs))
+	for _, k := range envKnobs {
+		m = append(m, schema.Entry[*string]{Key: k.name, Value: s.envPtr(k.name)})
+	}
+	return m
+}

@@ -1,0 +1,50 @@
+package probe
+
+import (
+	"aorta-probe/internal/pyfmt"
+
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// collectProbeNamespace is probe_namespace (context.md §6): a salted hash of
+// the mount namespace handle (else the cgroup namespace handle), so two
+// documents can be compared for "same namespace on the same boot" without
+// publishing inode numbers.
+func collectProbeNamespace(s *state) *string {
+	bootID := s.root.readText("/proc/sys/kernel/random/boot_id")
+	if bootID == nil {
+		s.reason("probe_namespace.boot_id: unavailable; fingerprint is local-only")
+	}
+	if t, err := s.root.readlink("/proc/self/ns/mnt"); err != nil {
+		s.reason("probe_namespace.mount_namespace: /proc/self/ns/mnt unreadable (%s: %s); trying cgroup namespace", pyfmt.ExcType(err), pyfmt.ExcStr(err))
+	} else if t != "" {
+		h := namespaceKey("mnt", bootID, t)
+		return &h
+	} else {
+		s.reason("probe_namespace.mount_namespace: empty namespace handle; trying cgroup namespace")
+	}
+	t, err := s.root.readlink("/proc/self/ns/cgroup")
+	switch {
+	case err != nil:
+		s.reason("probe_namespace.cgroup_namespace: /proc/self/ns/cgroup unreadable (%s: %s)", pyfmt.ExcType(err), pyfmt.ExcStr(err))
+	case t == "":
+		s.reason("probe_namespace.cgroup_namespace: empty namespace handle")
+	default:
+		h := namespaceKey("cgroup-ns", bootID, t)
+		return &h
+	}
+	return nil
+}
+
+// namespaceKey is key(kind, token) of context.md §6: the first 16 hex digits
+// of SHA-256 over kind NUL boot_id NUL token (kind NUL token, and the prefix
+// kind-local, without a boot id).
+func namespaceKey(kind string, bootID *string, token string) string {
+	material, prefix := kind+"\x00"+token, kind+"-local"
+	if bootID != nil {
+		material, prefix = kind+"\x00"+*bootID+"\x00"+token, kind
+	}
+	sum := sha256.Sum256([]byte(material))
+	return prefix + ":" + hex.EncodeToString(sum[:])[:16]
+}

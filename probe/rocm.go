@@ -1,0 +1,131 @@
+package probe
+
+import (
+	"regexp"
+	"strings"
+
+	"aorta-probe/schema"
+)
+
+// collectROCm is the rocm block (core.md §6).
+func collectROCm(s *state) schema.ROCm {
+	r := schema.ROCm{Root: s.roots.core, LibRoot: s.roots.lib, RootSource: s.roots.source, Layout: s.roots.layout}
+	tr, _ := await[theRock](s, "therock")
+
+	versionFile := s.roots.core + "/.info/version"
+	source := ""
+	switch {
+	case set(&r.Version, s.root.readText(versionFile)):
+		source = "version_file"
+	case tr.manifest != nil && set(&r.Version, manifestString(tr.manifest, "rocm_version")):
+		source = "therock_manifest"
+	case set(&r.Version, distVersion(s, "rocm")):
+		source = "pip:rocm"
+	case set(&r.Version, distVersion(s, "rocm-sdk-core")):
+		source = "pip:rocm-sdk-core"
+	case set(&r.Version, torchROCmVersion(s)):
+		source = "torch"
+	}
+	if source != "" {
+		r.VersionSource = &source
+	}
+
+	r.VersionDev = s.root.readText(s.roots.core + "/.info/version-dev")
+	if r.VersionDev == nil && tr.manifest != nil {
+		r.VersionDev = manifestString(tr.manifest, "rocm_package_version")
+	}
+	r.KmdVersion = s.root.readText("/sys/module/amdgpu/version")
+
+	if r.Version == nil {
+		s.reason("rocm.version: no version from %s, TheRock manifest, pip metadata, or torch", versionFile)
+	}
+	if r.VersionDev == nil {
+		s.reason("rocm.version_dev: %s/.info/version-dev missing, empty, or unreadable", s.roots.core)
+	}
+	if r.KmdVersion == nil {
+		s.reason("rocm.kmd_version: /sys/module/amdgpu/version missing, empty, or unreadable")
+	}
+	return r
+}
+
+// set stores v into *dst and reports whether it was non-nil.
+func set(dst **string, v *string) bool {
+	*dst = v
+	return v != nil
+}
+
+// distVersion is importlib.metadata.version(name) without an interpreter:
+// the Version of the first <name>-<ver>.dist-info on the Python search path
+// (pythonSiteDirs), with distribution names normalised as PEP 503 does.
+func distVersion(s *state, name string) *string {
+	want := normalizeDist(name)
+	for _, site := range s.sites() {
+		es, err := s.root.readDir(site)
+		if err != nil {
+			continue
+		}
+		for _, e := range es {
+			dn, ok := strings.CutSuffix(e.Name(), ".dist-info")
+			if !ok {
+				continue
+			}
+			dname, dver, _ := strings.Cut(dn, "-")
+			if normalizeDist(dname) != want {
+				continue
+			}
+			if meta := s.root.readText(site + "/" + e.Name() + "/METADATA"); meta != nil {
+				for _, line := range strings.Split(*meta, "\n") {
+					if v, ok := strings.CutPrefix(line, "Version:"); ok {
+						if v = strings.TrimSpace(v); v != "" {
+							return &v
+						}
+					}
+				}
+			}
+			if dver != "" {
+				return &dver
+			}
+		}
+	}
+	return nil
+}
+
+var distSep = regexp.MustCompile(`[-_.]+`)
+
+func normalizeDist(n string) string { return distSep.ReplaceAllString(strings.ToLower(n), "-") }
+
+var torchROCmSegment = regexp.MustCompile(`\+rocm([0-9][0-9A-Za-z.\-]*)`)
+
+// torchROCmVersion is step 4 of the version chain without importing torch:
+// torch/version.py on the Python search path holds __version__ and hip.
+func torchROCmVersion(s *state) *string {
+	for _, site := range s.sites() {
+		text := s.root.readText(site + "/torch/version.py")
+		if text == nil {
+			continue
+		}
+		vars := pyAssignments(*text)
+		if m := torchROCmSegment.FindStringSubmatch(vars["__version__"]); m != nil {
+			return &m[1]
+		}
+		if hip := vars["hip"]; hip != "" {
+			return &hip
+		}
+		return nil
+	}
+	return nil
+}
+
+var pyAssign = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*[A-Za-z_.\[\], |]+)?=\s*['"]([^'"\n]*)['"]`)
+
+// pyAssignments reads the simple NAME = 'value' lines of a generated
+// Python module such as torch/version.py.
+func pyAssignments(text string) map[string]string {
+	out := map[string]string{}
+	for _, m := range pyAssign.FindAllStringSubmatch(text, -1) {
+		if _, dup := out[m[1]]; !dup {
+			out[m[1]] = m[2]
+		}
+	}
+	return out
+}

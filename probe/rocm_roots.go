@@ -1,0 +1,218 @@
+package probe
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// rocmRoots are the three ROCm roots of core.md §2: core (bin, .info,
+// share/therock), lib (lib/, share/miopen) and inc (include/). On a classic
+// install all three are /opt/rocm; on a TheRock wheel install they are the
+// sibling packages _rocm_sdk_core, _rocm_sdk_libraries and _rocm_sdk_devel.
+type rocmRoots struct {
+	core, lib, inc string
+	source         string // ROCM_PATH | ROCM_HOME | opt_rocm | import:_rocm_sdk_core | none
+	layout         string // classic | wheel
+}
+
+func (r rocmRoots) manifestPath() string {
+	return r.core + "/share/therock/therock_manifest.json"
+}
+
+func classicRoots(dir, source string) rocmRoots {
+	return rocmRoots{core: dir, lib: dir, inc: dir, source: source, layout: "classic"}
+}
+
+// resolveROCmRoots is core.md §2.2: $ROCM_PATH, then $ROCM_HOME, then a
+// usable /opt/rocm, then a _rocm_sdk_core package on the Python search path,
+// else /opt/rocm with source "none". It never fails.
+func resolveROCmRoots(root fsroot, env func(string) (string, bool), cwd string, sites func() []string) rocmRoots {
+	for _, name := range []string{"ROCM_PATH", "ROCM_HOME"} {
+		v, _ := env(name)
+		if v == "" {
+			continue
+		}
+		if !strings.HasPrefix(v, "/") {
+			if cwd == "" {
+				continue // deleted cwd: the candidate is skipped
+			}
+			v = cwd + "/" + v
+		}
+		if r, ok := rootsFromCandidate(root, pyNormpath(v), name); ok {
+			return r
+		}
+	}
+	if usableOptROCm(root) {
+		return classicRoots("/opt/rocm", "opt_rocm")
+	}
+	for _, site := range sites() {
+		if r, ok := wheelRoots(root, site); ok {
+			r.source = "import:_rocm_sdk_core"
+			return r
+		}
+	}
+	return classicRoots("/opt/rocm", "none")
+}
+
+// rootsFromCandidate interprets one explicit ROCM_PATH/ROCM_HOME value
+// (core.md §2.2 step 1 a–c).
+func rootsFromCandidate(root fsroot, cand, source string) (rocmRoots, bool) {
+	if strings.HasPrefix(filepath.Base(cand), "_rocm_sdk_") {
+		if r, ok := wheelRoots(root, filepath.Dir(cand)); ok {
+			r.source = source
+			return r, true
+		}
+		if root.isDir(cand) {
+			return rocmRoots{core: cand, lib: cand, inc: cand, source: source, layout: "wheel"}, true
+		}
+		return rocmRoots{}, false
+	}
+	if root.isDir(cand) {
+		for _, sub := range []string{".info", "bin", "lib"} {
+			if root.exists(cand + "/" + sub) {
+				return classicRoots(cand, source), true
+			}
+		}
+	}
+	return rocmRoots{}, false
+}
+
+// wheelRoots builds wheel roots from a site directory (core.md §2.3).
+func wheelRoots(root fsroot, site string) (rocmRoots, bool) {
+	core := site + "/_rocm_sdk_core"
+	if !root.isDir(core) {
+		return rocmRoots{}, false
+	}
+	r := rocmRoots{core: core, lib: core, inc: core, layout: "wheel"}
+	if d := site + "/_rocm_sdk_libraries"; root.isDir(d) {
+		r.lib = d
+	}
+	if d := site + "/_rocm_sdk_devel"; root.isDir(d) {
+		r.inc = d
+	}
+	return r, true
+}
+
+// usableOptROCm is the strict autodetect test of core.md §2.2 step 2: a
+// directory with a readable, non-blank .info/version (first 4096 bytes,
+// UTF-8), or an existing .info/version-dev, or a lib/ directory. A bin-only
+// shim does not count.
+func usableOptROCm(root fsroot) bool {
+	const dir = "/opt/rocm"
+	if !root.isDir(dir) {
+		return false
+	}
+	if b, err := root.readFile(dir+"/.info/version", 1<<40); err == nil {
+		cut := len(b) > 4096
+		if cut {
+			b = b[:4096]
+		}
+		if ok := utf8.Valid(b) || (cut && validUpToCut(b)); ok && pyStrip(string(b)) != "" {
+			return true
+		}
+	}
+	return root.exists(dir+"/.info/version-dev") || root.isDir(dir+"/lib")
+}
+
+// validUpToCut reports whether b is valid UTF-8 except for a multibyte
+// sequence the 4096-byte limit cut short.
+func validUpToCut(b []byte) bool {
+	for i := 1; i <= 3 && i <= len(b); i++ {
+		if utf8.Valid(b[:len(b)-i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// pythonSiteDirs is the Go substitute for the Python import search of
+// core.md §2.2 step 3: a static binary has no interpreter, so it looks where
+// the workload interpreter's sys.path would: $PYTHONPATH entries first, then
+// the site-packages of $VIRTUAL_ENV and $CONDA_PREFIX, of the python3 and
+// python found on $PATH, and of the system prefixes /usr/local and /usr.
+// (docs/rocm-roots.md records this choice.)
+func pythonSiteDirs(root fsroot, env func(string) (string, bool)) []string {
+	var dirs []string
+	seen := map[string]bool{}
+	add := func(d string) {
+		if d != "" && !seen[d] && root.isDir(d) {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	if v, _ := env("PYTHONPATH"); v != "" {
+		for _, d := range filepath.SplitList(v) {
+			if filepath.IsAbs(d) {
+				add(filepath.Clean(d))
+			}
+		}
+	}
+	var prefixes []string
+	for _, name := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
+		if v, _ := env(name); filepath.IsAbs(v) {
+			prefixes = append(prefixes, filepath.Clean(v))
+		}
+	}
+	for _, py := range []string{"python3", "python"} {
+		for _, d := range searchPath(env) {
+			if root.isRegular(d + "/" + py) {
+				prefixes = append(prefixes, filepath.Dir(d))
+				break
+			}
+		}
+	}
+	prefixes = append(prefixes, "/usr/local", "/usr")
+	for _, p := range prefixes {
+		for _, lib := range []string{"lib", "lib64"} {
+			vers, _ := root.readDir(p + "/" + lib)
+			var names []string
+			for _, e := range vers {
+				if strings.HasPrefix(e.Name(), "python3") {
+					names = append(names, e.Name())
+				}
+			}
+			// Newest interpreter first: python3.12 before python3.9.
+			sort.Slice(names, func(i, j int) bool { return pyVersionLess(names[j], names[i]) })
+			for _, n := range names {
+				add(p + "/" + lib + "/" + n + "/site-packages")
+				add(p + "/" + lib + "/" + n + "/dist-packages")
+			}
+		}
+		add(p + "/lib/python3/dist-packages")
+	}
+	return dirs
+}
+
+// pyVersionLess orders "python3.9" before "python3.12".
+func pyVersionLess(a, b string) bool {
+	minor := func(s string) int {
+		n := 0
+		_, rest, _ := strings.Cut(s, ".")
+		for _, c := range rest {
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	if minor(a) != minor(b) {
+		return minor(a) < minor(b)
+	}
+	return a < b
+}
+
+// pyNormpath is Python's posixpath.normpath: it collapses ".", ".." and
+// repeated slashes like filepath.Clean, but keeps exactly two leading
+// slashes, as POSIX allows ("//x" stays "//x", "///x" becomes "/x").
+func pyNormpath(p string) string {
+	lead := ""
+	if strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "///") {
+		lead = "/"
+	}
+	return lead + filepath.Clean(p)
+}
+
+func filepathIsAbs(p string) bool { return filepath.IsAbs(p) }

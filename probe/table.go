@@ -1,0 +1,64 @@
+package probe
+
+import "aorta-probe/schema"
+
+// probeTable is the fixed list of probes in the anchor's order (core.md
+// §1.3, context.md §2). They run concurrently; this order is the order of
+// partial_reasons, whatever order they finish in. A probe may await only
+// probes above it.
+func probeTable() []probe {
+	return []probe{
+		block("runtime_context", collectRuntimeContext, func(s *schema.Snapshot, v schema.RuntimeContext) { s.RuntimeContext = v }),
+		block("container_detected", collectContainerDetected, func(s *schema.Snapshot, v isolation) {
+			s.ContainerDetected = v.detected
+			s.Provenance.Isolation = v.evidence
+		}),
+		block("probe_namespace", collectProbeNamespace, func(s *schema.Snapshot, v *string) { s.ProbeNamespace = v }),
+		block("execution_context", collectExecutionContext, func(s *schema.Snapshot, v schema.ExecutionContext) { s.ExecutionContext = v }),
+		pending("system_health"),
+		block("therock", collectTheRock, func(s *schema.Snapshot, v theRock) { s.TheRock = v.block }),
+		block("rocm", collectROCm, func(s *schema.Snapshot, v schema.ROCm) { s.ROCm = v }),
+		block("amdgpu_driver", collectAMDGPUDriver, func(s *schema.Snapshot, v schema.AMDGPUDriver) { s.AMDGPUDriver = v }),
+		pending("hip"),
+		pending("hipblaslt"),
+		pending("rocblas"),
+		pending("composable_kernel"),
+		pending("tensile"),
+		pending("tensile_catalog"),
+		pending("triton"),
+		pending("fbgemm"),
+		pending("torchrec"),
+		pending("aiter"),
+		pending("aotriton"),
+		pending("miopen"),
+		pending("miopen_catalog"),
+		pending("rocfft_catalog"),
+		pending("rccl"),
+		pending("nics"),
+		pending("gpu_arch"),
+		block("host", collectHost, func(s *schema.Snapshot, v hostInfo) {
+			s.Host = v.host
+			s.Provenance.OSRelease = v.os
+		}),
+		block("docker", collectDocker, func(s *schema.Snapshot, v *schema.Docker) { s.Docker = v }),
+		block("env_vars", collectEnvVars, func(s *schema.Snapshot, v schema.Map[*string]) { s.EnvVars = v }),
+		pending("pytorch_version"),
+		pending("pytorch_build"),
+		pending("pytorch_sdpa"),
+		pending("build_system"),
+		pending("buck_invocation"),
+	}
+}
+
+// pending is a block this build does not collect yet: it keeps its
+// not-captured shape and says so in one reason.
+func pending(name string) probe {
+	return probe{
+		name: name,
+		run: func(s *state) any {
+			s.reason("%s: not captured (not implemented in this aorta-probe build)", name)
+			return nil
+		},
+		put: func(*schema.Snapshot, any) {},
+	}
+}

@@ -1,0 +1,98 @@
+package probe
+
+import (
+	"aorta-probe/schema"
+)
+
+// theRock is the therock block plus the parsed manifest, which rocm and the
+// GEMM libraries read too (core.md §7.1: one read, shared).
+type theRock struct {
+	block    schema.TheRock
+	manifest schema.Map[any] // nil without a manifest
+}
+
+// collectTheRock is the therock block (core.md §7): the TheRock build
+// manifest at <core>/share/therock/therock_manifest.json. Its absence is the
+// normal case on classic installs and appends no reason; it never appends
+// one.
+func collectTheRock(s *state) theRock {
+	t := theRock{block: schema.TheRock{Status: "absent", ManifestPath: s.roots.manifestPath(), Submodules: []schema.TheRockSubmodule{}}}
+	text := s.root.readText(t.block.ManifestPath)
+	if text == nil {
+		return t
+	}
+	v, err := schema.Decode(*text)
+	m, isObj := v.(schema.Map[any])
+	if err != nil || !isObj {
+		return t
+	}
+	t.manifest = m
+	b := &t.block
+	b.Status = "present"
+	b.RocmVersion = manifestString(m, "rocm_version")
+	b.RocmPackageVersion = manifestString(m, "rocm_package_version")
+	b.TheRockCommit = manifestString(m, "the_rock_commit")
+	b.GithubRunID = manifestString(m, "github_run_id")
+	b.GithubJob = manifestString(m, "github_job")
+	subs, _ := mget(m, "submodules").([]any)
+	for _, e := range subs {
+		sm, ok := e.(schema.Map[any])
+		if !ok {
+			continue
+		}
+		sub := schema.TheRockSubmodule{
+			Name:    manifestString(sm, "submodule_name"),
+			URL:     manifestString(sm, "submodule_url"),
+			PinSHA:  manifestString(sm, "pin_sha"),
+			Patches: []any{},
+		}
+		if p, ok := mget(sm, "patches").([]any); ok {
+			sub.Patches = p
+		}
+		if sub.Name != nil && *sub.Name == "rocm-libraries" {
+			b.GemmLibrariesCommit = sub.PinSHA // the last one wins
+		}
+		b.Submodules = append(b.Submodules, sub)
+	}
+	return t
+}
+
+func mget(m schema.Map[any], k string) any {
+	v, _ := m.Get(k)
+	return v
+}
+
+// manifestString is the cleaning rule of core.md §7.2 applied to m[k]:
+// null, objects, arrays and booleans are null; numbers and strings become
+// their Python str(), stripped; empty is null.
+func manifestString(m schema.Map[any], k string) *string {
+	var s string
+	switch v := mget(m, k).(type) {
+	case string:
+		s = v
+	case schema.Number:
+		s = pyNumberStr(v)
+	default:
+		return nil
+	}
+	if s = pyStrip(s); s == "" {
+		return nil
+	}
+	return &s
+}
+
+// pyNumberStr is Python's str() of a parsed JSON number: integers verbatim,
+// floats in repr form (1e16 is "1e+16", 2.50 is "2.5").
+func pyNumberStr(n schema.Number) string {
+	switch {
+	case n.IsInteger():
+		return string(n)
+	case n == "NaN":
+		return "nan"
+	case n == "Infinity":
+		return "inf"
+	case n == "-Infinity":
+		return "-inf"
+	}
+	return string(schema.EncodeCompact(n))
+}

@@ -1,0 +1,467 @@
+package schema
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Brief is the human summary of a document (context.md §24, core.md §18):
+// 31 lines, each starting with two spaces, joined by LF, no trailing LF.
+// Values print as Python's str() does (None, True, False, list and dict
+// reprs), since the brief must read the same as the Python probe's.
+func Brief(s *Snapshot) string {
+	rt, ec := s.RuntimeContext, s.ExecutionContext
+	h, r, a, hip, ga := s.Host, s.ROCm, s.AMDGPUDriver, s.HIP, s.GPUArch
+	ck, tc, mc, rf, rc := s.ComposableKernel, s.TensileCatalog, s.MIOpenCatalog, s.RocFFTCatalog, s.RCCL
+	pkgCell := str(a.PackageFullName)
+	if a.PackageFullName == nil || *a.PackageFullName == "" {
+		pkgCell = orQ(a.PackageName) + "=" + orQ(a.PackageVersion)
+	}
+	rocfft := orQs(rf.Status)
+	if rf.KernelCache.Present {
+		rocfft = "present (unreadable)"
+		if truthy(rf.KernelCache.SHA256) {
+			rocfft = "present " + short(rf.KernelCache.SHA256)
+		}
+	}
+	rcclLine := fmt.Sprintf("  rccl:      %s (code=%s) net_plugin=%s", str(rc.Version), intStr(rc.VersionCode), rc.NetPluginMode)
+	if truthy(rc.PluginPath) {
+		rcclLine += " [" + path.Base(*rc.PluginPath) + "]"
+	}
+	ao := s.AOTriton
+	prefix := "(unset)"
+	if truthy(ao.InstalledPrefix) {
+		prefix = *ao.InstalledPrefix
+	}
+	fb := s.FBGEMM
+	lines := []string{
+		fmt.Sprintf("  runtime:   %s / python=%s  container_detected=%s  probe=%s  ns=%s", rt.Type, rt.PythonEnv, yn(s.ContainerDetected), ec.ProbeInvocation, short(s.ProbeNamespace)),
+		fmt.Sprintf("  host:      kernel=%s machine=%s  glibc=%s", orQ(h.KernelRelease), orQ(h.Machine), orQ(h.GlibcVersion)),
+		fmt.Sprintf("  rocm:      %s (dev: %s)", str(r.Version), str(r.VersionDev)),
+		fmt.Sprintf("  amdgpu:    %s pkg=%s (%s)  kmd=%s  kfd=%s", orQs(a.Status), pkgCell, orQ(a.PackageManager), orQ(a.KmdVersion), yn(a.KFDDevicePresent)),
+		fmt.Sprintf("  hip:       %s (%s)", str(hip.Version), str(hip.Platform)),
+		fmt.Sprintf("  gpu_arch:  %s (counts=%s)", orQs(listRepr(ga.GfxTargets)), orQs(intMapRepr(ga.AgentArchCounts))),
+		"  nics:      " + nicsCell(s.NICs),
+		fmt.Sprintf("  hipblaslt: %s rocm_release_tweak=%s", str(s.HipBLASLt.PackageVersion), str(s.HipBLASLt.RocmReleaseTweak)),
+		fmt.Sprintf("  rocblas:   %s rocm_release_tweak=%s", str(s.RocBLAS.PackageVersion), str(s.RocBLAS.RocmReleaseTweak)),
+		fmt.Sprintf("  ck:        system=%s/%s  ck_tile=%s  libtorch_hip=%s ck:: syms", str(ck.System.Version), first(orQ(ck.System.Commit), 8), yn(ck.System.CKTilePresent), intStr(ck.PytorchBundled.SymbolCount)),
+		fmt.Sprintf("  tensile:   kernel_db=%s  [Tensile pip pkg: %s; build-time tool, normal]", short(s.Tensile.KernelDBCombinedHash), pkg(s.Tensile.PackageVersion)),
+		fmt.Sprintf("  miopen:    %s rocm_release_tweak=%s", str(s.MIOpen.PackageVersion), str(s.MIOpen.RocmReleaseTweak)),
+		fmt.Sprintf("  catalog:   tensile[hb=%s rb=%s]  miopen=%s  rocfft=%s", short(tc.HipBLASLt.Menu.CombinedContentHash), short(tc.RocBLAS.Menu.CombinedContentHash), short(mc.Menu.CombinedContentHash), rocfft),
+		rcclLine,
+		"  triton:    " + pkg(s.Triton.PackageVersion),
+		fmt.Sprintf("  fbgemm:    in PyTorch: USE_FBGEMM=%s USE_FBGEMM_GENAI=%s  [fbgemm_gpu pip pkg: %s; separate from torch's vendored copy]", boolStr(fb.PytorchUseFBGEMM), boolStr(fb.PytorchUseFBGEMMGenAI), pkg(fb.PackageVersion)),
+		"  torchrec:  " + torchrecCell(s.TorchRec),
+		"  aiter:     " + aiterCell(s.Aiter),
+		fmt.Sprintf("  aotriton:  bundled=%s present=%s images_dir=%s  [AOTRITON_INSTALLED_PREFIX=%s]", str(ao.BundledVersion), pyBool(ao.BundledPresent), pyBool(ao.BundledImagesDirPresent), prefix),
+		"  build_sys: " + buildSysCell(s.BuildSystem),
+		fmt.Sprintf("  buck ctx:  status=%s source=%s fingerprint=%s", orQs(s.BuckInvocation.Status), orQs(s.BuckInvocation.ContextSource), short(s.BuckInvocation.ContextFingerprint)),
+		fmt.Sprintf("  python:    %s | pytorch: %s", s.PythonVersion, str(s.PytorchVersion)),
+		"  torch build: " + torchBuildCell(s.PytorchBuild),
+		"  torch flags: " + torchFlagsCell(s.PytorchBuild.Flags),
+		"  torch syms:  " + torchSymsCell(s.PytorchBuild.BinaryIntrospection),
+		"  flags:       " + stableFlagsCell(s.PytorchBuild.BuildFlags),
+		"  cmake cache: " + cmakeCell(s.PytorchBuild.CMakeCache),
+		"  ninja hipcc: " + ninjaCell(s.PytorchBuild.NinjaHIPCC),
+		"  aiter hsa:   " + hsaCell(s.Aiter.HSATree),
+		"  sdpa:        " + sdpaCell(s.PytorchSDPA.BackendsEnabled),
+		"  rdhc:      " + rdhcCell(s.SystemHealth),
+	}
+	return strings.Join(lines, "\n")
+}
+
+// str is Python str() of an optional string: None when null.
+func str(p *string) string {
+	if p == nil {
+		return "None"
+	}
+	return *p
+}
+
+func truthy(p *string) bool { return p != nil && *p != "" }
+
+// orQ is Python `x or '?'`.
+func orQ(p *string) string {
+	if truthy(p) {
+		return *p
+	}
+	return "?"
+}
+
+func orQs(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+func intStr(p *int) string {
+	if p == nil {
+		return "None"
+	}
+	return strconv.Itoa(*p)
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+func boolStr(p *bool) string {
+	if p == nil {
+		return "None"
+	}
+	return pyBool(*p)
+}
+
+func yn(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// pkg is v if truthy else "(not installed)".
+func pkg(p *string) string {
+	if truthy(p) {
+		return *p
+	}
+	return "(not installed)"
+}
+
+// first is Python s[:n].
+func first(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+// short abbreviates "kind:hex" hashes to "kind:" + 6 hex + "…".
+func short(p *string) string {
+	if !truthy(p) {
+		return "-"
+	}
+	v := *p
+	kind, hex, ok := strings.Cut(v, ":")
+	if ok && len([]rune(hex)) > 8 {
+		return kind + ":" + first(hex, 6) + "…"
+	}
+	return v
+}
+
+// pyStrRepr is Python repr() of a str as the brief's list/dict reprs show it
+// (values here are plain ASCII identifiers).
+func pyStrRepr(s string) string {
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
+
+func listRepr(l []string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	parts := make([]string, len(l))
+	for i, s := range l {
+		parts[i] = pyStrRepr(s)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func intMapRepr(m Map[int]) string {
+	if len(m) == 0 {
+		return ""
+	}
+	parts := make([]string, len(m))
+	for i, e := range m {
+		parts[i] = pyStrRepr(e.Key) + ": " + strconv.Itoa(e.Value)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func nicsCell(n NICs) string {
+	var cells []string
+	for _, v := range []struct {
+		key string
+		nic NIC
+	}{{"ainic", n.AINIC}, {"broadcom", n.Broadcom}, {"cx7", n.CX7}} {
+		switch {
+		case v.nic.Present == nil:
+			cells = append(cells, v.key+"(?)")
+		case *v.nic.Present:
+			fw, active, total := "?", 0, 0
+			if d := v.nic.NICDetail; d != nil {
+				fw = orQ(d.Firmware)
+				total = len(d.Links)
+				for _, l := range d.Links {
+					if l.State != nil && *l.State == "ACTIVE" {
+						active++
+					}
+				}
+			}
+			cells = append(cells, fmt.Sprintf("%s(fw=%s links=%d/%d)", v.key, fw, active, total))
+		}
+	}
+	if len(cells) == 0 {
+		return "(none present)"
+	}
+	return strings.Join(cells, "  ")
+}
+
+func torchrecCell(t TorchRec) string {
+	switch {
+	case truthy(t.PackageVersion):
+		s := *t.PackageVersion
+		if truthy(t.Commit) {
+			s += " commit=" + *t.Commit
+		}
+		return s
+	case truthy(t.SourceCommit):
+		return "present (version unknown) source_commit=" + *t.SourceCommit
+	case truthy(t.DistributionVersion):
+		return "primary unknown; dist=" + *t.DistributionVersion
+	}
+	return "(not installed)"
+}
+
+func aiterCell(a Aiter) string {
+	if !truthy(a.PackageVersion) {
+		return "(not installed) [aiter pip pkg; optional ROCm inference lib]"
+	}
+	parts := []string{*a.PackageVersion}
+	if truthy(a.Commit) {
+		parts = append(parts, "commit="+first(*a.Commit, 8))
+	}
+	if truthy(a.PackageDistName) {
+		parts = append(parts, "pip dist="+*a.PackageDistName)
+	}
+	return strings.Join(parts, " ")
+}
+
+func buildSysCell(b BuildSystem) string {
+	if b.Kind != "buck2" || b.Buck2 == nil {
+		return orQs(b.Kind)
+	}
+	rev := "?"
+	if truthy(b.Revision) {
+		rev = first(*b.Revision, 8)
+	}
+	return fmt.Sprintf("buck2=%s repo_root=%s rev=%s", orQs(b.Version), orQs(b.RepoRoot), rev)
+}
+
+func torchBuildCell(p PytorchBuild) string {
+	c := first(orQ(p.GitCommit), 8)
+	k := orQs(p.InstallKind)
+	sc := p.SubmoduleCommits
+	if sc.Source != nil && *sc.Source == "git" {
+		var pairs []string
+		for _, e := range []struct {
+			name string
+			sha  *string
+		}{{"composable_kernel", sc.ComposableKernel}, {"aiter", sc.Aiter}, {"fbgemm", sc.FBGEMM}} {
+			if truthy(e.sha) {
+				pairs = append(pairs, e.name+"="+first(*e.sha, 8))
+			}
+		}
+		cell := "(none)"
+		if len(pairs) > 0 {
+			cell = strings.Join(pairs, " ")
+		}
+		return fmt.Sprintf("git_commit=%s install=%s | submodules(git): %s", c, k, cell)
+	}
+	return fmt.Sprintf("git_commit=%s install=%s [third_party SHAs: set AORTA_PYTORCH_SRC=<src> or look up github.com/pytorch/pytorch/tree/%s/third_party/<name>]", c, k, c)
+}
+
+var torchFlagNames = []string{"USE_ROCM", "USE_CUDA", "USE_NCCL", "USE_MKL", "USE_MKLDNN", "USE_FBGEMM",
+	"USE_FBGEMM_GENAI", "USE_FLASH_ATTENTION", "USE_MEM_EFF_ATTENTION", "USE_ROCM_CK_SDPA",
+	"USE_ROCM_CK_GEMM", "DISABLE_AOTRITON", "FLASH_NAMESPACE"}
+
+func torchFlagsCell(f PytorchFlags) string {
+	if f.BuildSettings == nil && f.CXXDefines == nil && f.CXXFlagsRaw == nil && f.CUDAFlagsRaw == nil && f.GPUArchList == nil {
+		return "(unavailable -- torch import failed or no __config__)"
+	}
+	arch := "?"
+	if f.GPUArchList != nil {
+		arch = "(none)"
+		if len(f.GPUArchList) > 0 {
+			arch = strings.Join(f.GPUArchList, ",")
+		}
+	}
+	cells := make([]string, 0, len(torchFlagNames))
+	for _, n := range torchFlagNames {
+		switch {
+		case f.BuildSettings == nil && f.CXXDefines == nil:
+			cells = append(cells, n+"=?")
+		case hasKey(f.BuildSettings, n):
+			v, _ := f.BuildSettings.Get(n)
+			cells = append(cells, n+"="+v)
+		case hasKey(f.CXXDefines, n):
+			v, _ := f.CXXDefines.Get(n)
+			if v == nil {
+				cells = append(cells, n+"=yes")
+			} else {
+				cells = append(cells, n+"="+*v)
+			}
+		case f.CXXDefines == nil:
+			cells = append(cells, n+"=?")
+		default:
+			cells = append(cells, n+"=no")
+		}
+	}
+	return fmt.Sprintf("gpu_archs=[%s]  %s", arch, strings.Join(cells, " "))
+}
+
+func hasKey[V any](m Map[V], k string) bool {
+	_, ok := m.Get(k)
+	return ok
+}
+
+func torchSymsCell(b BinaryIntrospection) string {
+	var parts []string
+	for _, e := range b.LibtorchHIPSymbolCounts {
+		parts = append(parts, e.Key+"="+orQInt(e.Value))
+	}
+	lib := "torch_lib=?"
+	if b.TorchLibBundled != nil {
+		v, _ := b.TorchLibBundled.Get("libaotriton_v2.so")
+		lib = "libaotriton_v2.so=" + yn(v)
+	}
+	defs := "cxx_defs=?"
+	if b.CXXFlagsUseDefines != nil {
+		sdpa, _ := b.CXXFlagsUseDefines.Get("USE_ROCM_CK_SDPA")
+		gemm, _ := b.CXXFlagsUseDefines.Get("USE_ROCM_CK_GEMM")
+		defs = fmt.Sprintf("-DUSE_ROCM_CK_SDPA=%s -DUSE_ROCM_CK_GEMM=%s", yn(sdpa), yn(gemm))
+	}
+	return strings.Join(parts, " ") + "  |  " + lib + "  |  " + defs
+}
+
+func orQInt(p *int) string {
+	if p == nil {
+		return "?"
+	}
+	return strconv.Itoa(*p)
+}
+
+func stableFlagsCell(m Map[Any]) string {
+	allNull := true
+	for _, e := range m {
+		if e.Value != nil {
+			allNull = false
+		}
+	}
+	if allNull {
+		return "(unavailable -- torch import failed or no __config__)"
+	}
+	v := func(k string) string {
+		x, _ := m.Get(k)
+		switch t := x.(type) {
+		case bool:
+			if t {
+				return "on"
+			}
+			return "off"
+		case nil:
+			return "?"
+		case string:
+			return t
+		}
+		return fmt.Sprint(x)
+	}
+	use, _ := m.Get("USE_AOTRITON")
+	dis, _ := m.Get("DISABLE_AOTRITON")
+	a := "?"
+	switch {
+	case dis == true || use == false:
+		a = "off"
+	case use == true || dis == false:
+		a = "on"
+	}
+	return fmt.Sprintf("FLASH_ATTN=%s CK_SDPA=%s AOTRITON=%s MEM_EFF=%s", v("USE_FLASH_ATTENTION"), v("USE_ROCM_CK_SDPA"), a, v("USE_MEM_EFF_ATTENTION"))
+}
+
+func cmakeCell(c CMakeCache) string {
+	if c.Entries == nil {
+		return "(unavailable -- wheel install or build/CMakeCache.txt missing)"
+	}
+	return fmt.Sprintf("%d allowlisted entries from %s", len(c.Entries), orQ(c.SourceFile))
+}
+
+func ninjaCell(n NinjaHIPCC) string {
+	if n.Targets == nil {
+		return "(unavailable -- wheel install or build/build.ninja missing)"
+	}
+	if len(n.Targets) == 0 {
+		return "(no targets of interest matched)"
+	}
+	names := n.Targets.Keys()
+	sort.Strings(names)
+	var cells []string
+	for _, name := range names {
+		t, _ := n.Targets.Get(name)
+		archs := "?"
+		if len(t.OffloadArchs) > 0 {
+			archs = strings.Join(t.OffloadArchs, ",")
+		}
+		cells = append(cells, fmt.Sprintf("%s=%dD archs=[%s]", name, len(t.Defines), archs))
+	}
+	return strings.Join(cells, " ")
+}
+
+func hsaCell(tree Map[Map[HSAArch]]) string {
+	if len(tree) == 0 {
+		return "(not present)"
+	}
+	roots := tree.Keys()
+	sort.Strings(roots)
+	var cells []string
+	for _, root := range roots {
+		parts := strings.Split(strings.TrimRight(root, "/"), "/")
+		label := strings.Join(parts[max(0, len(parts)-2):], "/")
+		archs, _ := tree.Get(root)
+		names := archs.Keys()
+		sort.Strings(names)
+		for _, arch := range names {
+			st, _ := archs.Get(arch)
+			sha := "?"
+			if st.CombinedSHA256 != nil {
+				sha = first(*st.CombinedSHA256, 8)
+			}
+			cells = append(cells, fmt.Sprintf("%s:%s=%s.co/%s", label, arch, intStr(st.COCount), sha))
+		}
+	}
+	if len(cells) == 0 {
+		return "(empty trees)"
+	}
+	return strings.Join(cells, " ")
+}
+
+func sdpaCell(b SDPABackends) string {
+	if b.Flash == nil && b.MemEfficient == nil && b.Math == nil && b.CuDNN == nil {
+		return "(unavailable -- torch import failed or backends.cuda missing)"
+	}
+	o := func(p *bool) string {
+		switch {
+		case p == nil:
+			return "?"
+		case *p:
+			return "on"
+		}
+		return "off"
+	}
+	return fmt.Sprintf("flash=%s mem_eff=%s math=%s cudnn=%s", o(b.Flash), o(b.MemEfficient), o(b.Math), o(b.CuDNN))
+}
+
+func rdhcCell(v Any) string {
+	if v == nil {
+		return "unavailable (system_health=null)"
+	}
+	return "present"
+}

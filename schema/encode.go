@@ -1,0 +1,365 @@
+package schema
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The document is written exactly as Python's json.dumps writes it
+// (context.md §0.3), which encoding/json cannot do: Python escapes every
+// non-ASCII code point as lower-case \uXXXX (surrogate pairs above U+FFFF),
+// escapes DEL, never escapes <, > or &, renders floats with repr, and maps
+// bytes that are not valid UTF-8 to U+DC80..U+DCFF (surrogateescape).
+//
+// Values are Go types walked by reflection:
+//
+//   - nil interfaces and nil pointers are null;
+//   - structs are objects, members in field order, named by the `json` tag;
+//     a field tagged "-" is skipped, ",omitnil" omits a nil pointer, and
+//     ",inline" splices the members of an embedded struct pointer (nothing
+//     when nil);
+//   - slices are arrays; a nil slice is [] unless the field is tagged
+//     ",nullable", then null;
+//   - Map values are objects in insertion order; nil follows the same
+//     ",nullable" rule as slices;
+//   - Number keeps a JSON number literal as parsed (see decode.go).
+
+// Encode returns v as json.dumps(v, indent=2) writes it, without a trailing
+// newline: the bytes of an env.json file.
+func Encode(v any) []byte {
+	e := encoder{indent: "  ", itemSep: ",", keySep: ": ", ascii: true}
+	e.value(reflect.ValueOf(v), 0, false)
+	return e.buf
+}
+
+// EncodeCompact returns v as json.dumps(v) writes it: one line, ", " between
+// items and ": " between key and value (the --field output).
+func EncodeCompact(v any) []byte {
+	e := encoder{itemSep: ", ", keySep: ": ", ascii: true}
+	e.value(reflect.ValueOf(v), 0, false)
+	return e.buf
+}
+
+// EncodeCanonical returns v as json.dumps(v, ensure_ascii=False,
+// separators=(",", ":"), sort_keys=True) writes it, as UTF-8: the payload of
+// the Buck context fingerprint (context.md §20.5).
+func EncodeCanonical(v any) []byte {
+	e := encoder{itemSep: ",", keySep: ":", sortKeys: true}
+	e.value(reflect.ValueOf(v), 0, false)
+	return e.buf
+}
+
+type encoder struct {
+	buf      []byte
+	indent   string // "" for one-line output
+	itemSep  string
+	keySep   string
+	ascii    bool // ensure_ascii
+	sortKeys bool
+}
+
+// object is implemented by Map; the encoder reads its entries by reflection.
+type object interface{ isObject() }
+
+var (
+	objectType = reflect.TypeFor[object]()
+	numberType = reflect.TypeFor[Number]()
+)
+
+func (e *encoder) newline(depth int) {
+	if e.indent == "" {
+		return
+	}
+	e.buf = append(e.buf, '\n')
+	for range depth {
+		e.buf = append(e.buf, e.indent...)
+	}
+}
+
+func (e *encoder) value(v reflect.Value, depth int, nullable bool) {
+	if !v.IsValid() {
+		e.buf = append(e.buf, "null"...)
+		return
+	}
+	if v.Type() == numberType {
+		e.number(Number(v.String()))
+		return
+	}
+	if v.Type().Implements(objectType) {
+		if v.IsNil() && nullable {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		e.mapObject(v, depth)
+		return
+	}
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		e.value(v.Elem(), depth, nullable)
+	case reflect.Bool:
+		e.buf = strconv.AppendBool(e.buf, v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		e.buf = strconv.AppendInt(e.buf, v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		e.buf = strconv.AppendUint(e.buf, v.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		e.buf = appendFloat(e.buf, v.Float())
+	case reflect.String:
+		e.buf = appendString(e.buf, v.String(), e.ascii)
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() && nullable {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		e.array(v, depth)
+	case reflect.Struct:
+		e.structObject(v, depth)
+	default:
+		panic("schema: cannot encode " + v.Type().String())
+	}
+}
+
+func (e *encoder) array(v reflect.Value, depth int) {
+	if v.Len() == 0 {
+		e.buf = append(e.buf, "[]"...)
+		return
+	}
+	e.buf = append(e.buf, '[')
+	for i := range v.Len() {
+		if i > 0 {
+			e.buf = append(e.buf, e.itemSep...)
+		}
+		e.newline(depth + 1)
+		e.value(v.Index(i), depth+1, false)
+	}
+	e.newline(depth)
+	e.buf = append(e.buf, ']')
+}
+
+// member is one key of an object, ready to encode.
+type member struct {
+	key      string
+	val      reflect.Value
+	nullable bool
+}
+
+func (e *encoder) members(ms []member, depth int) {
+	if len(ms) == 0 {
+		e.buf = append(e.buf, "{}"...)
+		return
+	}
+	if e.sortKeys {
+		sortMembers(ms)
+	}
+	e.buf = append(e.buf, '{')
+	for i, m := range ms {
+		if i > 0 {
+			e.buf = append(e.buf, e.itemSep...)
+		}
+		e.newline(depth + 1)
+		e.buf = appendString(e.buf, m.key, e.ascii)
+		e.buf = append(e.buf, e.keySep...)
+		e.value(m.val, depth+1, m.nullable)
+	}
+	e.newline(depth)
+	e.buf = append(e.buf, '}')
+}
+
+func sortMembers(ms []member) {
+	// Insertion sort: objects here are small, and it is stable.
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && ms[j].key < ms[j-1].key; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
+}
+
+func (e *encoder) mapObject(v reflect.Value, depth int) {
+	ms := make([]member, 0, v.Len())
+	for i := range v.Len() {
+		ent := v.Index(i)
+		ms = append(ms, member{key: ent.Field(0).String(), val: ent.Field(1)})
+	}
+	e.members(ms, depth)
+}
+
+func (e *encoder) structObject(v reflect.Value, depth int) {
+	e.members(structMembers(v, nil), depth)
+}
+
+func structMembers(v reflect.Value, ms []member) []member {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		fv := v.Field(i)
+		if hasOpt(opts, "inline") {
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					continue
+				}
+				fv = fv.Elem()
+			}
+			ms = structMembers(fv, ms)
+			continue
+		}
+		if hasOpt(opts, "omitnil") && fv.Kind() == reflect.Pointer && fv.IsNil() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		ms = append(ms, member{key: name, val: fv, nullable: hasOpt(opts, "nullable")})
+	}
+	return ms
+}
+
+func hasOpt(opts, want string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+// appendString writes s as a JSON string the way Python does. With ascii
+// (ensure_ascii=True) only printable ASCII passes raw; without it only '"',
+// '\' and C0 controls are escaped. A byte that does not start a valid UTF-8
+// sequence is the surrogate U+DC00+byte, as Python's surrogateescape decodes
+// it; with ascii it is written \udcXX, without ascii it is kept raw.
+func appendString(b []byte, s string, ascii bool) []byte {
+	const hex = "0123456789abcdef"
+	u4 := func(b []byte, r rune) []byte {
+		return append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"':
+				b = append(b, '\\', '"')
+			case c == '\\':
+				b = append(b, '\\', '\\')
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c == '\b':
+				b = append(b, '\\', 'b')
+			case c == '\f':
+				b = append(b, '\\', 'f')
+			case c < 0x20 || (c == 0x7f && ascii):
+				b = u4(b, rune(c))
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			if ascii {
+				b = u4(b, 0xdc00+rune(c))
+			} else {
+				b = append(b, c)
+			}
+		case !ascii:
+			b = append(b, s[i:i+size]...)
+		case r > 0xffff:
+			r -= 0x10000
+			b = u4(b, 0xd800+(r>>10))
+			b = u4(b, 0xdc00+(r&0x3ff))
+		default:
+			b = u4(b, r)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// appendFloat writes f as Python's float repr does: the shortest digits that
+// round-trip, ".0" on integral values, exponent form below 1e-4 and from
+// 1e16 on, and the bare tokens NaN, Infinity and -Infinity.
+func appendFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(b, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(b, "-Infinity"...)
+	}
+	// 'e' with precision -1 gives the shortest round-trip digits: d.ddde±XX.
+	sci := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, expStr, _ := strings.Cut(sci, "e")
+	exp, _ := strconv.Atoi(expStr)
+	neg := strings.HasPrefix(mant, "-")
+	mant = strings.TrimPrefix(mant, "-")
+	digits := strings.Replace(mant, ".", "", 1)
+	if neg {
+		b = append(b, '-')
+	}
+	if exp < -4 || exp >= 16 {
+		b = append(b, digits[0])
+		if len(digits) > 1 {
+			b = append(b, '.')
+			b = append(b, digits[1:]...)
+		}
+		b = append(b, 'e')
+		if exp < 0 {
+			b = append(b, '-')
+			exp = -exp
+		} else {
+			b = append(b, '+')
+		}
+		if exp < 10 {
+			b = append(b, '0')
+		}
+		return strconv.AppendInt(b, int64(exp), 10)
+	}
+	if exp < 0 {
+		b = append(b, "0."...)
+		b = append(b, strings.Repeat("0", -exp-1)...)
+		return append(b, digits...)
+	}
+	if len(digits) <= exp+1 {
+		b = append(b, digits...)
+		b = append(b, strings.Repeat("0", exp+1-len(digits))...)
+		return append(b, ".0"...)
+	}
+	b = append(b, digits[:exp+1]...)
+	b = append(b, '.')
+	return append(b, digits[exp+1:]...)
+}
+
+// number writes a Number literal: integers verbatim (Python ints are exact),
+// anything with a fraction or exponent as a Python float.
+func (e *encoder) number(n Number) {
+	if n.IsInteger() {
+		e.buf = append(e.buf, n...)
+		return
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		e.buf = append(e.buf, n...)
+		return
+	}
+	e.buf = appendFloat(e.buf, f)
+}

@@ -1,0 +1,70 @@
+package schema
+
+import "strings"
+
+// Entry is one member of a Map.
+type Entry[V any] struct {
+	Key   string
+	Value V
+}
+
+// Map is a JSON object whose members keep insertion order, as a Python dict
+// does. Set on an existing key replaces the value in place.
+type Map[V any] []Entry[V]
+
+func (Map[V]) isObject() {}
+
+// Set stores v under k, keeping k's first position when it already exists.
+func (m *Map[V]) Set(k string, v V) {
+	for i := range *m {
+		if (*m)[i].Key == k {
+			(*m)[i].Value = v
+			return
+		}
+	}
+	*m = append(*m, Entry[V]{k, v})
+}
+
+// Get returns the value stored under k.
+func (m Map[V]) Get(k string) (V, bool) {
+	for _, e := range m {
+		if e.Key == k {
+			return e.Value, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// Keys returns the keys in order.
+func (m Map[V]) Keys() []string {
+	ks := make([]string, len(m))
+	for i, e := range m {
+		ks[i] = e.Key
+	}
+	return ks
+}
+
+// Number is a JSON number literal exactly as it was read. Integers are
+// re-encoded verbatim; a literal with a fraction or exponent is re-encoded
+// as a Python float (1e5 becomes 100000.0), as json.loads + json.dumps do.
+type Number string
+
+// IsInteger reports whether n has neither fraction nor exponent.
+func (n Number) IsInteger() bool {
+	return n != "" && !strings.ContainsAny(string(n), ".eEnNI")
+}
+
+// Any is a JSON value of unknown shape passed through from a source
+// (rdhc output, TheRock patches): nil, bool, Number, string, []any or
+// Map[any], as Decode returns it.
+type Any = any
+
+// Str returns a pointer to s, for the many nullable string fields.
+func Str(s string) *string { return &s }
+
+// Bool returns a pointer to b.
+func Bool(b bool) *bool { return &b }
+
+// Int returns a pointer to n.
+func Int(n int) *int { return &n }
