@@ -130,7 +130,15 @@ func parseArgs(args []string) (config, error) {
 			err = flag()
 			c.help = true
 		default:
-			err = fmt.Errorf("unknown option %s", name)
+			var handled bool
+			for _, area := range []func(string, func() (string, error), func() error, *config) (bool, error){pythonFlag, buckFlag} {
+				if handled, err = area(name, takeValue, flag, &c); handled {
+					break
+				}
+			}
+			if !handled && err == nil {
+				err = fmt.Errorf("unknown option %s", name)
+			}
 		}
 		if err != nil {
 			return c, err
@@ -146,7 +154,7 @@ func parseArgs(args []string) (config, error) {
 	default:
 		c.out = outFlag
 	}
-	return c, nil
+	return c, validateBuck(&c)
 }
 
 func validLabel(v string) bool {

@@ -44,6 +44,10 @@ type Options struct {
 	NoProvenance bool
 	// Version is this binary's version, for probe_provenance.
 	Version string
+	// Python chooses the workload interpreter (python_options.go).
+	Python PythonOptions
+	// Buck carries --buck-target and its context (buck_options.go).
+	Buck BuckOptions
 }
 
 // DefaultDeadline bounds a collection when Options.Deadline is zero. It is
@@ -67,7 +71,9 @@ type collector struct {
 	// sites is the Python search path as the filesystem shows it
 	// (pythonSiteDirs), computed once.
 	sites func() []string
-	slots map[string]*slot
+	// hashes is the one file-hash pool of the run (hash.go).
+	hashes *hashPool
+	slots  map[string]*slot
 }
 
 // slot is one probe's result, published when the probe returns.
@@ -205,7 +211,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, opt.Deadline)
 	defer cancel()
 
-	c := &collector{opt: opt, root: fsroot(opt.Root), ctx: ctx, slots: map[string]*slot{}}
+	c := &collector{opt: opt, root: fsroot(opt.Root), ctx: ctx, hashes: newHashPool(), slots: map[string]*slot{}}
 	c.path = opt.Path
 	if c.path == nil && (opt.Root == "/" || opt.Root == "") {
 		c.path = searchPath(opt.Env)

@@ -1,0 +1,184 @@
+// Package fakeroot expands a fake machine root from a text archive, so that
+// scenario tests run the real probe code over real files, links and modes,
+// while the repository never holds a file name with a colon (PCI addresses
+// have them; Go modules and Buck reject them).
+//
+// The archive is txtar-shaped: free text (the scenario's description and
+// its settings) up to the first marker line, then sections
+//
+//	-- path --             a regular file, 0644, with the lines that follow
+//	-- path [exec] --      a file with mode 0755 (fake tools: #!/bin/sh scripts)
+//	-- path [nul] --       a file whose line ends are NUL bytes (environ, cmdline)
+//	-- path [noeol] --     a file without the final newline
+//	-- path [dir] --       an empty directory
+//	-- path [fifo] --      a named pipe
+//	-- path [mode 0000] -- a file with the given octal mode
+//	-- path -> target --   a symbolic link
+//
+// Paths are relative to the root ("proc/self/cgroup"). Settings in the
+// free text are lines "key: value" (see Archive.Settings).
+package fakeroot
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// File is one section of an archive.
+type File struct {
+	Path string
+	Data []byte
+	Link string // symlink target when non-empty
+	Mode os.FileMode
+	Dir  bool
+	FIFO bool
+}
+
+// Archive is a parsed archive.
+type Archive struct {
+	Comment string
+	Files   []File
+}
+
+// Settings returns the "key: value" lines of the comment, in order; a key
+// may repeat (env: A=1, env: B=2).
+func (a *Archive) Settings() [][2]string {
+	var out [][2]string
+	for _, line := range strings.Split(a.Comment, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || strings.ContainsAny(k, " \t") || k == "" {
+			continue
+		}
+		out = append(out, [2]string{k, strings.TrimSpace(v)})
+	}
+	return out
+}
+
+// Parse reads an archive.
+func Parse(data []byte) (*Archive, error) {
+	a := &Archive{}
+	var cur *File
+	var body strings.Builder
+	var attrs []string
+	flush := func() error {
+		if cur == nil {
+			a.Comment = body.String()
+			return nil
+		}
+		text := body.String()
+		for _, at := range attrs {
+			switch {
+			case at == "nul":
+				text = strings.ReplaceAll(text, "\n", "\x00")
+			case at == "noeol":
+				text = strings.TrimSuffix(text, "\n")
+			case at == "exec":
+				cur.Mode = 0o755
+			case at == "dir":
+				cur.Dir = true
+			case at == "fifo":
+				cur.FIFO = true
+			case strings.HasPrefix(at, "mode "):
+				m, err := strconv.ParseUint(strings.TrimPrefix(at, "mode "), 8, 32)
+				if err != nil {
+					return fmt.Errorf("fakeroot: %s: bad mode %q", cur.Path, at)
+				}
+				cur.Mode = os.FileMode(m)
+			default:
+				return fmt.Errorf("fakeroot: %s: unknown attribute [%s]", cur.Path, at)
+			}
+		}
+		cur.Data = []byte(text)
+		a.Files = append(a.Files, *cur)
+		return nil
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "-- ") && strings.HasSuffix(line, " --") && len(line) > 6 {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			spec := strings.TrimSpace(line[3 : len(line)-3])
+			cur, attrs = &File{Mode: 0o644}, nil
+			if p, target, ok := strings.Cut(spec, " -> "); ok {
+				cur.Path, cur.Link = strings.TrimSpace(p), strings.TrimSpace(target)
+			} else {
+				for strings.HasSuffix(spec, "]") {
+					i := strings.LastIndex(spec, " [")
+					if i < 0 {
+						break
+					}
+					attrs = append(attrs, spec[i+2:len(spec)-1])
+					spec = strings.TrimSpace(spec[:i])
+				}
+				cur.Path = spec
+			}
+			if cur.Path == "" || filepath.IsAbs(cur.Path) || strings.Contains(cur.Path, "..") {
+				return nil, fmt.Errorf("fakeroot: bad path in %q", line)
+			}
+			body.Reset()
+			continue
+		}
+		body.WriteString(line)
+		body.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return a, flush()
+}
+
+// Expand creates the archive's files under dir.
+func (a *Archive) Expand(dir string) error {
+	var modes []File
+	for _, f := range a.Files {
+		p := filepath.Join(dir, f.Path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		var err error
+		switch {
+		case f.Link != "":
+			err = os.Symlink(f.Link, p)
+		case f.Dir:
+			err = os.MkdirAll(p, 0o755)
+		case f.FIFO:
+			err = syscall.Mkfifo(p, 0o644)
+		default:
+			err = os.WriteFile(p, f.Data, 0o644)
+			if f.Mode != 0o644 {
+				modes = append(modes, f)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("fakeroot: %w", err)
+		}
+	}
+	// Modes last, so a 0000 file does not stop the writes above.
+	for _, f := range modes {
+		if err := os.Chmod(filepath.Join(dir, f.Path), f.Mode); err != nil {
+			return fmt.Errorf("fakeroot: %w", err)
+		}
+	}
+	return nil
+}
+
+// Materialize parses the archive file and expands it into dir.
+func Materialize(archive, dir string) (*Archive, error) {
+	data, err := os.ReadFile(archive)
+	if err != nil {
+		return nil, err
+	}
+	a, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", archive, err)
+	}
+	return a, a.Expand(dir)
+}

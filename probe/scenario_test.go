@@ -1,0 +1,150 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"aorta-probe/internal/fakeroot"
+	"aorta-probe/schema"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden documents under testdata/golden")
+
+// fixedNow is the clock of every scenario: timestamps are constant and
+// every measured duration is zero.
+var fixedNow = func() time.Time { return time.Date(2026, 4, 28, 12, 0, 0, 0, time.UTC) }
+
+// scenarioOptions turns an archive's settings into Options over root:
+//
+//	env: NAME=value        one environment variable (repeatable); nothing else is set
+//	path: bin usr/bin      tool directories, relative to the root (default: bin)
+//	uname: R | V | M       uname(2) answer (default a fixed Ubuntu kernel)
+//	uname-error: EPERM     uname(2) fails
+//	cwd: /work             working directory for relative paths
+//	extended: true         --extended
+//	execution-context: X   --execution-context X
+func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
+	t.Helper()
+	env := map[string]string{}
+	opt := Options{
+		Root: root, Now: fixedNow, Cwd: "/",
+		Uname: func() (Uname, error) {
+			return Uname{"6.8.0-49-generic", "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", "x86_64"}, nil
+		},
+		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+	}
+	var path []string
+	for _, kv := range a.Settings() {
+		switch k, v := kv[0], kv[1]; k {
+		case "env":
+			name, val, _ := strings.Cut(v, "=")
+			env[name] = val
+		case "path":
+			for _, d := range strings.Fields(v) {
+				path = append(path, filepath.Join(root, d))
+			}
+		case "uname":
+			f := strings.Split(v, "|")
+			if len(f) != 3 {
+				t.Fatalf("uname setting needs three fields: %q", v)
+			}
+			u := Uname{strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])}
+			opt.Uname = func() (Uname, error) { return u, nil }
+		case "uname-error":
+			opt.Uname = func() (Uname, error) { return Uname{}, fmt.Errorf("%s", v) }
+		case "cwd":
+			opt.Cwd = v
+		case "extended":
+			opt.Extended = v == "true"
+		case "execution-context":
+			opt.ExecutionContext = v
+		}
+	}
+	if path == nil {
+		path = []string{filepath.Join(root, "bin")}
+	}
+	opt.Path = path
+	return opt
+}
+
+// collectScenario expands an archive and collects over it.
+func collectScenario(t *testing.T, archive string) *schema.Snapshot {
+	t.Helper()
+	root := t.TempDir()
+	a, err := fakeroot.Materialize(archive, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := Collect(context.Background(), scenarioOptions(t, root, a))
+	// The temporary directory is not part of the scenario.
+	snap.Provenance.Root = "/"
+	return snap
+}
+
+// TestScenarios collects every fake machine root under testdata/roots and
+// compares the document with its golden file (go test ./... -update
+// rewrites them).
+func TestScenarios(t *testing.T) {
+	archives, err := filepath.Glob("../testdata/roots/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no scenario archives found (%v)", err)
+	}
+	for _, a := range archives {
+		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			got := schema.Encode(collectScenario(t, a))
+			compareGolden(t, filepath.Join("../testdata/golden", name+".json"), got)
+		})
+	}
+}
+
+// compareGolden compares got with the golden file, or rewrites it with -update.
+func compareGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./... -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test ./... -update rewrites it):\n%s", golden, lineDiff(want, got))
+	}
+}
+
+// lineDiff shows the first differing line with a little context.
+func lineDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			var b strings.Builder
+			for j := max(0, i-3); j < i; j++ {
+				fmt.Fprintf(&b, "  %4d  %s\n", j+1, w[j])
+			}
+			fmt.Fprintf(&b, "- %4d  %s\n+ %4d  %s\n", i+1, wl, i+1, gl)
+			return b.String()
+		}
+	}
+	return "(no line differs; lengths differ)"
+}
