@@ -122,10 +122,11 @@ func await[T any](s *state, name string) (T, bool) {
 	}
 	select {
 	case <-sl.done:
-		if !sl.ok {
+		v, isT := sl.value.(T)
+		if !sl.ok || !isT {
 			return zero, false
 		}
-		return sl.value.(T), true
+		return v, true
 	case <-s.ctx.Done():
 		return zero, false
 	}
