@@ -167,11 +167,15 @@ func collectContainerDetected(s *state) isolation {
 			overlay := false
 			if ok {
 				obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
-				overlay = m.FSType == "overlay" || m.FSType == "fuse-overlayfs" || m.FSType == "aufs" || m.Root != "/"
+				switch m.FSType {
+				case "overlay", "fuse-overlayfs", "aufs", "tmpfs":
+					overlay = true
+				}
+				overlay = overlay || m.Root != "/"
 			}
-			add("root_mount_overlay_or_subtree", "/proc/self/mountinfo", schema.Str(obs), nil, overlay, false)
+			add("root_mount_container_like", "/proc/self/mountinfo", schema.Str(obs), nil, overlay, false)
 		} else {
-			add("root_mount_overlay_or_subtree", "/proc/self/mountinfo", nil, err, false, false)
+			add("root_mount_container_like", "/proc/self/mountinfo", nil, err, false, false)
 		}
 	}
 	for _, p := range []string{"/run/host/container-manager", "/run/systemd/container"} {
