@@ -20,9 +20,15 @@ func (f runnerFunc) Run(ctx context.Context, c Command) Result { return f(ctx, c
 // dpkgRoot is a root where amdgpu_driver runs dpkg-query.
 func dpkgRoot(t *testing.T) Options {
 	dir := t.TempDir()
-	for p, mode := range map[string]os.FileMode{"bin/dpkg-query": 0o755, "var/lib/dpkg/info/amdgpu-dkms.list": 0o644} {
+	for p, f := range map[string]struct {
+		data string
+		mode os.FileMode
+	}{
+		"bin/dpkg-query":      {"#!/bin/sh\nexit 99\n", 0o755},
+		"var/lib/dpkg/status": {"Package: amdgpu-dkms\nVersion: 1:6.14.14\n", 0o644},
+	} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(dir, p), []byte("#!/bin/sh\nexit 99\n"), mode)
+		os.WriteFile(filepath.Join(dir, p), []byte(f.data), f.mode)
 	}
 	return Options{
 		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,

@@ -178,12 +178,15 @@ func collectContainerDetected(s *state) isolation {
 			add("root_mount_container_like", "/proc/self/mountinfo", nil, err, false, false)
 		}
 	}
-	for _, p := range []string{"/run/host/container-manager", "/run/systemd/container"} {
-		if t := s.root.readText(p); t != nil {
-			add(strings.ReplaceAll(strings.TrimPrefix(p, "/run/"), "/", "_"), p, t, nil, true, false)
-		} else {
-			add(strings.ReplaceAll(strings.TrimPrefix(p, "/run/"), "/", "_"), p, present(p), nil, s.root.exists(p), false)
+	for _, m := range []struct{ name, path string }{
+		{"host_container_manager", "/run/host/container-manager"},
+		{"systemd_container", "/run/systemd/container"},
+	} {
+		obs := s.root.readText(m.path)
+		if obs == nil {
+			obs = present(m.path)
 		}
+		add(m.name, m.path, obs, nil, s.root.exists(m.path), false)
 	}
 	k8s, k8sSet := s.env("KUBERNETES_SERVICE_HOST")
 	add("kubernetes_service_env", "$KUBERNETES_SERVICE_HOST", envObserved(k8s, k8sSet), nil, k8s != "", false)
