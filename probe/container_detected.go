@@ -101,7 +101,7 @@ func collectContainerDetected(s *state) isolation {
 		add("self_cgroup_runtime", "/proc/self/cgroup", schema.Str(obs), nil, len(cgroupTokens(*cg)) > 0, true)
 	} else {
 		_, err := s.root.readFile("/proc/self/cgroup", maxTextFile)
-		add("self_cgroup_runtime", "/proc/self/cgroup", schema.Str(""), err, false, true)
+		add("self_cgroup_runtime", "/proc/self/cgroup", nil, err, false, true)
 	}
 
 	// Beyond the anchor.
