@@ -6,12 +6,6 @@ import (
 	"aorta-probe/schema"
 )
 
-// agentEnumeratorTimeout bounds rocm_agent_enumerator (GPU_ARCH_TIMEOUT_SEC,
-// 30 s: enumeration takes ~16 s on an 8-GPU host). A variable only so that
-// tests of an enumerator that never exits need not wait; the reason text
-// says 30s whatever its value.
-var agentEnumeratorTimeout = LongTimeout
-
 // agentEnumeratorMaxOutput caps the enumerator's output streams: one short
 // line per agent, so a mebibyte is thousands of times a real host's output.
 // Output cut by the cap is not parsed (a partial list would give wrong
@@ -22,7 +16,8 @@ const agentEnumeratorMaxOutput = 1 << 20
 //
 // Source: stdout of rocm_agent_enumerator (no arguments), found with
 // which() on the probe's PATH, else <core>/bin/rocm_agent_enumerator when it
-// exists; run by that absolute path. The data is the host kernel's KFD
+// exists; run by that absolute path for at most 30 s (GPU_ARCH_TIMEOUT_SEC:
+// enumeration takes ~16 s on an 8-GPU host). The data is the host kernel's KFD
 // topology as the tool reports it.
 func collectGPUArch(s *state) schema.GPUArch {
 	var g schema.GPUArch
@@ -31,13 +26,13 @@ func collectGPUArch(s *state) schema.GPUArch {
 		s.reason("gpu_arch: rocm_agent_enumerator not on PATH (install rocminfo / rocm-core, or add %s/bin to PATH)", s.roots.core)
 		return g
 	}
-	r := s.run(Command{Path: path, Argv: []string{argv0}, Timeout: agentEnumeratorTimeout, MaxOutput: agentEnumeratorMaxOutput})
+	r := s.run(Command{Path: path, Argv: []string{argv0}, Timeout: LongTimeout, MaxOutput: agentEnumeratorMaxOutput})
 	if r.Err == ErrTimeout {
 		s.reason("gpu_arch: rocm_agent_enumerator exceeded 30s timeout")
 		return g
 	}
 	if rc, ok := exitCode(r); ok {
-		line, ok := lastLineOfStripped(toolText(r.Stderr))
+		line, ok := lastLineOfStripped(stderrText(r, agentEnumeratorMaxOutput))
 		if !ok {
 			line = "(no stderr)"
 		}

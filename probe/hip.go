@@ -2,11 +2,6 @@ package probe
 
 import "aorta-probe/schema"
 
-// hipconfigTimeout bounds each hipconfig run (SHORT_TIMEOUT_SEC, core.md
-// §9). It is a variable only so that tests of a hipconfig that never exits
-// need not wait five seconds; the reason texts do not embed it.
-var hipconfigTimeout = ShortTimeout
-
 // hipconfigMaxOutput caps each hipconfig output stream. Real values are at
 // most a few hundred bytes (cpp_config); a value cut by the cap is not the
 // tool's value and counts as "no usable value".
@@ -45,11 +40,12 @@ func collectHIP(s *state) schema.HIP {
 	return h
 }
 
-// hipconfigValue runs `hipconfig <flag>` by bare name and returns its
+// hipconfigValue runs `hipconfig <flag>` by bare name for at most 5 s
+// (SHORT_TIMEOUT_SEC) and returns its
 // stripped stdout; nil on a non-zero exit, timeout, start failure, output
 // over the cap, or empty output.
 func hipconfigValue(s *state, flag string) *string {
-	r := s.run(Command{Argv: []string{"hipconfig", flag}, Timeout: hipconfigTimeout, MaxOutput: hipconfigMaxOutput})
+	r := s.run(Command{Argv: []string{"hipconfig", flag}, Timeout: ShortTimeout, MaxOutput: hipconfigMaxOutput})
 	if r.Err != nil || r.Truncated {
 		return nil
 	}

@@ -4,11 +4,6 @@ import (
 	"aorta-probe/schema"
 )
 
-// nicTimeout bounds every NIC command (SHORT_TIMEOUT_SEC, core.md §11.2). A
-// variable only so that tests of a tool that never exits need not wait;
-// the reason text says 5s whatever its value.
-var nicTimeout = ShortTimeout
-
 // nicVendor is one row of the fixed vendor registry (core.md §11.1).
 type nicVendor struct {
 	key      string // object key: ainic, broadcom, cx7
@@ -150,14 +145,14 @@ func nicRun(s *state, argv []string, label string, sudo bool) *string {
 	if sudo {
 		cmd = append([]string{"sudo", "-n", "-E"}, argv...)
 	}
-	r := s.run(Command{Argv: cmd, Timeout: nicTimeout})
+	r := s.run(Command{Argv: cmd, Timeout: ShortTimeout})
 	if r.Err == ErrTimeout {
 		s.reason("%s: %s exceeded 5s timeout", label, tool)
 		return nil
 	}
 	if rc, ok := exitCode(r); ok {
 		detail := "no stderr"
-		if tail := lastNonBlankLine(toolText(r.Stderr)); tail != "" {
+		if tail := lastNonBlankLine(stderrText(r, 0)); tail != "" {
 			detail = "stderr: " + tail
 		} else if sudo {
 			detail = "no stderr; likely sudo-n unavailable"

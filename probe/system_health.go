@@ -16,11 +16,6 @@ import (
 	"aorta-probe/schema"
 )
 
-// rdhcTimeout bounds the rdhc run (30 s, core.md §5). A variable only so
-// that tests of an rdhc that never exits need not wait; the reason text says
-// 30s whatever its value.
-var rdhcTimeout = LongTimeout
-
 // rdhcMaxJSON caps the rdhc output file read back: real reports are
 // kilobytes. A larger file is reported as not parseable.
 const rdhcMaxJSON = 64 << 20
@@ -37,7 +32,7 @@ type systemHealth struct{ value schema.Any }
 // quick report, re-serialised verbatim.
 //
 // Source: the JSON file written by `sudo -n -E <abs rdhc> --quick --json
-// <tmp>`, where rdhc is which("rdhc.py") else which("rdhc") and <tmp> is a
+// <tmp>` (30 s), where rdhc is which("rdhc.py") else which("rdhc") and <tmp> is a
 // fresh 0600 file rdhc_quick_XXXXXXXX.json in the first usable temp
 // directory of $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp, the working
 // directory. sudo is not gated and never prompts (-n). rdhc's stdout is
@@ -59,13 +54,13 @@ func collectSystemHealth(s *state) systemHealth {
 	}
 	defer os.Remove(tmp)
 
-	r := s.run(Command{Argv: []string{"sudo", "-n", "-E", rdhc, "--quick", "--json", tmp}, Timeout: rdhcTimeout})
+	r := s.run(Command{Argv: []string{"sudo", "-n", "-E", rdhc, "--quick", "--json", tmp}, Timeout: LongTimeout})
 	if r.Err == ErrTimeout {
 		s.reason("system_health: rdhc exceeded 30s timeout")
 		return systemHealth{}
 	}
 	if rc, ok := exitCode(r); ok {
-		if tail := lastNonBlankLine(toolText(r.Stderr)); tail != "" {
+		if tail := lastNonBlankLine(stderrText(r, 0)); tail != "" {
 			s.reason("system_health: rdhc exited %d (stderr: %s)", rc, tail)
 		} else {
 			s.reason("system_health: rdhc exited %d (no stderr; likely sudo-n unavailable (see docs/env-probe.md#installing-rdhc))", rc)

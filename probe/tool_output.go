@@ -20,6 +20,23 @@ const stderrTailRunes = 200
 // leniently, each invalid run becoming U+FFFD (docs/hardware.md).
 func toolText(b []byte) string { return strings.ToValidUTF8(string(b), "\ufffd") }
 
+// stderrText is a command's stderr as text. When the output cap cut it
+// (max is the cap the command ran with), its last line is a fragment and is
+// dropped, so the tail shown is a whole line from the part that was kept
+// (the real last line of a multi-megabyte stderr is not kept).
+func stderrText(r Result, max int) string {
+	s := toolText(r.Stderr)
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+	if len(r.Stderr) >= max {
+		if i := strings.LastIndexAny(s, "\n\r"); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return s
+}
+
 // lastNonBlankLine is the stderr detail of rdhc and nic-run: the last line
 // that is non-blank after stripping, stripped, cut to 200 code points; ""
 // when there is none.
