@@ -357,3 +357,30 @@ func TestNICRunHostile(t *testing.T) {
 			"nics.ainic.dcqcn: no AINIC RDMA device resolved; cannot query dcqcn")
 	})
 }
+
+// TestScenarioCommands checks, over every scenario, that sudo only ever runs
+// non-interactively with the caller's environment (sudo -n -E) and only for
+// rdhc and nicctl, and that no command is a shell.
+func TestScenarioCommands(t *testing.T) {
+	archives, err := filepath.Glob("../testdata/roots/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range archives {
+		snap := collectScenario(t, a)
+		for _, c := range snap.Provenance.Commands {
+			switch filepath.Base(c.Argv[0]) {
+			case "sudo":
+				if len(c.Argv) < 4 || c.Argv[1] != "-n" || c.Argv[2] != "-E" {
+					t.Errorf("%s: sudo without -n -E: %q", filepath.Base(a), c.Argv)
+				} else if tool := toolOf(c.Argv); tool != "rdhc" && tool != "rdhc.py" && tool != "nicctl" {
+					t.Errorf("%s: sudo runs %q", filepath.Base(a), c.Argv)
+				}
+			case "sh", "bash", "dash":
+				t.Errorf("%s: command through a shell: %q", filepath.Base(a), c.Argv)
+			case "rdhc", "rdhc.py", "nicctl":
+				t.Errorf("%s: %q run without sudo", filepath.Base(a), c.Argv)
+			}
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package probe
 
-import (
-	"aorta-probe/schema"
-)
+import "aorta-probe/schema"
 
 // nicVendor is one row of the fixed vendor registry (core.md §11.1).
 type nicVendor struct {
