@@ -48,7 +48,7 @@ func hasSuffixIn(name string, suffixes []string) bool {
 	return false
 }
 
-// errSkip marks a stat error that pathlib's is_file()/is_dir() swallow:
+// ignoredStatErr is a stat error that pathlib's is_file()/is_dir() swallow:
 // ENOENT, ENOTDIR, EBADF and ELOOP mean "not a file", anything else (EACCES
 // on a directory on the way, EIO) propagates.
 func ignoredStatErr(err error) bool {
