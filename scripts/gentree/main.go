@@ -65,7 +65,7 @@ func main() {
 	libBytes := int64(*totalMiB) << 20 * 45 / 100
 	libs := []struct {
 		soname, major, full string
-		share              int64
+		share               int64
 	}{
 		{"libhipblaslt.so", "libhipblaslt.so.1", "libhipblaslt.so.1.2.70201", 30},
 		{"librocblas.so", "librocblas.so.5", "librocblas.so.5.2.70201", 30},
