@@ -148,3 +148,28 @@ func TestHostileHeaders(t *testing.T) {
 		t.Error("FIFO header parsed")
 	}
 }
+
+// A FIFO where a catalog directory or a gfx subdirectory should be is "not
+// a directory": nothing blocks, nothing is listed.
+func TestMenuFIFODirs(t *testing.T) {
+	root := t.TempDir()
+	mkfiles(t, root, "lib/a.dat")
+	for _, p := range []string{"fifo", "lib/gfx942"} {
+		if err := syscall.Mkfifo(filepath.Join(root, p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := testState(t, root)
+	if m := menu(s, "/fifo", tensileMenu); *m.Reason != "Tensile library dir missing/unreadable: /fifo" {
+		t.Errorf("fifo dir: %+v", m)
+	}
+	if nameFingerprint(s, "/fifo", tensileDBSuffixes) != nil {
+		t.Error("fifo dir fingerprinted")
+	}
+	if m := menu(s, "/lib", tensileMenu); m.Status != "ok" || *m.FileCount != 1 {
+		t.Errorf("fifo gfx dir: %+v", m)
+	}
+	if fp := nameFingerprint(s, "/lib", tensileDBSuffixes); fp == nil || *fp != filenamesHash([]string{"a.dat"}) {
+		t.Errorf("fifo gfx dir fingerprint: %v", fp)
+	}
+}
