@@ -70,28 +70,55 @@ func (c *collector) sha256OfPath(p string) (string, error) {
 // put(i, sum, err) for each (from any goroutine; put must be safe for
 // concurrent use on distinct i). It returns when all are done.
 func (c *collector) hashAll(ps []string, put func(i int, sum string, err error)) {
-	n := min(c.hashes.workers(), len(ps))
 	var next int
 	var mu sync.Mutex
+	worker := func() {
+		for {
+			mu.Lock()
+			i := next
+			next++
+			mu.Unlock()
+			if i >= len(ps) {
+				return
+			}
+			sum, err := c.sha256OfPath(ps[i])
+			put(i, sum, err)
+		}
+	}
+	fns := make([]func(), min(c.hashes.workers(), len(ps)))
+	for w := range fns {
+		fns[w] = worker
+	}
+	parallel(fns...)
+}
+
+// parallel runs fns concurrently and waits for all. A panic in one of them
+// is raised again in the caller's goroutine, where the probe's recover
+// turns it into a reason instead of crashing the process.
+func parallel(fns ...func()) {
 	var wg sync.WaitGroup
-	for w := 0; w < n; w++ {
+	var mu sync.Mutex
+	var panicked any
+	for _, fn := range fns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(ps) {
-					return
+			defer func() {
+				if v := recover(); v != nil {
+					mu.Lock()
+					if panicked == nil {
+						panicked = v
+					}
+					mu.Unlock()
 				}
-				sum, err := c.sha256OfPath(ps[i])
-				put(i, sum, err)
-			}
+			}()
+			fn()
 		}()
 	}
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
 }
 
 // abs makes a relative path absolute against the probe's working directory

@@ -98,3 +98,14 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+func TestParallelPanic(t *testing.T) {
+	defer func() {
+		if v := recover(); v != "boom" {
+			t.Errorf("recovered %v, want boom", v)
+		}
+	}()
+	ran := make(chan struct{}, 1)
+	parallel(func() { ran <- struct{}{} }, func() { panic("boom") })
+	t.Error("parallel returned after a panic")
+}

@@ -1,10 +1,6 @@
 package probe
 
-import (
-	"sync"
-
-	"aorta-probe/schema"
-)
+import "aorta-probe/schema"
 
 // collectTensileCatalog is the tensile_catalog block (core.md §13.1): the
 // Tensile solution menus installed under <lib>/lib/hipblaslt/library and
@@ -12,17 +8,10 @@ import (
 // identity fields copied from the hipblaslt, rocblas and tensile blocks.
 func collectTensileCatalog(s *state) schema.TensileCatalog {
 	c := schema.TensileCatalog{Doc: schema.TensileCatalogDoc, Status: "partial"}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		c.HipBLASLt.Menu = menu(s, s.roots.lib+hipblasltLib.tensile, tensileMenu)
-	}()
-	go func() {
-		defer wg.Done()
-		c.RocBLAS.Menu = menu(s, s.roots.lib+rocblasLib.tensile, tensileMenu)
-	}()
-	wg.Wait()
+	parallel(
+		func() { c.HipBLASLt.Menu = menu(s, s.roots.lib+hipblasltLib.tensile, tensileMenu) },
+		func() { c.RocBLAS.Menu = menu(s, s.roots.lib+rocblasLib.tensile, tensileMenu) },
+	)
 
 	// The copies wait for their blocks only after the menus are hashed, so
 	// the libraries and the menus share the hash pool from the start.
