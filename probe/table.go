@@ -19,15 +19,9 @@ func probeTable() []probe {
 		block("therock", collectTheRock, func(s *schema.Snapshot, v theRock) { s.TheRock = v.block }),
 		block("rocm", collectROCm, func(s *schema.Snapshot, v schema.ROCm) { s.ROCm = v }),
 		block("amdgpu_driver", collectAMDGPUDriver, func(s *schema.Snapshot, v schema.AMDGPUDriver) { s.AMDGPUDriver = v }),
-<<<<<<< HEAD
 		block("hip", collectHIP, func(s *schema.Snapshot, v schema.HIP) { s.HIP = v }),
-		pending("hipblaslt"),
-		pending("rocblas"),
-=======
-		pending("hip"),
 		block("hipblaslt", collectHipBLASLt, func(s *schema.Snapshot, v schema.GemmLibrary) { s.HipBLASLt = v }),
 		block("rocblas", collectRocBLAS, func(s *schema.Snapshot, v schema.GemmLibrary) { s.RocBLAS = v }),
->>>>>>> rocm
 		pending("composable_kernel"),
 		block("tensile", collectTensile, func(s *schema.Snapshot, v schema.Tensile) { s.Tensile = v }),
 		block("tensile_catalog", collectTensileCatalog, func(s *schema.Snapshot, v schema.TensileCatalog) { s.TensileCatalog = v }),
@@ -36,21 +30,12 @@ func probeTable() []probe {
 		pending("torchrec"),
 		pending("aiter"),
 		pending("aotriton"),
-<<<<<<< HEAD
-		pending("miopen"),
-		pending("miopen_catalog"),
-		pending("rocfft_catalog"),
-		pending("rccl"),
-		block("nics", collectNICs, func(s *schema.Snapshot, v schema.NICs) { s.NICs = v }),
-		block("gpu_arch", collectGPUArch, func(s *schema.Snapshot, v schema.GPUArch) { s.GPUArch = v }),
-=======
 		block("miopen", collectMIOpen, func(s *schema.Snapshot, v schema.MIOpen) { s.MIOpen = v }),
 		block("miopen_catalog", collectMIOpenCatalog, func(s *schema.Snapshot, v schema.MIOpenCatalog) { s.MIOpenCatalog = v }),
 		block("rocfft_catalog", collectRocFFTCatalog, func(s *schema.Snapshot, v schema.RocFFTCatalog) { s.RocFFTCatalog = v }),
 		block("rccl", collectRCCL, func(s *schema.Snapshot, v schema.RCCL) { s.RCCL = v }),
-		pending("nics"),
-		pending("gpu_arch"),
->>>>>>> rocm
+		block("nics", collectNICs, func(s *schema.Snapshot, v schema.NICs) { s.NICs = v }),
+		block("gpu_arch", collectGPUArch, func(s *schema.Snapshot, v schema.GPUArch) { s.GPUArch = v }),
 		block("host", collectHost, func(s *schema.Snapshot, v hostInfo) {
 			s.Host = v.host
 			s.Provenance.OSRelease = v.os
