@@ -34,7 +34,14 @@ func collectNICs(s *state) schema.NICs {
 		s.reason("nics: lspci not on PATH; NIC presence undeterminable")
 		return nics
 	}
+	// lspci -d reads the same sysfs tree; when it shows no function of a
+	// vendor, lspci's answer is known to be empty and is not asked for.
+	pci, complete := pciIDs(s.root)
 	for _, v := range nicVendors {
+		if complete && !pci[v.lspciID] {
+			*v.dst(&nics) = schema.NIC{Present: schema.Bool(false)}
+			continue
+		}
 		*v.dst(&nics) = collectNIC(s, v)
 	}
 	return nics
