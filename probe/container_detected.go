@@ -149,6 +149,15 @@ func collectContainerDetected(s *state) isolation {
 	} else {
 		add("mnt_ns_differs_from_parent", "/proc/self/status PPid", schema.Str("no parent visible"), nil, false, false)
 	}
+	// A launcher that enters the namespace and then starts a shell
+	// (`unshare -m sh -c 'aorta-probe …'`) hides it from the parent test:
+	// the parent is the shell, inside. The grandparent and older are not.
+	if selfErr == nil {
+		src, obs, err, differs := ancestorMountNamespace(s, st.PPid, selfMnt)
+		add("mnt_ns_differs_from_ancestor", src, obs, err, differs, false)
+	} else {
+		add("mnt_ns_differs_from_ancestor", "/proc/self/ns/mnt", nil, selfErr, false, false)
+	}
 	if procOK {
 		if b, err := s.root.readFile("/proc/1/environ", 1<<20); err == nil {
 			v := ""
@@ -204,6 +213,46 @@ func collectContainerDetected(s *state) isolation {
 	return iso
 }
 
+// maxAncestors bounds the walk up the parent chain (a loop in a fake or
+// racing /proc must not hang the probe).
+const maxAncestors = 64
+
+// ancestorMountNamespace walks the parent chain from the grandparent of the
+// probe (the parent has its own signal) up to, not including, PID 1 (the
+// anchor's signal), and reports the first ancestor whose mount namespace
+// link differs from self. It stops at the first unreadable link or status
+// and reports that error. Source: /proc/<pid>/status (PPid) and
+// /proc/<pid>/ns/mnt of each ancestor.
+func ancestorMountNamespace(s *state, ppid int, selfMnt string) (source string, observed *string, err error, differs bool) {
+	if ppid <= 1 {
+		return "/proc/self/status PPid", schema.Str("no ancestor beyond the parent"), nil, false
+	}
+	pid, seen := ppid, map[int]bool{}
+	for depth := 1; depth <= maxAncestors; depth++ {
+		seen[pid] = true
+		stPath := fmt.Sprintf("/proc/%d/status", pid)
+		b, err := s.root.readFile(stPath, maxTextFile)
+		if err != nil {
+			return stPath, nil, err, false
+		}
+		st := parseProcStatus(string(b))
+		next := st.PPid
+		if !st.Has["PPid"] || next <= 1 || seen[next] {
+			return stPath, schema.Str(fmt.Sprintf("%d ancestors above the parent share %s", depth-1, selfMnt)), nil, false
+		}
+		nsPath := fmt.Sprintf("/proc/%d/ns/mnt", next)
+		link, err := s.root.readlink(nsPath)
+		if err != nil {
+			return nsPath, nil, err, false
+		}
+		if link != selfMnt {
+			return nsPath, schema.Str(fmt.Sprintf("%s vs %s (pid %d, %d levels up)", selfMnt, link, next, depth+1)), nil, true
+		}
+		pid = next
+	}
+	return fmt.Sprintf("/proc/%d/status", pid), schema.Str(fmt.Sprintf("walk stopped after %d ancestors sharing %s", maxAncestors, selfMnt)), nil, false
+}
+
 // contradictions names the signal combinations that do not tell one story.
 func contradictions(sigs []schema.Signal, anchorFired bool, extraFired []string) []string {
 	byName := map[string]schema.Signal{}
@@ -228,7 +277,8 @@ func contradictions(sigs []schema.Signal, anchorFired bool, extraFired []string)
 				allInitial = false
 			}
 		}
-		if readable > 0 && allInitial && !byName["probe_is_pid1"].Fired && !byName["mnt_ns_differs_from_parent"].Fired {
+		if readable > 0 && allInitial && !byName["probe_is_pid1"].Fired &&
+			!byName["mnt_ns_differs_from_parent"].Fired && !byName["mnt_ns_differs_from_ancestor"].Fired {
 			out = append(out, fmt.Sprintf("%s present, yet every readable namespace is the kernel's initial one: "+
 				"the marker may be baked into the image, or this is a VM or host that ships it; runtime_context.type follows the marker",
 				strings.Join(markers, " and ")))
