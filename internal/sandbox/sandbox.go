@@ -49,11 +49,13 @@ const ProbeName = "aorta-probe"
 func All() []Sandbox {
 	return []Sandbox{
 		{Key: "host", Label: "host (no sandbox)", run: wrapped(nil)},
-		unshare("unshare-m", "-m"),
+		unshare("unshare-m", true, "-m"),
 		unshareShell(),
-		unshare("unshare-pf-mount-proc", "-pf", "--mount-proc"),
-		unshare("unshare-U", "-U"),
-		unshare("unshare-Ur", "-Ur"),
+		unshare("unshare-pf-mount-proc", true, "-pf", "--mount-proc"),
+		// A user namespace needs no privilege where the kernel allows
+		// unprivileged ones; the preflight finds out.
+		unshare("unshare-U", false, "-U"),
+		unshare("unshare-Ur", false, "-Ur"),
 		bubblewrap(),
 		chroot(),
 		podman(),
@@ -128,11 +130,11 @@ func wrapped(prefix func(out string) []string) func(context.Context, string, str
 	}
 }
 
-func unshare(key string, flags ...string) Sandbox {
+func unshare(key string, root bool, flags ...string) Sandbox {
 	prefix := func(string) []string { return append([]string{"unshare"}, flags...) }
 	return Sandbox{
 		Key: key, Label: "unshare " + strings.Join(flags, " "),
-		Tools: []string{"unshare"}, Root: true,
+		Tools: []string{"unshare"}, Root: root,
 		wrap: prefix, run: wrapped(prefix),
 	}
 }
@@ -166,8 +168,9 @@ func bubblewrap() Sandbox {
 	}
 	return Sandbox{
 		Key: "bwrap", Label: "bwrap --unshare-all",
-		Tools: []string{"bwrap"}, Root: true,
-		wrap: prefix, run: wrapped(prefix),
+		// bwrap makes its own user namespace when not root.
+		Tools: []string{"bwrap"},
+		wrap:  prefix, run: wrapped(prefix),
 	}
 }
 
