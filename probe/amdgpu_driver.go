@@ -1,6 +1,9 @@
 package probe
 
 import (
+	"bufio"
+	"bytes"
+	"os"
 	"regexp"
 	"strings"
 
@@ -73,22 +76,33 @@ func findAMDGPUPackage(s *state) *amdgpuPackage {
 	return nil
 }
 
-// dpkgMayKnow reports whether dpkg's database can hold a package named
-// cand*: dpkg keeps a file under /var/lib/dpkg/info for every package it
-// has installed or still has configuration of, so without one dpkg-query's
-// answer is known to be empty and the 10–20 ms it costs are saved. When
-// the directory cannot be listed, dpkg-query is run.
+// dpkgMayKnow reports whether dpkg's status database, the file dpkg-query
+// -W reads, has a package whose name starts with cand. Without one the
+// query's answer is known to be empty, and the 10–20 ms it costs are saved.
+// The file is streamed line by line; when it cannot be read, dpkg-query is
+// run.
 func dpkgMayKnow(root fsroot, cand string) bool {
-	es, err := root.readDir("/var/lib/dpkg/info")
+	f, err := os.Open(root.path("/var/lib/dpkg/status"))
 	if err != nil {
 		return true
 	}
-	for _, e := range es {
-		if strings.HasPrefix(e.Name(), cand) {
+	defer f.Close()
+	want := []byte("Package: " + cand)
+	r := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := r.ReadSlice('\n')
+		if bytes.HasPrefix(line, want) {
 			return true
 		}
+		if err == bufio.ErrBufferFull {
+			for err == bufio.ErrBufferFull { // skip the rest of a huge line
+				_, err = r.ReadSlice('\n')
+			}
+		}
+		if err != nil {
+			return false
+		}
 	}
-	return false
 }
 
 // packageLines splits query output into lines of exactly n TAB-separated

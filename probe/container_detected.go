@@ -101,7 +101,7 @@ func collectContainerDetected(s *state) isolation {
 		add("self_cgroup_runtime", "/proc/self/cgroup", schema.Str(obs), nil, len(cgroupTokens(*cg)) > 0, true)
 	} else {
 		_, err := s.root.readFile("/proc/self/cgroup", maxTextFile)
-		add("self_cgroup_runtime", "/proc/self/cgroup", schema.Str(""), err, false, true)
+		add("self_cgroup_runtime", "/proc/self/cgroup", nil, err, false, true)
 	}
 
 	// Beyond the anchor.
@@ -176,19 +176,26 @@ func collectContainerDetected(s *state) isolation {
 			overlay := false
 			if ok {
 				obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
-				overlay = m.FSType == "overlay" || m.FSType == "fuse-overlayfs" || m.FSType == "aufs" || m.Root != "/"
+				switch m.FSType {
+				case "overlay", "fuse-overlayfs", "aufs", "tmpfs":
+					overlay = true
+				}
+				overlay = overlay || m.Root != "/"
 			}
-			add("root_mount_overlay_or_subtree", "/proc/self/mountinfo", schema.Str(obs), nil, overlay, false)
+			add("root_mount_container_like", "/proc/self/mountinfo", schema.Str(obs), nil, overlay, false)
 		} else {
-			add("root_mount_overlay_or_subtree", "/proc/self/mountinfo", nil, err, false, false)
+			add("root_mount_container_like", "/proc/self/mountinfo", nil, err, false, false)
 		}
 	}
-	for _, p := range []string{"/run/host/container-manager", "/run/systemd/container"} {
-		if t := s.root.readText(p); t != nil {
-			add(strings.ReplaceAll(strings.TrimPrefix(p, "/run/"), "/", "_"), p, t, nil, true, false)
-		} else {
-			add(strings.ReplaceAll(strings.TrimPrefix(p, "/run/"), "/", "_"), p, present(p), nil, s.root.exists(p), false)
+	for _, m := range []struct{ name, path string }{
+		{"host_container_manager", "/run/host/container-manager"},
+		{"systemd_container", "/run/systemd/container"},
+	} {
+		obs := s.root.readText(m.path)
+		if obs == nil {
+			obs = present(m.path)
 		}
+		add(m.name, m.path, obs, nil, s.root.exists(m.path), false)
 	}
 	k8s, k8sSet := s.env("KUBERNETES_SERVICE_HOST")
 	add("kubernetes_service_env", "$KUBERNETES_SERVICE_HOST", envObserved(k8s, k8sSet), nil, k8s != "", false)

@@ -148,3 +148,41 @@ func lineDiff(want, got []byte) string {
 	}
 	return "(no line differs; lengths differ)"
 }
+
+// TestIsolationScenarios pins what each isolation scenario must conclude,
+// independently of the golden bytes.
+func TestIsolationScenarios(t *testing.T) {
+	for _, tc := range []struct {
+		scenario      string
+		typ           string
+		detected      bool
+		mustFire      []string
+		contradiction string
+	}{
+		{"docker-container", "docker", true, []string{"dockerenv", "self_cgroup_runtime", "pid_ns_not_initial", "root_mount_container_like"}, ""},
+		{"k8s-pod", "baremetal", true, []string{"pid_ns_not_initial", "cgroup_ns_not_initial", "probe_is_pid1", "kubernetes_service_env"}, "signals are all silent"},
+		{"bwrap-sandbox", "baremetal", true, []string{"user_ns_not_initial", "user_ns_uid_map", "pid_ns_not_initial", "root_mount_container_like"}, "signals are all silent"},
+		{"vm-with-dockerenv", "docker", true, []string{"dockerenv"}, "every readable namespace is the kernel's initial one"},
+		{"empty", "baremetal", true, []string{"procfs_missing"}, "signals are all silent"},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			snap := collectScenario(t, "../testdata/roots/"+tc.scenario+".txtar")
+			if snap.RuntimeContext.Type != tc.typ || snap.ContainerDetected != tc.detected {
+				t.Errorf("type %q detected %v, want %q %v", snap.RuntimeContext.Type, snap.ContainerDetected, tc.typ, tc.detected)
+			}
+			fired := map[string]bool{}
+			for _, sg := range snap.Provenance.Isolation.Signals {
+				fired[sg.Name] = sg.Fired
+			}
+			for _, n := range tc.mustFire {
+				if !fired[n] {
+					t.Errorf("signal %s did not fire", n)
+				}
+			}
+			joined := strings.Join(snap.Provenance.Isolation.Contradictions, "\n")
+			if (tc.contradiction == "") != (joined == "") || !strings.Contains(joined, tc.contradiction) {
+				t.Errorf("contradictions %q, want one containing %q", joined, tc.contradiction)
+			}
+		})
+	}
+}

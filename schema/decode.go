@@ -177,7 +177,13 @@ func (d *decoder) str() (string, error) {
 				if err != nil {
 					return "", err
 				}
-				b.WriteRune(r)
+				if r >= 0xdc80 && r <= 0xdcff {
+					// A lone surrogate of surrogateescape: the raw byte
+					// it stands for, as the encoder wrote it.
+					b.WriteByte(byte(r - 0xdc00))
+				} else {
+					b.WriteRune(r)
+				}
 				d.i += n
 				continue
 			default:
@@ -194,7 +200,8 @@ func (d *decoder) str() (string, error) {
 }
 
 // unicodeEscape decodes \uXXXX at i, joining a surrogate pair when one
-// follows. A lone surrogate becomes U+FFFD (Go strings cannot hold it).
+// follows. A lone surrogate stays as is for the caller: U+DC80..U+DCFF are
+// surrogateescape bytes; any other becomes U+FFFD (Go strings cannot hold it).
 func (d *decoder) unicodeEscape(i int) (rune, int, error) {
 	hex4 := func(at int) (rune, bool) {
 		if at+6 > len(d.s) || d.s[at] != '\\' || d.s[at+1] != 'u' {
@@ -212,7 +219,7 @@ func (d *decoder) unicodeEscape(i int) (rune, int, error) {
 			return 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00), 12, nil
 		}
 	}
-	if r >= 0xd800 && r < 0xe000 {
+	if r >= 0xd800 && r < 0xe000 && (r < 0xdc80 || r > 0xdcff) {
 		r = utf8.RuneError
 	}
 	return r, 6, nil

@@ -199,7 +199,7 @@ func structMembers(v reflect.Value, ms []member) []member {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
+		if name == "-" || (!f.IsExported() && !f.Anonymous) {
 			continue
 		}
 		fv := v.Field(i)

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"aorta-probe/internal/fakeroot"
+	"aorta-probe/schema"
+)
+
+// bareHost is a root whose namespaces are all the kernel's initial ones and
+// that has no container marker: container_detected is false there.
+const bareHost = `A bare-metal host as seen from its initial namespaces.
+-- proc/self/ns/mnt -> mnt:[4026531840] --
+-- proc/self/ns/pid -> pid:[4026531836] --
+-- proc/self/ns/user -> user:[4026531837] --
+-- proc/self/ns/cgroup -> cgroup:[4026531835] --
+-- proc/self/ns/uts -> uts:[4026531838] --
+-- proc/self/ns/ipc -> ipc:[4026531839] --
+-- proc/1/ns/mnt -> mnt:[4026531840] --
+-- proc/self/uid_map --
+         0          0 4294967295
+-- proc/self/status --
+Pid:	4242
+PPid:	4000
+NSpid:	4242
+-- proc/4000/ns/mnt -> mnt:[4026531840] --
+-- proc/self/cgroup --
+0::/user.slice/user-1000.slice/session-3.scope
+-- proc/1/cgroup --
+0::/init.scope
+-- proc/sys/kernel/random/boot_id --
+0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
+`
+
+func cliRoot(t *testing.T, archive string) string {
+	t.Helper()
+	a, err := fakeroot.Parse([]byte(archive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := a.Expand(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(context.Background(), args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestCLIStdoutAndFile(t *testing.T) {
+	root := cliRoot(t, bareHost)
+	code, out, errs := cli(t, "--root", root, "-")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.HasSuffix(out, "}\n") || strings.HasSuffix(out, "\n\n") {
+		t.Errorf("stdout must end with exactly one newline")
+	}
+	v, err := schema.Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := v.(schema.Map[any]).Keys()
+	if len(keys) != 41 || keys[39] != "therock" || keys[40] != "probe_provenance" {
+		t.Errorf("keys: %v", keys)
+	}
+
+	path := filepath.Join(t.TempDir(), "env.json")
+	if code, out, errs := cli(t, path, "--root", root, "--no-provenance"); code != 0 || out != "" || errs != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.HasSuffix(doc, []byte("\n")) {
+		t.Error("file ends with a newline")
+	}
+	v, _ = schema.Decode(string(doc))
+	if keys := v.(schema.Map[any]).Keys(); len(keys) != 40 || keys[39] != "therock" {
+		t.Errorf("--no-provenance keys: %v", keys)
+	}
+	// -o is the same as OUT, and an existing file is replaced whole.
+	if code, _, errs := cli(t, "--root", root, "-o", path); code != 0 {
+		t.Fatalf("-o: exit %d %s", code, errs)
+	}
+	if code, _, _ := cli(t, "--root", root, "-o"+path, "--extended"); code != 0 {
+		t.Fatal("-oPATH form failed")
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestCLIWriteFailures(t *testing.T) {
+	root := cliRoot(t, bareHost)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no", "such", "env.json")
+	code, out, errs := cli(t, "--root", root, missing)
+	want := "aorta-probe: failed to write " + missing + ": [Errno 2] No such file or directory: '" + missing + "'\n"
+	if code != 1 || out != "" || errs != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, errs, want)
+	}
+	code, _, errs = cli(t, "--root", root, dir)
+	if code != 1 || !strings.Contains(errs, "Is a directory") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("directory as OUT: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("parent directories were created")
+	}
+}
+
+func TestCLIUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--execution-context"}, "--execution-context requires one of: direct, buck2_run, buck2_action (got '(missing)')"},
+		{[]string{"--execution-context", "remote"}, "--execution-context requires one of: direct, buck2_run, buck2_action (got 'remote')"},
+		{[]string{"--execution-context=buck2"}, "(got 'buck2')"},
+		{[]string{"--execution-context="}, "(got '')"},
+		{[]string{"--bogus"}, "unknown option --bogus"},
+		{[]string{"-h"}, "unknown option -h"},
+		{[]string{"--summary=yes"}, "option --summary does not take a value"},
+		{[]string{"a.json", "b.json"}, "unexpected extra argument 'b.json'"},
+		{[]string{"a.json", "-o", "b.json"}, "not both"},
+		{[]string{"-o"}, "option -o requires a value"},
+		{[]string{"--field"}, "option --field requires a value"},
+		{[]string{"--deadline", "soon"}, "--deadline needs a positive duration"},
+		{[]string{"--deadline", "-1s"}, "--deadline needs a positive duration"},
+	} {
+		code, out, errs := cli(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) || !strings.HasPrefix(errs, "aorta-probe: ") {
+			t.Errorf("%q: exit %d, stderr %q, want it to contain %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+func TestCLIField(t *testing.T) {
+	root := cliRoot(t, bareHost)
+	for _, tc := range []struct {
+		path      string
+		code      int
+		out, errs string
+	}{
+		{"schema_version", 0, "\"1.16\"\n", ""},
+		{"rocm.root", 0, "\"/opt/rocm\"\n", ""},
+		{"container_detected", 0, "false\n", ""},
+		{"docker", 0, "null\n", ""},
+		{"execution_context", 0, "{\"probe_invocation\": \"direct\", \"likely_execution_platform\": null}\n", ""},
+		{"docker.image", 1, "", "Error: Cannot descend into 'image' at 'docker': value is null\n"},
+		{"schema_version.x", 1, "", "Error: Cannot descend into 'x' at 'schema_version': value is str, not an object\n"},
+		{"partial_reasons.0", 1, "", "Error: Cannot descend into '0' at 'partial_reasons': value is list, not an object\n"},
+		{"rocm.nope", 1, "", "Error: Key 'nope' not found at 'rocm'. Available keys: kmd_version, layout, lib_root, root, root_source, version, version_dev, version_source\n"},
+		{"bogus", 1, "", "Error: Key 'bogus' not found at '<root>'. Available keys: aiter, amdgpu_driver, aotriton, buck_invocation, build_system, captured_at, composable_kernel, container_detected, docker, env_vars (+ 31 more)\n"},
+		{"", 1, "", "Error: --field path must be non-empty\n"},
+	} {
+		code, out, errs := cli(t, "--root", root, "--field", tc.path)
+		if code != tc.code || out != tc.out || errs != tc.errs {
+			t.Errorf("--field %q: exit %d, stdout %q, stderr %q", tc.path, code, out, errs)
+		}
+	}
+	if code, _, errs := cli(t, "--summary", "--field", "x"); code != 1 || errs != "Error: --summary and --field are mutually exclusive\n" {
+		t.Errorf("summary+field: %d %q", code, errs)
+	}
+}
+
+func TestCLISummary(t *testing.T) {
+	root := cliRoot(t, bareHost)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, out, _ := cli(t, "--root", root, "--summary")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	brief, reasons, ok := strings.Cut(out, "\n\nPartial reasons:\n")
+	if !ok {
+		t.Fatalf("no reasons section in %q", out)
+	}
+	lines := strings.Split(brief, "\n")
+	if len(lines) != 31 || !strings.HasPrefix(lines[0], "  runtime:   baremetal / python=system  container_detected=no  probe=direct  ns=mnt:") ||
+		lines[30] != "  rdhc:      unavailable (system_health=null)" {
+		t.Errorf("brief:\n%s", brief)
+	}
+	if !strings.HasPrefix(reasons, "  - ") || strings.Contains(out, "PARTIAL") {
+		t.Errorf("reasons:\n%s", reasons)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Error("--summary wrote a file")
+	}
+}
+
+func TestCLIWarning(t *testing.T) {
+	root := cliRoot(t, bareHost)
+	t.Setenv("AORTA_RE_IMAGE", "")
+	t.Setenv("AORTA_DOCKER_IMAGE", "")
+	_, _, errs := cli(t, "--root", root, "--execution-context", "buck2_action", "--field", "schema_version")
+	if !strings.HasPrefix(errs, "WARNING: --execution-context buck2_action claims an in-action capture") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("stderr %q", errs)
+	}
+	_, _, errs = cli(t, "--root", root, "--execution-context=buck2_run", "--field", "schema_version")
+	if !strings.HasPrefix(errs, "NOTICE: --execution-context buck2_run") {
+		t.Errorf("stderr %q", errs)
+	}
+	t.Setenv("AORTA_RE_IMAGE", "registry/rocm:7.2")
+	if _, _, errs = cli(t, "--root", root, "--execution-context", "buck2_action", "--field", "schema_version"); errs != "" {
+		t.Errorf("a declared launcher image must silence the warning: %q", errs)
+	}
+}
+
+func TestCLIHelpVersion(t *testing.T) {
+	if code, out, _ := cli(t, "--help"); code != 0 || !strings.HasPrefix(out, "Usage: aorta-probe") {
+		t.Errorf("--help: %d %q", code, out)
+	}
+	if code, out, _ := cli(t, "--version"); code != 0 || !strings.Contains(out, "schema 1.16") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+}

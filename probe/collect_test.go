@@ -1,0 +1,147 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"aorta-probe/schema"
+)
+
+// runnerFunc adapts a function to Runner.
+type runnerFunc func(context.Context, Command) Result
+
+func (f runnerFunc) Run(ctx context.Context, c Command) Result { return f(ctx, c) }
+
+// dpkgRoot is a root where amdgpu_driver runs dpkg-query.
+func dpkgRoot(t *testing.T) Options {
+	dir := t.TempDir()
+	for p, f := range map[string]struct {
+		data string
+		mode os.FileMode
+	}{
+		"bin/dpkg-query":      {"#!/bin/sh\nexit 99\n", 0o755},
+		"var/lib/dpkg/status": {"Package: amdgpu-dkms\nVersion: 1:6.14.14\n", 0o644},
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(f.data), f.mode)
+	}
+	return Options{
+		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
+		Env:   func(string) (string, bool) { return "", false },
+		Uname: func() (Uname, error) { return Uname{"r", "v", "m"}, nil },
+	}
+}
+
+func reasonIndex(reasons []string, prefix string) int {
+	return slices.IndexFunc(reasons, func(r string) bool { return strings.HasPrefix(r, prefix) })
+}
+
+// A panic inside a probe becomes one reason in that probe's slot and leaves
+// the block in its fully-shaped not-captured form; every other block is
+// still captured.
+func TestCollectPanicInProbe(t *testing.T) {
+	opt := dpkgRoot(t)
+	opt.Runner = runnerFunc(func(context.Context, Command) Result { panic("runner exploded") })
+	snap := Collect(context.Background(), opt)
+	i := reasonIndex(snap.PartialReasons, "collect_env: unexpected failure (panic in amdgpu_driver probe: runner exploded)")
+	if i < 0 {
+		t.Fatalf("no panic reason in %q", snap.PartialReasons)
+	}
+	if j := reasonIndex(snap.PartialReasons, "rocm.kmd_version"); j < 0 || j > i {
+		t.Errorf("panic reason out of table order: %q", snap.PartialReasons)
+	}
+	if snap.AMDGPUDriver != schema.NotCapturedAMDGPUDriver() {
+		t.Errorf("amdgpu_driver not in its absent shape: %+v", snap.AMDGPUDriver)
+	}
+	if snap.Host.KernelRelease == nil || *snap.Host.KernelRelease != "r" {
+		t.Error("other blocks must still be captured")
+	}
+	rec := snap.Provenance.Probes[slices.IndexFunc(snap.Provenance.Probes, func(p schema.ProbeRecord) bool { return p.Name == "amdgpu_driver" })]
+	if rec.Outcome != "panic" {
+		t.Errorf("provenance outcome %q", rec.Outcome)
+	}
+	if !strings.Contains(string(schema.Encode(snap)), `"amdgpu_driver": {`) {
+		t.Error("document lacks amdgpu_driver")
+	}
+}
+
+// A probe that does not finish by the deadline is abandoned: the document
+// is still written, on time, with that block not captured and one reason.
+func TestCollectDeadline(t *testing.T) {
+	opt := dpkgRoot(t)
+	release := make(chan struct{})
+	defer close(release)
+	opt.Runner = runnerFunc(func(context.Context, Command) Result { <-release; return Result{} }) // ignores ctx
+	opt.Deadline = 200 * time.Millisecond
+	opt.Now = time.Now
+	start := time.Now()
+	snap := Collect(context.Background(), opt)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("Collect returned after %v", d)
+	}
+	if reasonIndex(snap.PartialReasons, "amdgpu_driver: not captured (deadline of 200ms exceeded)") < 0 {
+		t.Errorf("no deadline reason in %q", snap.PartialReasons)
+	}
+	if !snap.Provenance.DeadlineHit {
+		t.Error("deadline_hit false")
+	}
+	if snap.Host.Machine == nil {
+		t.Error("host must be captured")
+	}
+}
+
+// Cancelling the context (SIGTERM in main) ends collection the same way.
+func TestCollectInterrupted(t *testing.T) {
+	opt := dpkgRoot(t)
+	release := make(chan struct{})
+	defer close(release)
+	opt.Runner = runnerFunc(func(context.Context, Command) Result { <-release; return Result{} })
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	snap := Collect(ctx, opt)
+	if reasonIndex(snap.PartialReasons, "amdgpu_driver: not captured (collection interrupted)") < 0 {
+		t.Errorf("no interruption reason in %q", snap.PartialReasons)
+	}
+}
+
+func TestExecutionContextUnknownLabel(t *testing.T) {
+	opt := dpkgRoot(t)
+	opt.Runner = runnerFunc(func(context.Context, Command) Result { return Result{} })
+	opt.ExecutionContext = "buck2-action"
+	snap := Collect(context.Background(), opt)
+	if snap.ExecutionContext.ProbeInvocation != "direct" ||
+		reasonIndex(snap.PartialReasons, "execution_context.probe_invocation: unknown value 'buck2-action'; recorded as 'direct'") < 0 {
+		t.Errorf("got %+v, %q", snap.ExecutionContext, snap.PartialReasons)
+	}
+}
+
+func TestWarning(t *testing.T) {
+	env := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	snap := schema.NotCaptured()
+	for _, tc := range []struct {
+		inv       string
+		container bool
+		env       map[string]string
+		want      string
+	}{
+		{"direct", false, nil, ""},
+		{"buck2_action", true, nil, ""},
+		{"buck2_action", false, map[string]string{"AORTA_RE_IMAGE": "img"}, ""},
+		{"buck2_action", false, map[string]string{"AORTA_DOCKER_IMAGE": "img"}, ""},
+		{"buck2_action", false, map[string]string{"AORTA_RE_IMAGE": ""}, "WARNING: --execution-context buck2_action claims"},
+		{"buck2_run", false, nil, "NOTICE: --execution-context buck2_run ran without"},
+	} {
+		snap.ExecutionContext.ProbeInvocation, snap.ContainerDetected = tc.inv, tc.container
+		got := Warning(snap, env(tc.env))
+		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) || strings.Contains(got, "\n") {
+			t.Errorf("%s/%v/%v: %q", tc.inv, tc.container, tc.env, got)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestReadTextHostile: read-text never hangs or reads unbounded data, and
+// each odd file type is simply "unreadable".
+func TestReadTextHostile(t *testing.T) {
+	dir := t.TempDir()
+	r := fsroot(dir)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "crlf"), []byte(" 7.2.1\r\n"), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "blank"), []byte(" \n\t"), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "latin1"), []byte("7.2\xe9"), 0o644))
+	must(syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	must(os.Mkdir(filepath.Join(dir, "dir"), 0o755))
+	must(os.Symlink("loop", filepath.Join(dir, "loop")))
+	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero")))
+	huge, err := os.Create(filepath.Join(dir, "huge"))
+	must(err)
+	must(huge.Truncate(3 << 30)) // sparse 3 GiB
+	huge.Close()
+
+	if got := r.readText("/crlf"); got == nil || *got != "7.2.1" {
+		t.Errorf("crlf: %v", got)
+	}
+	for _, p := range []string{"/blank", "/latin1", "/fifo", "/dir", "/loop", "/zero", "/huge", "/missing"} {
+		if got := r.readText(p); got != nil {
+			t.Errorf("%s: got %q, want nil", p, *got)
+		}
+	}
+	if _, err := r.readFile("/missing", 10); err == nil || err.(*os.PathError).Path != "/missing" {
+		t.Errorf("error must name the logical path: %v", err)
+	}
+}
+
+func TestResolveROCmRoots(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(p string) {
+		if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkf := func(p, data string) {
+		mk(filepath.Dir(p))
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site := "/usr/lib/python3.12/site-packages"
+	mk(site + "/_rocm_sdk_core/bin")
+	mk(site + "/_rocm_sdk_libraries/lib")
+	mk(site + "/_rocm_sdk_devel/include")
+	mk("/opt/rocm-7.2.1/lib")
+	mk("/srv/shim/bin")
+	mk("/opt/empty")
+	root := fsroot(dir)
+	none := func() []string { return nil }
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		cwd  string
+		want rocmRoots
+	}{
+		{"nothing", nil, "/", rocmRoots{"/opt/rocm", "/opt/rocm", "/opt/rocm", "none", "classic"}},
+		{"ROCM_PATH classic", map[string]string{"ROCM_PATH": "/opt/rocm-7.2.1/"}, "/",
+			rocmRoots{"/opt/rocm-7.2.1", "/opt/rocm-7.2.1", "/opt/rocm-7.2.1", "ROCM_PATH", "classic"}},
+		{"ROCM_PATH loose test accepts a bin-only tree", map[string]string{"ROCM_PATH": "/srv/shim"}, "/",
+			rocmRoots{"/srv/shim", "/srv/shim", "/srv/shim", "ROCM_PATH", "classic"}},
+		{"ROCM_PATH not a root falls to ROCM_HOME", map[string]string{"ROCM_PATH": "/opt/empty", "ROCM_HOME": "/opt/rocm-7.2.1"}, "/",
+			rocmRoots{"/opt/rocm-7.2.1", "/opt/rocm-7.2.1", "/opt/rocm-7.2.1", "ROCM_HOME", "classic"}},
+		{"relative ROCM_PATH against cwd", map[string]string{"ROCM_PATH": "rocm-7.2.1/lib/.."}, "/opt",
+			rocmRoots{"/opt/rocm-7.2.1", "/opt/rocm-7.2.1", "/opt/rocm-7.2.1", "ROCM_PATH", "classic"}},
+		{"relative ROCM_PATH without cwd is skipped", map[string]string{"ROCM_PATH": "rocm-7.2.1"}, "",
+			rocmRoots{"/opt/rocm", "/opt/rocm", "/opt/rocm", "none", "classic"}},
+		{"wheel via _rocm_sdk_devel", map[string]string{"ROCM_PATH": site + "/_rocm_sdk_devel"}, "/",
+			rocmRoots{site + "/_rocm_sdk_core", site + "/_rocm_sdk_libraries", site + "/_rocm_sdk_devel", "ROCM_PATH", "wheel"}},
+		{"wheel candidate without core siblings", map[string]string{"ROCM_HOME": "/opt/rocm-7.2.1/_rocm_sdk_x"}, "/",
+			rocmRoots{"/opt/rocm", "/opt/rocm", "/opt/rocm", "none", "classic"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+			if got := resolveROCmRoots(root, env, tc.cwd, none); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	t.Run("wheel found on the python search path", func(t *testing.T) {
+		env := func(string) (string, bool) { return "", false }
+		got := resolveROCmRoots(root, env, "/", func() []string { return pythonSiteDirs(root, env) })
+		want := rocmRoots{site + "/_rocm_sdk_core", site + "/_rocm_sdk_libraries", site + "/_rocm_sdk_devel", "import:_rocm_sdk_core", "wheel"}
+		if got != want {
+			t.Errorf("got %+v, want %+v", got, want)
+		}
+	})
+	t.Run("usable /opt/rocm beats the wheel", func(t *testing.T) {
+		mkf("/opt/rocm/.info/version", "7.2.1\n")
+		env := func(string) (string, bool) { return "", false }
+		got := resolveROCmRoots(root, env, "/", func() []string { return pythonSiteDirs(root, env) })
+		if got.source != "opt_rocm" {
+			t.Errorf("got %+v", got)
+		}
+	})
+	t.Run("a bin-only /opt/rocm shim does not count", func(t *testing.T) {
+		d := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(d, "opt/rocm/bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if usableOptROCm(fsroot(d)) {
+			t.Error("bin-only shim accepted")
+		}
+	})
+}
