@@ -113,6 +113,17 @@ func TestSandboxes(t *testing.T) {
 		if err := sandbox.CheckStatic(bin); err != nil {
 			t.Fatal(err)
 		}
+		// file(1) as a second opinion where it is installed; the ELF check
+		// above is the one that needs no tool.
+		if _, err := exec.LookPath("file"); err == nil {
+			out, err := exec.Command("file", "-b", bin).Output()
+			if err != nil {
+				t.Fatalf("file -b %s: %v", bin, err)
+			}
+			if !strings.Contains(string(out), "statically linked") {
+				t.Errorf("file -b %s: %s, want statically linked", bin, strings.TrimSpace(string(out)))
+			}
+		}
 	})
 	h := readHostFacts(t)
 
