@@ -70,6 +70,12 @@ var sandboxCases = []sandboxCase{
 		wantType: func(h hostFacts, _ *sandbox.Summary) string { return h.runtimeType(h.pid1Cgroup) },
 	},
 	{
+		// Only the network namespace is new; its inode is not fixed, so
+		// the parent is what tells.
+		key: "unshare-n", signals: []string{"net_ns_differs_from_ancestor"}, mount: "same",
+		wantType: func(h hostFacts, _ *sandbox.Summary) string { return h.runtimeType(h.pid1Cgroup) },
+	},
+	{
 		// bwrap unshares the user namespace only where the kernel lets it
 		// (--unshare-user-try), so user_ns_not_initial is not required.
 		// PID 1 is bwrap, in the test's cgroup, seen through a new cgroup
@@ -85,6 +91,12 @@ var sandboxCases = []sandboxCase{
 	{
 		key: "chroot", signals: []string{"procfs_missing"}, mount: "null",
 		wantType: func(hostFacts, *sandbox.Summary) string { return "baremetal" },
+	},
+	{
+		// The root has no markers, but /proc is the host's: PID 1's cgroup
+		// still counts. The kernel hides the real root mount.
+		key: "chroot-proc", signals: []string{"root_mount_container_like"}, mount: "differs",
+		wantType: func(h hostFacts, _ *sandbox.Summary) string { return h.withoutMarkers().runtimeType(h.pid1Cgroup) },
 	},
 	{
 		key: "podman", signals: []string{"containerenv", "pid_ns_not_initial", "probe_is_pid1"}, mount: "differs",
@@ -340,6 +352,18 @@ func (h hostFacts) runtimeType(pid1Cgroup *string) string {
 		}
 	}
 	return "baremetal"
+}
+
+// withoutMarkers is h for a root that has no /.dockerenv or
+// /run/.containerenv.
+func (h hostFacts) withoutMarkers() hostFacts {
+	out := h
+	out.signals = map[string]bool{}
+	for k, v := range h.signals {
+		out.signals[k] = v
+	}
+	out.signals["dockerenv"], out.signals["containerenv"] = false, false
+	return out
 }
 
 func exists(p string) bool {

@@ -7,13 +7,14 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// TestAncestorMountNamespace walks fake parent chains: a differing
+// TestAncestorNamespace walks fake parent chains: a differing
 // grandparent fires, a chain that reaches PID 1 or loops does not, and an
 // unreadable link stops the walk with its error.
-func TestAncestorMountNamespace(t *testing.T) {
+func TestAncestorNamespace(t *testing.T) {
 	const self = "mnt:[4026532178]"
 	tests := []struct {
 		name    string
+		kind    string // default mnt (from the grandparent); net walks from the parent
 		ppid    int
 		archive string
 		source  string
@@ -60,6 +61,31 @@ func TestAncestorMountNamespace(t *testing.T) {
 			archive: "-- proc/20/status --\nPPid:\t10\n",
 			source:  "/proc/10/ns/mnt", err: "[Errno 2] No such file or directory: '/proc/10/ns/mnt'",
 		},
+		{name: "net no parent", kind: "net", ppid: 0, source: "/proc/self/status PPid", obs: "no parent visible"},
+		{
+			name: "net parent differs", kind: "net", ppid: 20,
+			archive: "-- proc/20/ns/net -> net:[4026531840] --\n",
+			source:  "/proc/20/ns/net", obs: "net:[4026532178] vs net:[4026531840] (pid 20, 1 levels up)", differs: true,
+		},
+		{
+			name: "net grandparent differs", kind: "net", ppid: 20,
+			archive: "-- proc/20/ns/net -> net:[4026532178] --\n-- proc/20/status --\nPPid:\t10\n-- proc/10/ns/net -> net:[4026531840] --\n",
+			source:  "/proc/10/ns/net", obs: "net:[4026532178] vs net:[4026531840] (pid 10, 2 levels up)", differs: true,
+		},
+		{
+			name: "net chain ends at pid 1", kind: "net", ppid: 20,
+			archive: "-- proc/20/ns/net -> net:[4026532178] --\n-- proc/20/status --\nPPid:\t1\n-- proc/1/ns/net -> net:[4026532178] --\n",
+			source:  "/proc/1/ns/net", obs: "2 ancestors share net:[4026532178]",
+		},
+		{
+			name: "net parent is pid 1", kind: "net", ppid: 1,
+			archive: "-- proc/1/ns/net -> net:[4026531840] --\n",
+			source:  "/proc/1/ns/net", obs: "net:[4026532178] vs net:[4026531840] (pid 1, 1 levels up)", differs: true,
+		},
+		{
+			name: "net parent unreadable", kind: "net", ppid: 20,
+			source: "/proc/20/ns/net", err: "[Errno 2] No such file or directory: '/proc/20/ns/net'",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,7 +98,11 @@ func TestAncestorMountNamespace(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := &state{collector: &collector{root: fsroot(root)}}
-			source, obs, gotErr, differs := ancestorMountNamespace(s, tt.ppid, self)
+			kind, self, fromParent := "mnt", self, false
+			if tt.kind == "net" {
+				kind, self, fromParent = "net", "net:[4026532178]", true
+			}
+			source, obs, gotErr, differs := ancestorNamespace(s, tt.ppid, kind, self, fromParent)
 			if source != tt.source || differs != tt.differs {
 				t.Errorf("source, differs = %q, %v; want %q, %v", source, differs, tt.source, tt.differs)
 			}

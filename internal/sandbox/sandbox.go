@@ -56,8 +56,10 @@ func All() []Sandbox {
 		// unprivileged ones; the preflight finds out.
 		unshare("unshare-U", false, "-U"),
 		unshare("unshare-Ur", false, "-Ur"),
+		unshare("unshare-n", true, "-n"),
 		bubblewrap(),
 		chroot(),
+		chrootProc(),
 		podman(),
 		docker(),
 	}
@@ -189,6 +191,33 @@ func chroot() Sandbox {
 				return nil, err
 			}
 			if _, err := command(ctx, log, "chroot", root, "/"+ProbeName, "/out/env.json"); err != nil {
+				return nil, err
+			}
+			return readDoc(filepath.Join(root, "out", "env.json"))
+		},
+	}
+}
+
+// chrootProc is a chroot into a directory holding the binary and a
+// mounted /proc — what most chroot-based sandboxes look like. The proc
+// mount is made inside `unshare -m`, so it disappears with the namespace.
+func chrootProc() Sandbox {
+	return Sandbox{
+		Key: "chroot-proc", Label: "unshare -m + chroot with /proc",
+		Tools: []string{"unshare", "sh", "mount", "chroot"}, Root: true,
+		wrap: func(string) []string { return []string{"unshare", "-m"} },
+		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
+			root := filepath.Join(dir, "root")
+			for _, d := range []string{"out", "proc"} {
+				if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+					return nil, err
+				}
+			}
+			if err := copyFile(bin, filepath.Join(root, ProbeName), 0o755); err != nil {
+				return nil, err
+			}
+			script := `mount -t proc proc "$1/proc" && exec chroot "$1" /` + ProbeName + ` /out/env.json`
+			if _, err := command(ctx, log, "unshare", "-m", "sh", "-c", script, "sh", root); err != nil {
 				return nil, err
 			}
 			return readDoc(filepath.Join(root, "out", "env.json"))
