@@ -314,7 +314,8 @@ func contradictions(sigs []schema.Signal, anchorFired bool, extraFired []string)
 			}
 		}
 		if readable > 0 && allInitial && !byName["probe_is_pid1"].Fired &&
-			!byName["mnt_ns_differs_from_parent"].Fired && !byName["mnt_ns_differs_from_ancestor"].Fired {
+			!byName["mnt_ns_differs_from_parent"].Fired && !byName["mnt_ns_differs_from_ancestor"].Fired &&
+			!byName["net_ns_differs_from_ancestor"].Fired {
 			out = append(out, fmt.Sprintf("%s present, yet every readable namespace is the kernel's initial one: "+
 				"the marker may be baked into the image, or this is a VM or host that ships it; runtime_context.type follows the marker",
 				strings.Join(markers, " and ")))
