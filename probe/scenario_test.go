@@ -23,7 +23,8 @@ var fixedNow = func() time.Time { return time.Date(2026, 4, 28, 12, 0, 0, 0, tim
 
 // scenarioOptions turns an archive's settings into Options over root:
 //
-//	env: NAME=value        one environment variable (repeatable); nothing else is set
+//	env: NAME=value        one environment variable (repeatable); nothing else is set;
+//	                       $ROOT in the value is the expanded root (env: TMPDIR=$ROOT/tmp)
 //	path: bin usr/bin      tool directories, relative to the root (default: bin)
 //	uname: R | V | M       uname(2) answer (default a fixed Ubuntu kernel)
 //	uname-error: EPERM     uname(2) fails
@@ -45,7 +46,7 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 		switch k, v := kv[0], kv[1]; k {
 		case "env":
 			name, val, _ := strings.Cut(v, "=")
-			env[name] = val
+			env[name] = strings.ReplaceAll(val, "$ROOT", root)
 		case "path":
 			for _, d := range strings.Fields(v) {
 				path = append(path, filepath.Join(root, d))
@@ -83,8 +84,16 @@ func collectScenario(t *testing.T, archive string) *schema.Snapshot {
 		t.Fatal(err)
 	}
 	snap := Collect(context.Background(), scenarioOptions(t, root, a))
-	// The temporary directory is not part of the scenario.
+	// The temporary directory is not part of the scenario: commands found
+	// on the scenario's PATH (run by absolute path) and temp files under
+	// $ROOT are recorded as the machine would see them.
 	snap.Provenance.Root = "/"
+	for i := range snap.Provenance.Commands {
+		argv := snap.Provenance.Commands[i].Argv
+		for j := range argv {
+			argv[j] = strings.ReplaceAll(argv[j], root, "")
+		}
+	}
 	return snap
 }
 

@@ -15,11 +15,11 @@ func probeTable() []probe {
 		}),
 		block("probe_namespace", collectProbeNamespace, func(s *schema.Snapshot, v *string) { s.ProbeNamespace = v }),
 		block("execution_context", collectExecutionContext, func(s *schema.Snapshot, v schema.ExecutionContext) { s.ExecutionContext = v }),
-		pending("system_health"),
+		block("system_health", collectSystemHealth, func(s *schema.Snapshot, v systemHealth) { s.SystemHealth = v.value }),
 		block("therock", collectTheRock, func(s *schema.Snapshot, v theRock) { s.TheRock = v.block }),
 		block("rocm", collectROCm, func(s *schema.Snapshot, v schema.ROCm) { s.ROCm = v }),
 		block("amdgpu_driver", collectAMDGPUDriver, func(s *schema.Snapshot, v schema.AMDGPUDriver) { s.AMDGPUDriver = v }),
-		pending("hip"),
+		block("hip", collectHIP, func(s *schema.Snapshot, v schema.HIP) { s.HIP = v }),
 		pending("hipblaslt"),
 		pending("rocblas"),
 		pending("composable_kernel"),
@@ -34,8 +34,8 @@ func probeTable() []probe {
 		pending("miopen_catalog"),
 		pending("rocfft_catalog"),
 		pending("rccl"),
-		pending("nics"),
-		pending("gpu_arch"),
+		block("nics", collectNICs, func(s *schema.Snapshot, v schema.NICs) { s.NICs = v }),
+		block("gpu_arch", collectGPUArch, func(s *schema.Snapshot, v schema.GPUArch) { s.GPUArch = v }),
 		block("host", collectHost, func(s *schema.Snapshot, v hostInfo) {
 			s.Host = v.host
 			s.Provenance.OSRelease = v.os

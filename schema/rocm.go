@@ -63,28 +63,33 @@ func NotCapturedAMDGPUDriver() AMDGPUDriver {
 	return AMDGPUDriver{Scope: "host_kernel", Status: "absent"}
 }
 
-// HIP is what hipconfig reports (core.md §9).
+// HIP is what hipconfig reports (core.md §9). Scope: filesystem (the
+// hipconfig on the probe's PATH; no <core>/bin fallback).
 type HIP struct {
-	Version   *string `json:"version"`
-	Platform  *string `json:"platform"`
-	Compiler  *string `json:"compiler"`
-	Runtime   *string `json:"runtime"`
-	CppConfig *string `json:"cpp_config"`
+	Version   *string `json:"version"`    // Source: hipconfig --version, stripped
+	Platform  *string `json:"platform"`   // Source: hipconfig --platform
+	Compiler  *string `json:"compiler"`   // Source: hipconfig --compiler
+	Runtime   *string `json:"runtime"`    // Source: hipconfig --runtime
+	CppConfig *string `json:"cpp_config"` // Source: hipconfig --cpp_config
 }
 
 // GPUArch is the GPU agents rocm_agent_enumerator lists (core.md §10).
+// Scope: host kernel (KFD topology); the tool comes from the filesystem.
 type GPUArch struct {
-	AgentCount      *int     `json:"agent_count"`
-	GfxTargets      []string `json:"gfx_targets,nullable"`
+	// Source: rocm_agent_enumerator stdout, non-blank lines other than gfx000.
+	AgentCount *int `json:"agent_count"`
+	// Source: the same lines, unique, sorted by code point.
+	GfxTargets []string `json:"gfx_targets,nullable"`
+	// Source: the same lines, counted per target (keys sorted).
 	AgentArchCounts Map[int] `json:"agent_arch_counts,nullable"`
 }
 
 // NICs is the presence and identity of the three RDMA NIC families
 // (core.md §11), keys in registry order.
 type NICs struct {
-	AINIC    NIC `json:"ainic"`
-	Broadcom NIC `json:"broadcom"`
-	CX7      NIC `json:"cx7"`
+	AINIC    NIC `json:"ainic"`    // lspci -d 1dd8:1002, driver ionic
+	Broadcom NIC `json:"broadcom"` // lspci -d 14e4:1760, driver bnxt_en
+	CX7      NIC `json:"cx7"`      // lspci -d 15b3:1021, driver mlx5_core
 }
 
 // NotCapturedNICs is the disaster shape: presence unknown for every vendor.
@@ -93,47 +98,61 @@ func NotCapturedNICs() NICs { return NICs{} }
 // NIC is one vendor: {"present": false|null}, or the Tier-1 (and for AINIC
 // Tier-2) details when present.
 type NIC struct {
+	// Source: lspci -d <id>: output true, empty false, failure null.
+	// Scope: host hardware (PCI).
 	Present    *bool `json:"present"`
 	*NICDetail `json:",inline"`
 }
 
-// NICDetail is what a present vendor reports.
+// NICDetail is what a present vendor reports (Tier 1, sudo-free).
 type NICDetail struct {
-	DriverVersion *string    `json:"driver_version"`
-	Firmware      *string    `json:"firmware"`
-	PkgVersion    *string    `json:"pkg_version"`
-	RDMADevices   []string   `json:"rdma_devices,nullable"`
-	Links         []RDMALink `json:"links,nullable"`
-	*AINICDetail  `json:",inline"`
+	// Source: /sys/module/<driver>/version, else ethtool -i "version:".
+	DriverVersion *string `json:"driver_version"`
+	// Source: ethtool -i "firmware-version:", the part before "/pkg".
+	Firmware *string `json:"firmware"`
+	// Source: the part of firmware-version after "/pkg".
+	PkgVersion *string `json:"pkg_version"`
+	// Source: ibv_devices, kept when /sys/class/infiniband/<dev>/device/driver
+	// names the vendor's driver. Always a list ([] when none or unknown).
+	RDMADevices []string `json:"rdma_devices,nullable"`
+	// Source: rdma link, kept when the netdev's (else the device's) driver
+	// link names the vendor's driver. Always a list.
+	Links        []RDMALink `json:"links,nullable"`
+	*AINICDetail `json:",inline"`
 }
 
 // RDMALink is one line of `rdma link`.
 type RDMALink struct {
-	Device string  `json:"device"`
-	State  *string `json:"state"`
-	Netdev *string `json:"netdev"`
+	Device string  `json:"device"` // second token up to its first '/'
+	State  *string `json:"state"`  // token after "state"
+	Netdev *string `json:"netdev"` // token after "netdev"
 }
 
-// AINICDetail is the Tier-2 nicctl view, emitted only when nicctl is on PATH.
+// AINICDetail is the Tier-2 nicctl view, emitted only when nicctl is on
+// PATH. Scope: root via `sudo -n -E nicctl ...`.
 type AINICDetail struct {
-	NicctlVersion *string      `json:"nicctl_version"`
+	NicctlVersion *string      `json:"nicctl_version"` // Source: nicctl --version
 	Card          AINICCard    `json:"card"`
 	Profile       AINICProfile `json:"profile"`
 	DCQCN         AINICDCQCN   `json:"dcqcn"`
 }
 
+// AINICCard identifies the AINIC card.
 type AINICCard struct {
-	ASIC     *string `json:"asic"`
-	HostSW   *string `json:"host_sw"`
-	Firmware *string `json:"firmware"`
-	UUID     *string `json:"uuid"`
+	ASIC     *string `json:"asic"`     // Source: nicctl show card --detail (salina|elba|giglio, upper-cased)
+	HostSW   *string `json:"host_sw"`  // Source: nicctl show version host-software --json
+	Firmware *string `json:"firmware"` // Source: nicctl show version firmware --json, else card --detail
+	UUID     *string `json:"uuid"`     // Source: nicctl show card --detail (first UUID)
 }
 
+// AINICProfile is the card's device configuration profile.
 type AINICProfile struct {
-	DeviceConfig *string `json:"device_config"`
-	SRIOV        *bool   `json:"sriov"`
+	DeviceConfig *string `json:"device_config"` // Source: nicctl show card profile -c <uuid>
+	SRIOV        *bool   `json:"sriov"`         // device_config contains "_vf"
 }
 
+// AINICDCQCN is DCQCN profile 1 of the first AINIC RDMA device.
+// Source: nicctl show dcqcn --roce-device <dev> --profile-id 1.
 type AINICDCQCN struct {
 	Enabled         *bool `json:"enabled"`
 	TokenBucketSize *int  `json:"token_bucket_size"`

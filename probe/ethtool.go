@@ -1,0 +1,50 @@
+package probe
+
+import "strings"
+
+// Parsers of `ethtool -i <iface>` output (core.md §11.4 steps 4–5), e.g.
+//
+//	driver: bnxt_en
+//	version: 6.9.0-0_fbk10_brcmrdma13_141_g9
+//	firmware-version: 232.0.219.16/pkg 232.1.196.16
+//	expansion-rom-version:
+//	bus-info: 0000:f3:00.0
+
+// ethtoolField returns the value of the first line that starts with
+// "<field>:" exactly (text after the first colon, stripped); nil when no
+// line matches or the value is empty.
+func ethtoolField(out, field string) *string {
+	for _, line := range pySplitlines(out) {
+		if !strings.HasPrefix(line, field+":") {
+			continue
+		}
+		v := pyStrip(line[len(field)+1:])
+		if v == "" {
+			return nil
+		}
+		return &v
+	}
+	return nil
+}
+
+// splitFirmware splits an ethtool firmware-version value at "/pkg": the
+// part before it is the firmware, the part after it the package version
+// (nil when empty or equal to the firmware). Without "/pkg" the value is
+// the firmware unchanged ("28.36.1010 (FB_0000000038)" passes through).
+func splitFirmware(raw *string) (firmware, pkg *string) {
+	if raw == nil {
+		return nil, nil
+	}
+	left, right, found := strings.Cut(*raw, "/pkg")
+	if !found {
+		v := *raw
+		return &v, nil
+	}
+	if l := pyStrip(left); l != "" {
+		firmware = &l
+	}
+	if r := pyStrip(right); r != "" && (firmware == nil || r != *firmware) {
+		pkg = &r
+	}
+	return firmware, pkg
+}

@@ -1,0 +1,386 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"aorta-probe/schema"
+)
+
+// Tests of the command-driven hardware blocks against hostile tools: ones
+// that never exit, print megabytes, die by a signal, or are not executable.
+//
+// The timeouts are the spec's constants (5 s, 30 s); the probe's Runner seam
+// makes them injectable: hostileRunner checks that each command asked for
+// its spec timeout, then shortens it for the tools a test names as hanging
+// only, so a test waits a fraction of a second for them and a healthy tool
+// is never cut short on a loaded machine.
+
+const hangTimeout = 300 * time.Millisecond
+
+type hostileRunner struct {
+	t    *testing.T
+	hang map[string]bool
+}
+
+// toolOf is the program a command runs: argv[0]'s base name, or the
+// command sudo runs.
+func toolOf(argv []string) string {
+	if filepath.Base(argv[0]) == "sudo" && len(argv) > 3 {
+		return filepath.Base(argv[3])
+	}
+	return filepath.Base(argv[0])
+}
+
+// specTimeout is the timeout of core.md §15.1 for a tool.
+func specTimeout(tool string) time.Duration {
+	switch tool {
+	case "rdhc", "rdhc.py", "rocm_agent_enumerator":
+		return LongTimeout
+	}
+	return ShortTimeout
+}
+
+func (h hostileRunner) Run(ctx context.Context, c Command) Result {
+	tool := toolOf(c.Argv)
+	if want := specTimeout(tool); c.Timeout != want {
+		h.t.Errorf("%q runs with timeout %v, want %v", c.Argv, c.Timeout, want)
+	}
+	if h.hang[tool] {
+		c.Timeout = hangTimeout
+	}
+	return ExecRunner{}.Run(ctx, c)
+}
+
+// toolState is a probe state over a fresh root whose bin/ (the whole search
+// path) holds the given #!/bin/sh scripts (names with a slash are placed
+// relative to the root instead). TMPDIR is <root>/tmp. The tools named in
+// hang get hangTimeout.
+func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state, string) {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{"bin", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range scripts {
+		p := filepath.Join(root, name)
+		if !strings.Contains(name, "/") {
+			p = filepath.Join(root, "bin", name)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hr := hostileRunner{t: t, hang: map[string]bool{}}
+	for _, h := range hang {
+		hr.hang[h] = true
+	}
+	env := map[string]string{"TMPDIR": filepath.Join(root, "tmp")}
+	opt := withDefaults(Options{
+		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/", Runner: hr,
+		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+	})
+	c := &collector{opt: opt, root: fsroot(root), path: opt.Path, ctx: context.Background(),
+		roots: classicRoots("/opt/rocm", "none"), hashes: newHashPool(), slots: map[string]*slot{}}
+	return &state{collector: c, name: "test"}, root
+}
+
+func wantReasons(t *testing.T, s *state, want ...string) {
+	t.Helper()
+	if !reflect.DeepEqual(s.reasons, want) {
+		t.Errorf("reasons:\n  %s\nwant:\n  %s", strings.Join(s.reasons, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func allHIPReasons() []string {
+	var r []string
+	for _, k := range []string{"version", "platform", "compiler", "runtime", "cpp_config"} {
+		r = append(r, "hip."+k+": hipconfig --"+k+" returned no usable value")
+	}
+	return r
+}
+
+func TestHIPHostile(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		hangs      bool
+	}{
+		{"never exits", "exec sleep 600", true},
+		{"child keeps pipes", "sleep 600 &\nwait", true},
+		{"endless output", "exec yes 7.2.53211", true},
+		{"megabytes then exits", "yes 7.2.53211 | head -c 6000000\nexit 0", false},
+		{"dies by SIGSEGV", "echo 7.2.1\nkill -SEGV $$", false},
+		{"empty output", "printf ' \\n\\t'", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hang []string
+			if tc.hangs {
+				hang = []string{"hipconfig"}
+			}
+			s, _ := toolState(t, map[string]string{"hipconfig": tc.body}, hang...)
+			if h := collectHIP(s); h != (schema.HIP{}) {
+				t.Errorf("hip = %s, want all null", schema.Encode(h))
+			}
+			wantReasons(t, s, allHIPReasons()...)
+		})
+	}
+	t.Run("not on PATH", func(t *testing.T) {
+		s, root := toolState(t, map[string]string{"hipconfig": "echo 1"})
+		if err := os.Chmod(filepath.Join(root, "bin", "hipconfig"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		collectHIP(s)
+		wantReasons(t, s, "hip: hipconfig not on PATH; all hip.* fields = null")
+		if len(s.commands) != 0 {
+			t.Errorf("ran %d commands", len(s.commands))
+		}
+	})
+	t.Run("one run per flag", func(t *testing.T) {
+		s, _ := toolState(t, map[string]string{"hipconfig": `case "$*" in --version) echo " 7.2.53211-e1a6bc5663 ";; --platform) echo amd;; --cpp_config) exit 1;; *) exit 99;; esac`})
+		h := collectHIP(s)
+		if derefOr(h.Version, "") != "7.2.53211-e1a6bc5663" || derefOr(h.Platform, "") != "amd" || h.Compiler != nil {
+			t.Errorf("hip = %s", schema.Encode(h))
+		}
+		wantReasons(t, s, allHIPReasons()[2:]...)
+		var argv []string
+		for _, c := range s.commands {
+			argv = append(argv, strings.Join(c.Argv, " "))
+		}
+		want := []string{"hipconfig --version", "hipconfig --platform", "hipconfig --compiler", "hipconfig --runtime", "hipconfig --cpp_config"}
+		if !reflect.DeepEqual(argv, want) {
+			t.Errorf("argv = %q", argv)
+		}
+	})
+}
+
+func TestGPUArchHostile(t *testing.T) {
+	for _, tc := range []struct{ name, body, reason string }{
+		{"never exits", "exec sleep 600", "gpu_arch: rocm_agent_enumerator exceeded 30s timeout"},
+		{"endless output", "exec yes gfx942", "gpu_arch: rocm_agent_enumerator exceeded 30s timeout"},
+		{"megabytes then exits", "yes gfx942 | head -c 3000000\nexit 0", "gpu_arch: rocm_agent_enumerator output exceeded 1048576 bytes; not parsed"},
+		{"dies by SIGSEGV", "echo gfx942\nkill -SEGV $$", "gpu_arch: rocm_agent_enumerator exited -11 ((no stderr))"},
+		{"SIGSEGV after stderr", "echo 'first' >&2\necho '  Segmentation fault in hsa  ' >&2\nkill -SEGV $$", "gpu_arch: rocm_agent_enumerator exited -11 (  Segmentation fault in hsa)"},
+		{"kfd denied", "echo 'cannot open /dev/kfd: Permission denied' >&2\nexit 1", "gpu_arch: rocm_agent_enumerator exited 1 (cannot open /dev/kfd: Permission denied)"},
+		{"long stderr line", "printf '%0300d\\n' 0 >&2\nexit 2", "gpu_arch: rocm_agent_enumerator exited 2 (" + strings.Repeat("0", 200) + ")"},
+		{"cpu agent only", "echo gfx000", "gpu_arch: rocm_agent_enumerator returned no GPU targets"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hang []string
+			if strings.HasSuffix(tc.reason, "timeout") {
+				hang = []string{"rocm_agent_enumerator"}
+			}
+			s, _ := toolState(t, map[string]string{"rocm_agent_enumerator": tc.body}, hang...)
+			if g := collectGPUArch(s); g.AgentCount != nil || g.GfxTargets != nil || g.AgentArchCounts != nil {
+				t.Errorf("gpu_arch = %s, want all null", schema.Encode(g))
+			}
+			wantReasons(t, s, tc.reason)
+		})
+	}
+	t.Run("core bin fallback not executable", func(t *testing.T) {
+		s, root := toolState(t, map[string]string{"opt/rocm/bin/rocm_agent_enumerator": "echo gfx950"})
+		if err := os.Chmod(filepath.Join(root, "opt/rocm/bin/rocm_agent_enumerator"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		collectGPUArch(s)
+		wantReasons(t, s, "gpu_arch: rocm_agent_enumerator invocation failed ([Errno 13] Permission denied: '/opt/rocm/bin/rocm_agent_enumerator')")
+	})
+	t.Run("core bin fallback", func(t *testing.T) {
+		s, _ := toolState(t, map[string]string{"opt/rocm/bin/rocm_agent_enumerator": "printf 'gfx000\\ngfx942\\ngfx942\\n'"})
+		g := collectGPUArch(s)
+		wantReasons(t, s)
+		if got := string(schema.Encode(g)); !strings.Contains(got, "\"gfx942\": 2") {
+			t.Errorf("gpu_arch = %s", got)
+		}
+		if got := s.commands[0].Argv; !reflect.DeepEqual(got, []string{"/opt/rocm/bin/rocm_agent_enumerator"}) {
+			t.Errorf("argv = %q", got)
+		}
+	})
+	t.Run("foreign root without explicit path runs nothing", func(t *testing.T) {
+		s, _ := toolState(t, map[string]string{"opt/rocm/bin/rocm_agent_enumerator": "echo gfx950"})
+		s.opt.Path, s.path = nil, nil
+		collectGPUArch(s)
+		wantReasons(t, s, "gpu_arch: rocm_agent_enumerator not on PATH (install rocminfo / rocm-core, or add /opt/rocm/bin to PATH)")
+	})
+}
+
+// rdhcSudo is a fake sudo that runs `sudo -n -E <rdhc> --quick --json F`
+// as body with $4 = F.
+func rdhcSudo(body string) string {
+	return `[ "$1" = -n ] && [ "$2" = -E ] && [ "$4" = --quick ] && [ "$5" = --json ] && [ $# -eq 6 ] || { echo "fake sudo: $*" >&2; exit 99; }
+shift 2
+` + body
+}
+
+func TestSystemHealthHostile(t *testing.T) {
+	const rdhc = "echo 'must run via sudo' >&2; exit 99"
+	for _, tc := range []struct{ name, sudo, reason string }{
+		{"never exits", rdhcSudo("exec sleep 600"), "system_health: rdhc exceeded 30s timeout"},
+		{"sudo refuses", rdhcSudo("echo 'sudo: a password is required' >&2; exit 1"), "system_health: rdhc exited 1 (stderr: sudo: a password is required)"},
+		{"silent refusal", rdhcSudo("exit 1"), "system_health: rdhc exited 1 (no stderr; likely sudo-n unavailable (see docs/env-probe.md#installing-rdhc))"},
+		{"dies by SIGSEGV", rdhcSudo("echo 'x' >&2\necho '   ' >&2\nkill -SEGV $$"), "system_health: rdhc exited -11 (stderr: x)"},
+		{"writes nothing", rdhcSudo("exit 0"), "system_health: rdhc output not parseable (Expecting value: line 1 column 1 (char 0))"},
+		{"garbage", rdhcSudo(`echo '{"a": 1,}' > "$4"`), "system_health: rdhc output not parseable (Expecting property name enclosed in double quotes: line 1 column 9 (char 8))"},
+		{"megabytes of stderr", rdhcSudo("yes 'sudo: a password is required' | head -c 6000000 >&2; exit 1"), "system_health: rdhc exited 1 (stderr: sudo: a password is required)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hang []string
+			if strings.HasSuffix(tc.reason, "timeout") {
+				hang = []string{"rdhc"}
+			}
+			s, root := toolState(t, map[string]string{"rdhc": rdhc, "sudo": tc.sudo}, hang...)
+			if v := collectSystemHealth(s); v.value != nil {
+				t.Errorf("system_health = %s, want null", schema.Encode(v.value))
+			}
+			wantReasons(t, s, tc.reason)
+			if left, _ := filepath.Glob(filepath.Join(root, "tmp", "*")); len(left) != 0 {
+				t.Errorf("temp files left behind: %q", left)
+			}
+		})
+	}
+	t.Run("rdhc removes its output", func(t *testing.T) {
+		s, root := toolState(t, map[string]string{"rdhc": rdhc, "sudo": rdhcSudo(`rm "$4"`)})
+		collectSystemHealth(s)
+		tmp := filepath.Join(root, "tmp", "rdhc_quick_test0000.json")
+		wantReasons(t, s, "system_health: rdhc output not parseable ([Errno 2] No such file or directory: '"+tmp+"')")
+	})
+	t.Run("no sudo", func(t *testing.T) {
+		s, root := toolState(t, map[string]string{"rdhc.py": rdhc})
+		collectSystemHealth(s)
+		wantReasons(t, s, "system_health: failed to invoke rdhc ([Errno 2] No such file or directory: 'sudo') (see docs/env-probe.md#installing-rdhc)")
+		if got := s.commands[0].Argv; got[3] != filepath.Join(root, "bin", "rdhc.py") {
+			t.Errorf("rdhc.py is looked up first and run by absolute path: %q", got)
+		}
+	})
+	t.Run("success: 0600 file, verbatim JSON, removed", func(t *testing.T) {
+		s, root := toolState(t, map[string]string{"rdhc": rdhc, "sudo": rdhcSudo(`m=$(stat -c %a "$4"); printf '{"mode": "%s", "x": 1.50, "l": []}' "$m" > "$4"`)})
+		v := collectSystemHealth(s)
+		wantReasons(t, s)
+		if got, want := string(schema.Encode(v.value)), "{\n  \"mode\": \"600\",\n  \"x\": 1.5,\n  \"l\": []\n}"; got != want {
+			t.Errorf("system_health = %s, want %s", got, want)
+		}
+		if left, _ := filepath.Glob(filepath.Join(root, "tmp", "*")); len(left) != 0 {
+			t.Errorf("temp files left behind: %q", left)
+		}
+	})
+	t.Run("temp dir candidates", func(t *testing.T) {
+		s, root := toolState(t, nil)
+		env := map[string]string{"TMPDIR": filepath.Join(root, "missing"), "TMP": filepath.Join(root, "tmp")}
+		s.opt.Env = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+		p, err := createRDHCTemp(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(p)
+		if want := filepath.Join(root, "tmp", "rdhc_quick_test0000.json"); p != want {
+			t.Errorf("temp file %s, want %s", p, want)
+		}
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 0 {
+			t.Errorf("temp file mode/size: %v %v", fi, err)
+		}
+		// A name clash moves on to the next name, as mkstemp does.
+		q, err := createRDHCTemp(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(q)
+		if filepath.Base(q) != "rdhc_quick_test0001.json" {
+			t.Errorf("second temp file %s", q)
+		}
+	})
+	t.Run("no usable temp dir message", func(t *testing.T) {
+		if got, want := noTempDirError("No usable temporary directory found in ['/x', '/tmp']").Error(), "[Errno 2] No usable temporary directory found in ['/x', '/tmp']"; got != want {
+			t.Errorf("%q", got)
+		}
+	})
+}
+
+func TestNICRunHostile(t *testing.T) {
+	for _, tc := range []struct {
+		name, lspci, sudo string
+		want              []string
+	}{
+		{"lspci never exits", "exec sleep 600", "", []string{
+			"nics.ainic: lspci exceeded 5s timeout", "nics.broadcom: lspci exceeded 5s timeout", "nics.cx7: lspci exceeded 5s timeout"}},
+		{"lspci dies by SIGSEGV", "kill -SEGV $$", "", []string{
+			"nics.ainic: lspci exited -11 (no stderr)", "nics.broadcom: lspci exited -11 (no stderr)", "nics.cx7: lspci exited -11 (no stderr)"}},
+		{"lspci megabytes: present", `case "$2" in 1dd8:1002) yes 'c1:00.0 Ethernet controller' | head -c 6000000;; *) ;; esac`, "", []string{
+			"nics.ainic.rdma_devices: ibv_devices not on PATH", "nics.ainic.links: rdma not on PATH"}},
+		{"nicctl under sudo", `case "$2" in 1dd8:1002) echo c1:00.0;; *) ;; esac`, `[ "$1 $2 $3" = "-n -E nicctl" ] || exit 99; case "$5" in version) exec sleep 600;; card) kill -SEGV $$;; *) exit 1;; esac`, []string{
+			"nics.ainic.rdma_devices: ibv_devices not on PATH",
+			"nics.ainic.links: rdma not on PATH",
+			"nics.ainic.nicctl_version: nicctl exited 1 (no stderr; likely sudo-n unavailable)",
+			"nics.ainic.card.firmware: nicctl exceeded 5s timeout",
+			"nics.ainic.card.host_sw: nicctl exceeded 5s timeout",
+			"nics.ainic.card: nicctl exited -11 (no stderr; likely sudo-n unavailable)",
+			"nics.ainic.dcqcn: no AINIC RDMA device resolved; cannot query dcqcn"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scripts := map[string]string{"lspci": tc.lspci}
+			if tc.sudo != "" {
+				scripts["sudo"] = tc.sudo
+				scripts["nicctl"] = "exit 99"
+			}
+			var hang []string
+			for _, r := range tc.want {
+				if strings.HasSuffix(r, "timeout") {
+					hang = append(hang, strings.Fields(r)[1])
+				}
+			}
+			s, _ := toolState(t, scripts, hang...)
+			n := collectNICs(s)
+			wantReasons(t, s, tc.want...)
+			if strings.Contains(tc.name, "present") || tc.sudo != "" {
+				if n.AINIC.Present == nil || !*n.AINIC.Present || n.CX7.Present == nil || *n.CX7.Present {
+					t.Errorf("nics = %s", schema.Encode(n))
+				}
+			}
+		})
+	}
+	t.Run("sudo missing", func(t *testing.T) {
+		s, _ := toolState(t, map[string]string{"lspci": `case "$2" in 1dd8:1002) echo c1:00.0;; esac`, "nicctl": "exit 99", "ibv_devices": "echo rdma0", "rdma": "echo"})
+		collectNICs(s)
+		wantReasons(t, s,
+			"nics.ainic.nicctl_version: failed to invoke sudo ([Errno 2] No such file or directory: 'sudo')",
+			"nics.ainic.card.firmware: failed to invoke sudo ([Errno 2] No such file or directory: 'sudo')",
+			"nics.ainic.card.host_sw: failed to invoke sudo ([Errno 2] No such file or directory: 'sudo')",
+			"nics.ainic.card: failed to invoke sudo ([Errno 2] No such file or directory: 'sudo')",
+			"nics.ainic.dcqcn: no AINIC RDMA device resolved; cannot query dcqcn")
+	})
+}
+
+// TestScenarioCommands checks, over every scenario, that sudo only ever runs
+// non-interactively with the caller's environment (sudo -n -E) and only for
+// rdhc and nicctl, and that no command is a shell.
+func TestScenarioCommands(t *testing.T) {
+	archives, err := filepath.Glob("../testdata/roots/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range archives {
+		snap := collectScenario(t, a)
+		for _, c := range snap.Provenance.Commands {
+			switch filepath.Base(c.Argv[0]) {
+			case "sudo":
+				if len(c.Argv) < 4 || c.Argv[1] != "-n" || c.Argv[2] != "-E" {
+					t.Errorf("%s: sudo without -n -E: %q", filepath.Base(a), c.Argv)
+				} else if tool := toolOf(c.Argv); tool != "rdhc" && tool != "rdhc.py" && tool != "nicctl" {
+					t.Errorf("%s: sudo runs %q", filepath.Base(a), c.Argv)
+				}
+			case "sh", "bash", "dash":
+				t.Errorf("%s: command through a shell: %q", filepath.Base(a), c.Argv)
+			case "rdhc", "rdhc.py", "nicctl":
+				t.Errorf("%s: %q run without sudo", filepath.Base(a), c.Argv)
+			}
+		}
+	}
+}

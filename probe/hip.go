@@ -1,0 +1,57 @@
+package probe
+
+import "aorta-probe/schema"
+
+// hipconfigMaxOutput caps each hipconfig output stream. Real values are at
+// most a few hundred bytes (cpp_config); a value cut by the cap is not the
+// tool's value and counts as "no usable value".
+const hipconfigMaxOutput = 64 << 10
+
+// collectHIP is the hip block (core.md §9).
+//
+// Source: `hipconfig --version`, `--platform`, `--compiler`, `--runtime`,
+// `--cpp_config`, one run per flag (hipconfig concatenates the outputs of
+// combined flags without a delimiter), each stdout stripped. The gate is
+// which("hipconfig") on the probe's PATH; there is no <core>/bin fallback.
+func collectHIP(s *state) schema.HIP {
+	var h schema.HIP
+	if _, ok := s.which("hipconfig"); !ok {
+		s.reason("hip: hipconfig not on PATH; all hip.* fields = null")
+		return h
+	}
+	fields := []struct {
+		key string
+		dst **string
+	}{
+		{"version", &h.Version},
+		{"platform", &h.Platform},
+		{"compiler", &h.Compiler},
+		{"runtime", &h.Runtime},
+		{"cpp_config", &h.CppConfig},
+	}
+	for _, f := range fields {
+		*f.dst = hipconfigValue(s, "--"+f.key)
+	}
+	for _, f := range fields {
+		if *f.dst == nil {
+			s.reason("hip.%s: hipconfig --%s returned no usable value", f.key, f.key)
+		}
+	}
+	return h
+}
+
+// hipconfigValue runs `hipconfig <flag>` by bare name for at most 5 s
+// (SHORT_TIMEOUT_SEC) and returns its
+// stripped stdout; nil on a non-zero exit, timeout, start failure, output
+// over the cap, or empty output.
+func hipconfigValue(s *state, flag string) *string {
+	r := s.run(Command{Argv: []string{"hipconfig", flag}, Timeout: ShortTimeout, MaxOutput: hipconfigMaxOutput})
+	if r.Err != nil || r.Truncated {
+		return nil
+	}
+	v := pyStrip(toolText(r.Stdout))
+	if v == "" {
+		return nil
+	}
+	return &v
+}

@@ -1,0 +1,29 @@
+package probe
+
+import "strings"
+
+// parseIBVDevices returns the device names of `ibv_devices` output, in
+// output order:
+//
+//	device                 node GUID
+//	------              ----------------
+//	bnxt_re0            d604e6fffe3e3890
+//
+// Each line is stripped; blank lines, the header (starts with "device") and
+// rulers (only '-' and spaces) are skipped; the first whitespace-separated
+// token is the name (core.md §11.4 step 6).
+func parseIBVDevices(out string) []string {
+	var devs []string
+	for _, line := range pySplitlines(out) {
+		l := pyStrip(line)
+		if l == "" || strings.HasPrefix(l, "device") || strings.Trim(l, "- ") == "" {
+			continue
+		}
+		devs = append(devs, pyFields(l)[0])
+	}
+	return devs
+}
+
+// pyFields is Python's str.split() with no argument: runs of Python
+// whitespace (isPySpace) separate fields, none are empty.
+func pyFields(s string) []string { return strings.FieldsFunc(s, isPySpace) }

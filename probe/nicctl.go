@@ -1,0 +1,161 @@
+package probe
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"aorta-probe/schema"
+)
+
+// Parsers of AMD AINIC nicctl output (core.md §11.5). Python's \w and \d
+// are Unicode-aware, RE2's are ASCII; real nicctl output is ASCII.
+
+var (
+	// nicctlVersionRe finds "1.117.5-a-74" in `nicctl --version`.
+	nicctlVersionRe = regexp.MustCompile(`\d+\.\d+\.\d+[-\w]*`)
+	// versionRe finds a version in `nicctl show version ... --json` values.
+	versionRe = regexp.MustCompile(`\d+\.\d+\.\d+[\w.\-]*`)
+	uuidRe    = regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
+	asicRe    = regexp.MustCompile(`(?i)\b(salina|elba|giglio)\b`)
+	cardFWRe  = regexp.MustCompile(`(?im)^\s*(?:firmware|fw)[\w \-]*[:=]\s*(\d[\w.\-]+)`)
+	profileRe = regexp.MustCompile(`device_config_\w+`)
+	dcqcnInts = []struct {
+		key string
+		re  *regexp.Regexp
+	}{
+		{"token_bucket_size", regexp.MustCompile(`(?im)^\s*token-bucket-size[\s:=]+(\d+)`)},
+		{"ai_rate", regexp.MustCompile(`(?im)^\s*ai-rate[\s:=]+(\d+)`)},
+		{"hai_rate", regexp.MustCompile(`(?im)^\s*hai-rate[\s:=]+(\d+)`)},
+		{"cnp_dscp", regexp.MustCompile(`(?im)^\s*cnp-dscp[\s:=]+(\d+)`)},
+	}
+	dcqcnEnabledRe = regexp.MustCompile(`(?im)^\s*enabled[\s:=]+(true|false|1|0)`)
+)
+
+// parseNicctlVersion is nicctl_version from `nicctl --version` stdout
+// (already stripped): the first version-looking run, else the whole output;
+// nil when the output is empty.
+func parseNicctlVersion(out string) *string {
+	if out == "" {
+		return nil
+	}
+	if m := nicctlVersionRe.FindString(out); m != "" {
+		return &m
+	}
+	return &out
+}
+
+// parseVersionOutput is the version-parse of `nicctl show version firmware
+// --json` and `... host-software --json`: JSON text is walked depth-first
+// (object values in key order, then array elements) for the first string
+// holding a version; failing that, or for non-JSON text, the first version
+// in the whole text; nil when there is none.
+func parseVersionOutput(out string) *string {
+	t := pyStrip(out)
+	if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+		if v, err := schema.Decode(t); err == nil {
+			if m, ok := firstVersionIn(v); ok {
+				return &m
+			}
+		}
+	}
+	if m := versionRe.FindString(t); m != "" {
+		return &m
+	}
+	return nil
+}
+
+func firstVersionIn(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		if m := versionRe.FindString(x); m != "" {
+			return m, true
+		}
+	case schema.Map[any]:
+		for _, e := range x {
+			if m, ok := firstVersionIn(e.Value); ok {
+				return m, true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if m, ok := firstVersionIn(e); ok {
+				return m, true
+			}
+		}
+	}
+	return "", false
+}
+
+// cardDetail is what `nicctl show card --detail` gives.
+type cardDetail struct {
+	uuid, asic, firmware *string
+}
+
+// parseCardDetail takes the first canonical UUID, the first ASIC name
+// (salina, elba, giglio; whole word, any case) upper-cased, and a
+// "Firmware ...: <version>" / "fw ... = <version>" line's value.
+func parseCardDetail(out string) cardDetail {
+	var c cardDetail
+	if m := uuidRe.FindString(out); m != "" {
+		c.uuid = &m
+	}
+	if m := asicRe.FindString(out); m != "" {
+		u := strings.ToUpper(m)
+		c.asic = &u
+	}
+	if m := cardFWRe.FindStringSubmatch(out); m != nil {
+		c.firmware = &m[1]
+	}
+	return c
+}
+
+// parseCardProfile is `nicctl show card profile -c <uuid>`: the first
+// device_config_<word> token, and whether it names an SR-IOV (_vf) profile.
+// Both stay nil without a match.
+func parseCardProfile(out string) schema.AINICProfile {
+	var p schema.AINICProfile
+	if m := profileRe.FindString(out); m != "" {
+		p.DeviceConfig = &m
+		p.SRIOV = schema.Bool(strings.Contains(m, "_vf"))
+	}
+	return p
+}
+
+// parseDCQCN is `nicctl show dcqcn --roce-device <dev> --profile-id 1`:
+//
+//	dcqcn-profile 1
+//	  enabled true
+//	  token-bucket-size 800000
+//
+// Each key is matched at a line start (case-insensitive) followed by
+// whitespace, ':' or '='; the integers are decimal, enabled is
+// true|false|1|0.
+func parseDCQCN(out string) schema.AINICDCQCN {
+	var d schema.AINICDCQCN
+	for _, f := range dcqcnInts {
+		m := f.re.FindStringSubmatch(out)
+		if m == nil {
+			continue
+		}
+		n, err := strconv.Atoi(m[1])
+		if err != nil { // more digits than an int holds
+			continue
+		}
+		switch f.key {
+		case "token_bucket_size":
+			d.TokenBucketSize = &n
+		case "ai_rate":
+			d.AIRate = &n
+		case "hai_rate":
+			d.HAIRate = &n
+		case "cnp_dscp":
+			d.CNPDSCP = &n
+		}
+	}
+	if m := dcqcnEnabledRe.FindStringSubmatch(out); m != nil {
+		v := strings.ToLower(m[1])
+		d.Enabled = schema.Bool(v == "true" || v == "1")
+	}
+	return d
+}

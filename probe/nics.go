@@ -1,0 +1,167 @@
+package probe
+
+import "aorta-probe/schema"
+
+// nicVendor is one row of the fixed vendor registry (core.md §11.1).
+type nicVendor struct {
+	key      string // object key: ainic, broadcom, cx7
+	lspciID  string // lspci -d vendor:device
+	sysfsID  string // /sys/class/net/<if>/device/vendor
+	driver   string // kernel driver the devices bind to
+	dst      func(*schema.NICs) *schema.NIC
+	hasTier2 bool
+}
+
+var nicVendors = []nicVendor{
+	{"ainic", "1dd8:1002", "0x1dd8", "ionic", func(n *schema.NICs) *schema.NIC { return &n.AINIC }, true},
+	{"broadcom", "14e4:1760", "0x14e4", "bnxt_en", func(n *schema.NICs) *schema.NIC { return &n.Broadcom }, false},
+	{"cx7", "15b3:1021", "0x15b3", "mlx5_core", func(n *schema.NICs) *schema.NIC { return &n.CX7 }, false},
+}
+
+// collectNICs is the nics block (core.md §11): per vendor, in registry
+// order and strictly one after another (so reasons are grouped per
+// vendor), Tier 0 presence, Tier 1 sudo-free identity for a present vendor,
+// and for AINIC the Tier 2 nicctl view when nicctl is on PATH.
+//
+// Source: `lspci -d <id>`; /sys/class/net/<if>/device/{vendor,driver},
+// /sys/class/infiniband/<dev>/device/driver, /sys/module/<driver>/version;
+// `ethtool -i <if>`, `ibv_devices`, `rdma link`; `sudo -n -E nicctl ...`.
+// Scope: PCI, sysfs and RDMA are host hardware views (/sys/class/net only
+// shows the probe's network namespace); tools come from the filesystem.
+func collectNICs(s *state) schema.NICs {
+	var nics schema.NICs // every vendor {"present": null}
+	if _, ok := s.which("lspci"); !ok {
+		s.reason("nics: lspci not on PATH; NIC presence undeterminable")
+		return nics
+	}
+	for _, v := range nicVendors {
+		*v.dst(&nics) = collectNIC(s, v)
+	}
+	return nics
+}
+
+// collectNIC is one vendor's entry.
+func collectNIC(s *state, v nicVendor) schema.NIC {
+	label := "nics." + v.key
+	out := nicRun(s, []string{"lspci", "-d", v.lspciID}, label, false)
+	if out == nil {
+		return schema.NIC{}
+	}
+	if *out == "" {
+		return schema.NIC{Present: schema.Bool(false)}
+	}
+	d := &schema.NICDetail{RDMADevices: []string{}, Links: []schema.RDMALink{}}
+
+	ifaces := netInterfacesOfVendor(s.root, v.sysfsID)
+	d.DriverVersion = s.root.readText("/sys/module/" + v.driver + "/version")
+	if len(ifaces) > 0 {
+		if eth := nicRun(s, []string{"ethtool", "-i", ifaces[0]}, label+".ethtool", false); eth != nil {
+			if d.DriverVersion == nil {
+				d.DriverVersion = ethtoolField(*eth, "version")
+			}
+			d.Firmware, d.PkgVersion = splitFirmware(ethtoolField(*eth, "firmware-version"))
+		}
+	}
+	if ibv := nicRun(s, []string{"ibv_devices"}, label+".rdma_devices", false); ibv != nil {
+		for _, dev := range parseIBVDevices(*ibv) {
+			if drv, ok := rdmaDeviceDriver(s.root, dev); ok && drv == v.driver {
+				d.RDMADevices = append(d.RDMADevices, dev)
+			}
+		}
+	}
+	if rl := nicRun(s, []string{"rdma", "link"}, label+".links", false); rl != nil {
+		for _, l := range parseRDMALinks(*rl) {
+			if linkDriver(s.root, l) == v.driver {
+				d.Links = append(d.Links, l)
+			}
+		}
+	}
+	if v.hasTier2 {
+		if _, ok := s.which("nicctl"); ok {
+			d.AINICDetail = collectAINICTier2(s, d.RDMADevices)
+		}
+	}
+	return schema.NIC{Present: schema.Bool(true), NICDetail: d}
+}
+
+// linkDriver is the driver a link binds to: its netdev's when it has one
+// that resolves, else its RDMA device's; "" when neither resolves.
+func linkDriver(root fsroot, l schema.RDMALink) string {
+	if l.Netdev != nil {
+		if drv, ok := netdevDriver(root, *l.Netdev); ok {
+			return drv
+		}
+	}
+	drv, _ := rdmaDeviceDriver(root, l.Device)
+	return drv
+}
+
+// collectAINICTier2 is the nicctl view (core.md §11.5); every command runs
+// as `sudo -n -E nicctl ...`.
+func collectAINICTier2(s *state, rdmaDevices []string) *schema.AINICDetail {
+	t := &schema.AINICDetail{}
+	if out := nicRun(s, []string{"nicctl", "--version"}, "nics.ainic.nicctl_version", true); out != nil {
+		t.NicctlVersion = parseNicctlVersion(*out)
+	}
+	if out := nicRun(s, []string{"nicctl", "show", "version", "firmware", "--json"}, "nics.ainic.card.firmware", true); out != nil {
+		t.Card.Firmware = parseVersionOutput(*out)
+	}
+	if out := nicRun(s, []string{"nicctl", "show", "version", "host-software", "--json"}, "nics.ainic.card.host_sw", true); out != nil {
+		t.Card.HostSW = parseVersionOutput(*out)
+	}
+	if out := nicRun(s, []string{"nicctl", "show", "card", "--detail"}, "nics.ainic.card", true); out != nil && *out != "" {
+		c := parseCardDetail(*out)
+		t.Card.UUID, t.Card.ASIC = c.uuid, c.asic
+		if t.Card.Firmware == nil {
+			t.Card.Firmware = c.firmware
+		}
+	}
+	if t.Card.UUID != nil {
+		if out := nicRun(s, []string{"nicctl", "show", "card", "profile", "-c", *t.Card.UUID}, "nics.ainic.profile", true); out != nil {
+			t.Profile = parseCardProfile(*out)
+		}
+	}
+	if len(rdmaDevices) == 0 {
+		s.reason("nics.ainic.dcqcn: no AINIC RDMA device resolved; cannot query dcqcn")
+	} else if out := nicRun(s, []string{"nicctl", "show", "dcqcn", "--roce-device", rdmaDevices[0], "--profile-id", "1"}, "nics.ainic.dcqcn", true); out != nil {
+		t.DCQCN = parseDCQCN(*out)
+	}
+	return t
+}
+
+// nicRun is the spec's nic-run(argv, label, sudo?) (core.md §11.2): the
+// tool (argv[0], not sudo) must be on PATH; it runs by bare name, under
+// `sudo -n -E` when sudo is set, for at most 5 s. It returns stdout
+// stripped (possibly ""), or nil after appending the failure's reason.
+func nicRun(s *state, argv []string, label string, sudo bool) *string {
+	tool := argv[0]
+	if _, ok := s.which(tool); !ok {
+		s.reason("%s: %s not on PATH", label, tool)
+		return nil
+	}
+	cmd := argv
+	if sudo {
+		cmd = append([]string{"sudo", "-n", "-E"}, argv...)
+	}
+	r := s.run(Command{Argv: cmd, Timeout: ShortTimeout})
+	if r.Err == ErrTimeout {
+		s.reason("%s: %s exceeded 5s timeout", label, tool)
+		return nil
+	}
+	if rc, ok := exitCode(r); ok {
+		detail := "no stderr"
+		if tail := lastNonBlankLine(stderrText(r, 0)); tail != "" {
+			detail = "stderr: " + tail
+		} else if sudo {
+			detail = "no stderr; likely sudo-n unavailable"
+		}
+		s.reason("%s: %s exited %d (%s)", label, tool, rc, detail)
+		return nil
+	}
+	if r.Err != nil {
+		s.reason("%s: failed to invoke %s (%s)", label, cmd[0], invokeExc(r.Err, cmd[0]))
+		return nil
+	}
+	out := pyStrip(toolText(r.Stdout))
+	return &out
+}

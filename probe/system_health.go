@@ -1,0 +1,243 @@
+package probe
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
+
+// rdhcMaxJSON caps the rdhc output file read back: real reports are
+// kilobytes. A larger file is reported as not parseable.
+const rdhcMaxJSON = 64 << 20
+
+// rdhcTempName returns the 8 random characters of a temp file name
+// (Python's tempfile alphabet); attempt counts the tries in one directory.
+// Tests replace it to keep the argv in the golden documents stable.
+var rdhcTempName = func(attempt int) string { return randomTempChars() }
+
+// systemHealth carries the rdhc document; value nil is JSON null.
+type systemHealth struct{ value schema.Any }
+
+// collectSystemHealth is the system_health block (core.md §5): rdhc's
+// quick report, re-serialised verbatim.
+//
+// Source: the JSON file written by `sudo -n -E <abs rdhc> --quick --json
+// <tmp>` (30 s), where rdhc is which("rdhc.py") else which("rdhc") and <tmp> is a
+// fresh 0600 file rdhc_quick_XXXXXXXX.json in the first usable temp
+// directory of $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp, the working
+// directory. sudo is not gated and never prompts (-n). rdhc's stdout is
+// ignored; the temp file is always removed. Scope: what rdhc inspects on
+// the host, as root.
+func collectSystemHealth(s *state) systemHealth {
+	rdhc, ok := s.which("rdhc.py")
+	if !ok {
+		rdhc, ok = s.which("rdhc")
+	}
+	if !ok {
+		s.reason("system_health: rdhc not on PATH (see docs/env-probe.md#installing-rdhc)")
+		return systemHealth{}
+	}
+	tmp, err := createRDHCTemp(s)
+	if err != nil {
+		s.reason("system_health: failed to create rdhc temp file (%s)", pyfmt.ExcStr(err))
+		return systemHealth{}
+	}
+	defer os.Remove(tmp)
+
+	r := s.run(Command{Argv: []string{"sudo", "-n", "-E", rdhc, "--quick", "--json", tmp}, Timeout: LongTimeout})
+	if r.Err == ErrTimeout {
+		s.reason("system_health: rdhc exceeded 30s timeout")
+		return systemHealth{}
+	}
+	if rc, ok := exitCode(r); ok {
+		if tail := lastNonBlankLine(stderrText(r, 0)); tail != "" {
+			s.reason("system_health: rdhc exited %d (stderr: %s)", rc, tail)
+		} else {
+			s.reason("system_health: rdhc exited %d (no stderr; likely sudo-n unavailable (see docs/env-probe.md#installing-rdhc))", rc)
+		}
+		return systemHealth{}
+	}
+	if r.Err != nil {
+		s.reason("system_health: failed to invoke rdhc (%s) (see docs/env-probe.md#installing-rdhc)", invokeExc(r.Err, "sudo"))
+		return systemHealth{}
+	}
+	v, err := readRDHCOutput(tmp)
+	if err != nil {
+		s.reason("system_health: rdhc output not parseable (%s)", pyfmt.ExcStr(err))
+		return systemHealth{}
+	}
+	return systemHealth{v}
+}
+
+// rdhcTempDirs is Python's tempfile candidate list: $TMPDIR, $TEMP, $TMP
+// (when set and non-empty), /tmp, /var/tmp, /usr/tmp, then the working
+// directory. These are paths of the machine the probe runs on (rdhc runs
+// there), never under --root.
+func rdhcTempDirs(s *state) []string {
+	var dirs []string
+	for _, k := range []string{"TMPDIR", "TEMP", "TMP"} {
+		if v := s.getenv(k); v != "" {
+			dirs = append(dirs, v)
+		}
+	}
+	dirs = append(dirs, "/tmp", "/var/tmp", "/usr/tmp")
+	if s.opt.Cwd != "" {
+		dirs = append(dirs, s.opt.Cwd)
+	} else {
+		dirs = append(dirs, ".")
+	}
+	return dirs
+}
+
+// createRDHCTemp creates the empty 0600 temp file and returns its path: the
+// first candidate directory in which an exclusive create succeeds (up to 100
+// names per directory on a name clash). With none usable the error is
+// Python's "[Errno 2] No usable temporary directory found in [...]".
+func createRDHCTemp(s *state) (string, error) {
+	dirs := rdhcTempDirs(s)
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(s.opt.Cwd, d)
+		}
+		d = filepath.Clean(d)
+		for attempt := 0; attempt < 100; attempt++ {
+			p := filepath.Join(d, "rdhc_quick_"+rdhcTempName(attempt)+".json")
+			f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+			if err == nil {
+				if err := f.Close(); err != nil {
+					os.Remove(p)
+					break
+				}
+				return p, nil
+			}
+			if !errors.Is(err, fs.ErrExist) {
+				break
+			}
+		}
+	}
+	quoted := make([]string, len(dirs))
+	for i, d := range dirs {
+		quoted[i] = pyfmt.Repr(d)
+	}
+	return "", noTempDirError("No usable temporary directory found in [" + strings.Join(quoted, ", ") + "]")
+}
+
+// noTempDirError renders as Python's FileNotFoundError(ENOENT, msg).
+type noTempDirError string
+
+func (e noTempDirError) Error() string {
+	return fmt.Sprintf("[Errno %d] %s", int(syscall.ENOENT), string(e))
+}
+
+// tempAlphabet is Python's tempfile._RandomNameSequence.characters.
+const tempAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+func randomTempChars() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = tempAlphabet[int(b[i])%len(tempAlphabet)]
+	}
+	return string(b[:])
+}
+
+// readRDHCOutput reads and parses rdhc's output file as Python's json.load
+// of a UTF-8 text file would. Errors carry Python's message texts.
+func readRDHCOutput(path string) (schema.Any, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, rdhcMaxJSON+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > rdhcMaxJSON {
+		return nil, fmt.Errorf("rdhc output %s is larger than %d bytes", path, rdhcMaxJSON)
+	}
+	return parseRDHCJSON(b)
+}
+
+// parseRDHCJSON decodes rdhc's report: strict UTF-8 (Python's
+// UnicodeDecodeError text on failure), a leading BOM refused as json.loads
+// refuses it, then schema.Decode (numbers kept as written, NaN/Infinity
+// accepted, the last duplicate key winning).
+func parseRDHCJSON(b []byte) (schema.Any, error) {
+	if msg, bad := utf8DecodeError(b); bad {
+		return nil, errors.New(msg)
+	}
+	text := universalNewlines(string(b))
+	if strings.HasPrefix(text, "\ufeff") {
+		return nil, &schema.SyntaxError{Msg: "Unexpected UTF-8 BOM (decode using utf-8-sig)", Line: 1, Column: 1}
+	}
+	return schema.Decode(text)
+}
+
+// utf8DecodeError is the message of Python's UnicodeDecodeError for the
+// first invalid sequence of b, e.g. "'utf-8' codec can't decode byte 0xff
+// in position 0: invalid start byte"; bad is false when b is valid UTF-8.
+func utf8DecodeError(b []byte) (msg string, bad bool) {
+	i := 0
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if r != utf8.RuneError || size != 1 {
+			i += size
+			continue
+		}
+		break
+	}
+	if i >= len(b) {
+		return "", false
+	}
+	c := b[i]
+	var n int
+	lo, hi := byte(0x80), byte(0xbf)
+	switch {
+	case c >= 0xc2 && c <= 0xdf:
+		n = 2
+	case c >= 0xe0 && c <= 0xef:
+		n = 3
+		if c == 0xe0 {
+			lo = 0xa0
+		} else if c == 0xed {
+			hi = 0x9f
+		}
+	case c >= 0xf0 && c <= 0xf4:
+		n = 4
+		if c == 0xf0 {
+			lo = 0x90
+		} else if c == 0xf4 {
+			hi = 0x8f
+		}
+	default:
+		return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", c, i), true
+	}
+	span := func(end int, why string) string {
+		if end == i {
+			return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: %s", c, i, why)
+		}
+		return fmt.Sprintf("'utf-8' codec can't decode bytes in position %d-%d: %s", i, end, why)
+	}
+	for j := 1; j < n; j++ {
+		if i+j >= len(b) {
+			return span(len(b)-1, "unexpected end of data"), true
+		}
+		cb := b[i+j]
+		if j == 1 && (cb < lo || cb > hi) || j > 1 && (cb < 0x80 || cb > 0xbf) {
+			return span(i+j-1, "invalid continuation byte"), true
+		}
+	}
+	// Not reached for input that utf8.DecodeRune rejected.
+	return span(i, "invalid start byte"), true
+}

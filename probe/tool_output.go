@@ -1,0 +1,83 @@
+package probe
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+
+	"aorta-probe/internal/pyfmt"
+)
+
+// Helpers shared by the command-driven hardware blocks (system_health, hip,
+// gpu_arch, nics): how a command's output becomes text, and how its failure
+// becomes the detail of a reason (core.md §3.7–3.8, §19.10).
+
+// stderrTailRunes is the [:200] truncation of stderr tails, in code points.
+const stderrTailRunes = 200
+
+// toolText decodes a command's output. Python decodes strictly and would
+// crash into the disaster snapshot on invalid UTF-8; the port decodes
+// leniently, each invalid run becoming U+FFFD (docs/hardware.md).
+func toolText(b []byte) string { return strings.ToValidUTF8(string(b), "\ufffd") }
+
+// stderrText is a command's stderr as text. When the output cap cut it
+// (max is the cap the command ran with), its last line is a fragment and is
+// dropped, so the tail shown is a whole line from the part that was kept
+// (the real last line of a multi-megabyte stderr is not kept).
+func stderrText(r Result, max int) string {
+	s := toolText(r.Stderr)
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+	if len(r.Stderr) >= max {
+		if i := strings.LastIndexAny(s, "\n\r"); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return s
+}
+
+// lastNonBlankLine is the stderr detail of rdhc and nic-run: the last line
+// that is non-blank after stripping, stripped, cut to 200 code points; ""
+// when there is none.
+func lastNonBlankLine(s string) string {
+	lines := pySplitlines(s)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := pyStrip(lines[i]); l != "" {
+			return pyfmt.FirstRunes(l, stderrTailRunes)
+		}
+	}
+	return ""
+}
+
+// lastLineOfStripped is gpu_arch's stderr detail: the whole stderr stripped,
+// then its last line as it stands (its leading whitespace kept), cut to 200
+// code points; ok is false when the stripped stderr is empty.
+func lastLineOfStripped(s string) (string, bool) {
+	lines := pySplitlines(pyStrip(s))
+	if len(lines) == 0 {
+		return "", false
+	}
+	return pyfmt.FirstRunes(lines[len(lines)-1], stderrTailRunes), true
+}
+
+// invokeExc is Python's str(exc) for a command that could not be started:
+// "[Errno 2] No such file or directory: 'sudo'". Python's subprocess names
+// the program as it was given in argv[0], not the path exec tried, so the
+// path of the error is replaced by argv0.
+func invokeExc(err error, argv0 string) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pyfmt.ExcStr(&fs.PathError{Op: pe.Op, Path: argv0, Err: pe.Err})
+	}
+	return pyfmt.ExcStr(err)
+}
+
+// exitCode reports whether err is a non-zero exit (or death by signal).
+func exitCode(r Result) (int, bool) {
+	var ee *ExitError
+	if errors.As(r.Err, &ee) {
+		return r.ExitCode, true
+	}
+	return 0, false
+}
