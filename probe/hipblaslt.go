@@ -1,0 +1,81 @@
+package probe
+
+import (
+	"strings"
+
+	"aorta-probe/schema"
+)
+
+// gemmLib names one of the two Tensile-based GEMM libraries.
+type gemmLib struct {
+	key     string // block name and reason prefix: hipblaslt | rocblas
+	header  string // under <inc>
+	prefix  string // version-define prefix
+	soname  string // under <lib>/lib
+	tensile string // Tensile kernel directory under <lib>
+}
+
+var (
+	hipblasltLib = gemmLib{"hipblaslt", "/include/hipblaslt/hipblaslt-version.h", "HIPBLASLT", "libhipblaslt.so", "/lib/hipblaslt/library"}
+	rocblasLib   = gemmLib{"rocblas", "/include/rocblas/internal/rocblas-version.h", "ROCBLAS", "librocblas.so", "/lib/rocblas/library"}
+)
+
+// collectHipBLASLt is the hipblaslt block (core.md §12.1).
+//
+// Source: <inc>/include/hipblaslt/hipblaslt-version.h (TWEAK and
+// MAJOR/MINOR/PATCH defines), <lib>/lib/libhipblaslt.so* (content hash),
+// <lib>/lib/hipblaslt/library (kernel file names), and the TheRock
+// manifest's rocm-libraries pin (upstream_commit).
+func collectHipBLASLt(s *state) schema.GemmLibrary { return collectGemm(s, hipblasltLib) }
+
+// collectRocBLAS is the rocblas block (core.md §12.2), the same rules over
+// <inc>/include/rocblas/internal/rocblas-version.h, <lib>/lib/librocblas.so*
+// and <lib>/lib/rocblas/library.
+func collectRocBLAS(s *state) schema.GemmLibrary { return collectGemm(s, rocblasLib) }
+
+func collectGemm(s *state, l gemmLib) schema.GemmLibrary {
+	g := schema.NotCapturedGemmLibrary()
+	header := s.roots.inc + l.header
+	libDir := s.roots.lib + "/lib"
+	kdir := s.roots.lib + l.tensile
+
+	text := s.root.readText(header)
+	g.RocmReleaseTweak, g.PackageVersion = hdrParse(text, l.prefix)
+	g.LibHash = libHash(s, libDir, l.soname)
+	g.KernelDBRevision = nameFingerprint(s, kdir, tensileDBSuffixes)
+
+	tr, _ := await[theRock](s, "therock")
+	g.UpstreamCommit = tr.block.GemmLibrariesCommit
+	g.UpstreamCommitMatchesTweak = commitMatchesTweak(g.UpstreamCommit, g.RocmReleaseTweak)
+
+	if g.RocmReleaseTweak == nil {
+		if text == nil {
+			s.reason("%s.rocm_release_tweak: %s not readable", l.key, header)
+		} else {
+			s.reason("%s.rocm_release_tweak: %s did not contain a readable %s_VERSION_TWEAK define", l.key, header, l.prefix)
+		}
+	}
+	if g.PackageVersion == nil {
+		if text == nil {
+			s.reason("%s.package_version: %s not readable", l.key, header)
+		} else {
+			s.reason("%s.package_version: %s did not contain MAJOR/MINOR/PATCH defines", l.key, header)
+		}
+	}
+	if g.LibHash == nil {
+		s.reason("%s.lib_hash: %s/%s missing or unreadable", l.key, libDir, l.soname)
+	}
+	if g.KernelDBRevision == nil {
+		s.reason("%s.kernel_db_revision: directory missing/unreadable or no kernel files under %s", l.key, kdir)
+	}
+	return g
+}
+
+// commitMatchesTweak is upstream_commit_matches_tweak: null unless both are
+// non-empty, else whether the commit starts with the tweak, ignoring case.
+func commitMatchesTweak(commit, tweak *string) *bool {
+	if commit == nil || tweak == nil || *commit == "" || *tweak == "" {
+		return nil
+	}
+	return schema.Bool(strings.HasPrefix(strings.ToLower(*commit), strings.ToLower(*tweak)))
+}

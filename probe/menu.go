@@ -1,0 +1,168 @@
+package probe
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
+
+// menuKind is one catalog's member rules (core.md §3.6, §13.1–13.2).
+type menuKind struct {
+	noun     string   // "Tensile library" | "MIOpen db"
+	suffixes []string // canonical lower-case labels, longest first (ties in list order)
+	logic    map[string]bool
+}
+
+func newMenuKind(noun string, suffixes, logic []string) menuKind {
+	k := menuKind{noun: noun, suffixes: append([]string(nil), suffixes...), logic: map[string]bool{}}
+	sort.SliceStable(k.suffixes, func(i, j int) bool { return len(k.suffixes[i]) > len(k.suffixes[j]) })
+	for _, l := range logic {
+		k.logic[l] = true
+	}
+	return k
+}
+
+var (
+	// tensileMenu: .hsaco, .yaml, .dat, .txt, .co tested in that order;
+	// .dat and .yaml are logic files.
+	tensileMenu = newMenuKind("Tensile library",
+		[]string{".dat", ".yaml", ".co", ".hsaco", ".txt"}, []string{".dat", ".yaml"})
+	// miopenMenu: the two .model heuristic nets are members, not logic.
+	miopenMenu = newMenuKind("MIOpen db",
+		[]string{".ktn.model", ".tn.model", ".fdb.txt", ".db.txt", ".kdb", ".db"},
+		[]string{".kdb", ".fdb.txt", ".db.txt", ".db"})
+)
+
+// classify is step 5 of the menu: the first suffix (longest first) the
+// lower-cased basename ends with, and whether it is a logic suffix.
+func (k menuKind) classify(base string) (suffix string, isLogic, ok bool) {
+	lower := pyLower(base)
+	for _, s := range k.suffixes {
+		if strings.HasSuffix(lower, s) {
+			return s, k.logic[s], true
+		}
+	}
+	return "", false, false
+}
+
+// pyLower is str.lower() for suffix tests: Unicode lower case per code
+// point, bytes that are not UTF-8 kept as they are (Go's strings.ToLower
+// would turn them into U+FFFD).
+func pyLower(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteByte(s[i])
+		} else {
+			b.WriteRune(unicode.ToLower(r))
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// menuEntry is one candidate member: its display name and machine path.
+type menuEntry struct {
+	name, path string
+	file       schema.MenuFile
+}
+
+// menu is the catalog enumeration engine (core.md §3.6) over directory dir
+// (a relative dir is read against the probe's cwd and shown as given): the
+// members of dir and of its gfx* subdirectories (one level), their sizes
+// and content hashes, and the combined content hash. Files are hashed through the run's pool several
+// at once. The per-file list is kept only with --extended.
+func menu(s *state, dir string, kind menuKind) schema.Menu {
+	m := schema.Menu{Status: "partial", Dir: schema.Str(dir)}
+	if !s.isDirFollow(dir) {
+		m.Reason = schema.Str(kind.noun + " dir missing/unreadable: " + dir)
+		return m
+	}
+	top, err := s.readDirFollow(dir)
+	if err != nil {
+		m.Reason = schema.Str(kind.noun + " dir not listable: " + dir + " (" + pyfmt.ExcStr(err) + ")")
+		return m
+	}
+	var entries []menuEntry
+	add := func(name, path, base string) {
+		suf, logic, ok := kind.classify(base)
+		if !ok || s.isDirFollow(path) {
+			return
+		}
+		entries = append(entries, menuEntry{name: name, path: path,
+			file: schema.MenuFile{Name: name, Suffix: suf, IsLogic: logic}})
+	}
+	for _, e := range top {
+		p := dir + "/" + e
+		add(e, p, e)
+		if !gfxDirName.MatchString(e) || !s.isDirFollow(p) {
+			continue
+		}
+		sub, err := s.readDirFollow(p)
+		if err != nil {
+			continue
+		}
+		for _, f := range sub {
+			add(e+"/"+f, p+"/"+f, f)
+		}
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return pyLess(entries[i].name, entries[j].name) })
+
+	paths := make([]string, len(entries))
+	for i := range entries {
+		paths[i] = entries[i].path
+	}
+	s.hashAll(paths, func(i int, sum string, err error) {
+		f := &entries[i].file
+		if err == nil {
+			f.SHA256 = &sum
+		}
+		if fi, err := s.statFollow(entries[i].path); err == nil {
+			size := fi.Size()
+			f.Size = &size
+		}
+	})
+
+	files := make([]schema.MenuFile, len(entries))
+	logic, complete := 0, true
+	lines := make([]string, len(entries))
+	coverage := map[string]bool{}
+	for i, e := range entries {
+		files[i] = e.file
+		if e.file.IsLogic {
+			logic++
+		}
+		if e.file.SHA256 == nil {
+			complete = false
+		} else {
+			lines[i] = e.name + "\t" + *e.file.SHA256
+		}
+		for _, g := range gfxArch.FindAllString(e.name, -1) {
+			coverage[strings.ToLower(g)] = true
+		}
+	}
+	m.LogicFileCount, m.FileCount = schema.Int(logic), schema.Int(len(entries))
+	m.GfxArchCoverage = make([]string, 0, len(coverage))
+	for g := range coverage {
+		m.GfxArchCoverage = append(m.GfxArchCoverage, g)
+	}
+	sort.Strings(m.GfxArchCoverage) // ASCII: code point order
+	if s.opt.Extended {
+		m.Files = files
+	}
+	if complete {
+		m.Status = "ok"
+		sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+		m.CombinedContentHash = schema.Str("content-sha256:" + hex.EncodeToString(sum[:]))
+	} else {
+		m.Reason = schema.Str("one or more " + kind.noun + " files were unreadable")
+	}
+	return m
+}

@@ -1,0 +1,45 @@
+package probe
+
+import "aorta-probe/schema"
+
+// collectMIOpen is the miopen block (core.md §12.5).
+//
+// Source: <inc>/include/miopen/version.h (MIOPEN_VERSION_* defines),
+// <lib>/lib/libMIOpen.so* (content hash) and the .txt file names of the
+// packaged db dir <lib>/share/miopen/db (always that directory: only
+// miopen_catalog honours MIOPEN_SYSTEM_DB_PATH).
+func collectMIOpen(s *state) schema.MIOpen {
+	var m schema.MIOpen
+	header := s.roots.inc + "/include/miopen/version.h"
+	libDir := s.roots.lib + "/lib"
+	db := miopenDefaultDB(s)
+
+	text := s.root.readText(header)
+	m.RocmReleaseTweak, m.PackageVersion = hdrParse(text, "MIOPEN")
+	m.LibHash = libHash(s, libDir, "libMIOpen.so")
+	m.KernelDBRevision = nameFingerprint(s, db, miopenDBSuffixes)
+
+	if m.RocmReleaseTweak == nil {
+		if text == nil {
+			s.reason("miopen.rocm_release_tweak: %s not readable", header)
+		} else {
+			s.reason("miopen.rocm_release_tweak: %s did not contain a readable MIOPEN_VERSION_TWEAK define", header)
+		}
+	}
+	if m.PackageVersion == nil {
+		if text == nil {
+			s.reason("miopen.package_version: %s not readable", header)
+		} else {
+			s.reason("miopen.package_version: %s did not contain MAJOR/MINOR/PATCH defines", header)
+		}
+	}
+	if m.LibHash == nil {
+		s.reason("miopen.lib_hash: %s/libMIOpen.so missing or unreadable", libDir)
+	}
+	if m.KernelDBRevision == nil {
+		s.reason("miopen.kernel_db_revision: directory missing/unreadable or no .txt files under %s", db)
+	}
+	return m
+}
+
+func miopenDefaultDB(s *state) string { return s.roots.lib + "/share/miopen/db" }
