@@ -149,6 +149,24 @@ func collectContainerDetected(s *state) isolation {
 	} else {
 		add("mnt_ns_differs_from_parent", "/proc/self/status PPid", schema.Str("no parent visible"), nil, false, false)
 	}
+	// A launcher that enters the namespace and then starts a shell
+	// (`unshare -m sh -c 'aorta-probe …'`) hides it from the parent test:
+	// the parent is the shell, inside. The grandparent and older are not.
+	if selfErr == nil {
+		src, obs, err, differs := ancestorNamespace(s, st.PPid, "mnt", selfMnt, false)
+		add("mnt_ns_differs_from_ancestor", src, obs, err, differs, false)
+	} else {
+		add("mnt_ns_differs_from_ancestor", "/proc/self/ns/mnt", nil, selfErr, false, false)
+	}
+	// The network namespace has no fixed initial inode either, and no
+	// anchor signal: compare with the parent and every older ancestor
+	// (`unshare -n`, bwrap --unshare-net, RE runners without network).
+	if selfNet, err := s.root.readlink("/proc/self/ns/net"); err == nil {
+		src, obs, err, differs := ancestorNamespace(s, st.PPid, "net", selfNet, true)
+		add("net_ns_differs_from_ancestor", src, obs, err, differs, false)
+	} else {
+		add("net_ns_differs_from_ancestor", "/proc/self/ns/net", nil, err, false, false)
+	}
 	if procOK {
 		if b, err := s.root.readFile("/proc/1/environ", 1<<20); err == nil {
 			v := ""
@@ -162,9 +180,14 @@ func collectContainerDetected(s *state) isolation {
 			add("pid1_container_env", "/proc/1/environ container=", nil, err, false, false)
 		}
 		if ms, err := s.root.readFile("/proc/self/mountinfo", 16<<20); err == nil {
-			m, ok := rootMount(parseMountInfo(string(ms)))
+			all := parseMountInfo(string(ms))
+			m, ok := rootMount(all)
 			obs := "no mount on /"
-			overlay := false
+			// A readable, non-empty mount table without "/" is a chroot
+			// into a directory (with /proc mounted inside): the kernel
+			// hides mounts whose mount point lies outside the process
+			// root, so the real root mount is not listed.
+			overlay := !ok && len(all) > 0
 			if ok {
 				obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
 				switch m.FSType {
@@ -211,6 +234,61 @@ func collectContainerDetected(s *state) isolation {
 	return iso
 }
 
+// maxAncestors bounds the walk up the parent chain (a loop in a fake or
+// racing /proc must not hang the probe).
+const maxAncestors = 64
+
+// ancestorNamespace walks the probe's parent chain and reports the first
+// ancestor whose /proc/<pid>/ns/<kind> link differs from self. The walk
+// starts at the parent when fromParent is set, else at the grandparent (the
+// parent has its own signal); it ends at PID 1 (compared only when
+// fromParent; for the mount namespace the anchor compares it), at a loop,
+// after maxAncestors, or at the first unreadable link or status, whose
+// error it reports. Source: /proc/<pid>/status (PPid) and
+// /proc/<pid>/ns/<kind> of each ancestor.
+func ancestorNamespace(s *state, ppid int, kind, self string, fromParent bool) (source string, observed *string, err error, differs bool) {
+	what := "ancestors"
+	if !fromParent {
+		what = "ancestors above the parent"
+	}
+	if ppid <= 0 || (!fromParent && ppid == 1) {
+		if fromParent {
+			return "/proc/self/status PPid", schema.Str("no parent visible"), nil, false
+		}
+		return "/proc/self/status PPid", schema.Str("no ancestor beyond the parent"), nil, false
+	}
+	pid, seen, compared := ppid, map[int]bool{}, 0
+	for depth := 1; depth <= maxAncestors; depth++ {
+		if depth > 1 || fromParent {
+			nsPath := fmt.Sprintf("/proc/%d/ns/%s", pid, kind)
+			link, err := s.root.readlink(nsPath)
+			if err != nil {
+				return nsPath, nil, err, false
+			}
+			compared++
+			if link != self {
+				return nsPath, schema.Str(fmt.Sprintf("%s vs %s (pid %d, %d levels up)", self, link, pid, depth)), nil, true
+			}
+		}
+		if pid == 1 {
+			return fmt.Sprintf("/proc/1/ns/%s", kind), schema.Str(fmt.Sprintf("%d %s share %s", compared, what, self)), nil, false
+		}
+		seen[pid] = true
+		stPath := fmt.Sprintf("/proc/%d/status", pid)
+		b, err := s.root.readFile(stPath, maxTextFile)
+		if err != nil {
+			return stPath, nil, err, false
+		}
+		st := parseProcStatus(string(b))
+		next := st.PPid
+		if !st.Has["PPid"] || next <= 0 || (next == 1 && !fromParent) || seen[next] {
+			return stPath, schema.Str(fmt.Sprintf("%d %s share %s", compared, what, self)), nil, false
+		}
+		pid = next
+	}
+	return fmt.Sprintf("/proc/%d/status", pid), schema.Str(fmt.Sprintf("walk stopped after %d %s sharing %s", compared, what, self)), nil, false
+}
+
 // contradictions names the signal combinations that do not tell one story.
 func contradictions(sigs []schema.Signal, anchorFired bool, extraFired []string) []string {
 	byName := map[string]schema.Signal{}
@@ -235,7 +313,9 @@ func contradictions(sigs []schema.Signal, anchorFired bool, extraFired []string)
 				allInitial = false
 			}
 		}
-		if readable > 0 && allInitial && !byName["probe_is_pid1"].Fired && !byName["mnt_ns_differs_from_parent"].Fired {
+		if readable > 0 && allInitial && !byName["probe_is_pid1"].Fired &&
+			!byName["mnt_ns_differs_from_parent"].Fired && !byName["mnt_ns_differs_from_ancestor"].Fired &&
+			!byName["net_ns_differs_from_ancestor"].Fired {
 			out = append(out, fmt.Sprintf("%s present, yet every readable namespace is the kernel's initial one: "+
 				"the marker may be baked into the image, or this is a VM or host that ships it; runtime_context.type follows the marker",
 				strings.Join(markers, " and ")))

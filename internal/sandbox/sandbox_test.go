@@ -1,0 +1,104 @@
+package sandbox
+
+import (
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheckStaticRejects(t *testing.T) {
+	dir := t.TempDir()
+	notELF := filepath.Join(dir, "script")
+	if err := os.WriteFile(notELF, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckStatic(notELF); err == nil {
+		t.Errorf("CheckStatic(%s) = nil for a shell script", notELF)
+	}
+	if err := CheckStatic(filepath.Join(dir, "missing")); err == nil {
+		t.Errorf("CheckStatic of a missing file = nil")
+	}
+	// A dynamically linked system binary, where there is one.
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on $PATH")
+	}
+	sh, _ = filepath.EvalSymlinks(sh)
+	f, err := elf.Open(sh)
+	if err != nil {
+		t.Skipf("%s is not ELF: %v", sh, err)
+	}
+	defer f.Close()
+	dynamic := false
+	for _, p := range f.Progs {
+		dynamic = dynamic || p.Type == elf.PT_INTERP
+	}
+	if !dynamic {
+		t.Skipf("%s is static here", sh)
+	}
+	err = CheckStatic(sh)
+	if err == nil || !strings.Contains(err.Error(), "dynamically linked") {
+		t.Errorf("CheckStatic(%s) = %v, want a dynamically linked error", sh, err)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	tests := []struct {
+		name, doc, row, err string
+	}{
+		{name: "not json", doc: "{", err: "decoding env.json"},
+		{name: "no provenance", doc: `{"container_detected": false}`, err: "no probe_provenance"},
+		{
+			name: "chroot-like",
+			doc: `{"schema_version": "1.16", "container_detected": true, "probe_namespace": null,
+			"runtime_context": {"type": "baremetal"}, "partial_reasons": ["x"],
+			"probe_provenance": {"isolation": {"verdict": "isolated", "signals": [
+			{"name": "dockerenv", "fired": false}, {"name": "procfs_missing", "fired": true}]}}}`,
+			row: "| chroot | true | baremetal | `null` | procfs_missing |",
+		},
+		{
+			name: "nothing fired",
+			doc: `{"container_detected": false, "probe_namespace": "mnt:0123456789abcdef",
+			"runtime_context": {"type": "baremetal"},
+			"probe_provenance": {"isolation": {"verdict": "no_signal", "signals": [{"name": "dockerenv", "fired": false}]}}}`,
+			row: "| chroot | false | baremetal | `mnt:0123456789abcdef` | (none) |",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Summarize([]byte(tt.doc))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Row("chroot"); got != tt.row {
+				t.Errorf("Row = %q\nwant  %q", got, tt.row)
+			}
+		})
+	}
+}
+
+func TestAllKeysUnique(t *testing.T) {
+	seen := map[string]bool{}
+	all := All()
+	if all[0].Key != "host" {
+		t.Errorf("first case is %q, want host", all[0].Key)
+	}
+	for _, sb := range all {
+		if seen[sb.Key] {
+			t.Errorf("duplicate key %q", sb.Key)
+		}
+		seen[sb.Key] = true
+		if _, ok := Lookup(sb.Key); !ok {
+			t.Errorf("Lookup(%q) failed", sb.Key)
+		}
+	}
+}
