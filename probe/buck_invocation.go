@@ -176,8 +176,10 @@ func (s *state) redactArgv(argv []string) []string {
 	if len(out) > 0 && filepath.Base(out[0]) == "buck2" {
 		out = buck.RedactArgv(out)
 	}
-	for i, a := range out {
-		out[i] = s.redact(a)
+	if s.redact != nil {
+		for i, a := range out {
+			out[i] = s.redact(a)
+		}
 	}
 	return out
 }

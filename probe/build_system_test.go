@@ -1,6 +1,9 @@
 package probe
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 func TestUTF8CheckMatchesCPython(t *testing.T) {
 	// Messages from CPython 3.12's bytes.decode().
@@ -26,4 +29,19 @@ func TestUTF8CheckMatchesCPython(t *testing.T) {
 			t.Errorf("utf8Check(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+func FuzzUTF8Check(f *testing.F) {
+	for _, s := range []string{"ok", "\xe2\x82", "\xff", "\xed\xa0\x80", "é\u2028"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		err := utf8Check(b)
+		if (err == nil) != utf8.Valid(b) {
+			t.Fatalf("utf8Check(%q) = %v, utf8.Valid = %v", b, err, utf8.Valid(b))
+		}
+		if e, ok := err.(*decodeError); ok && (e.pos < 0 || e.end > len(b) || e.end <= e.pos || b[e.pos] != e.b) {
+			t.Fatalf("bad position in %q: %+v", b, e)
+		}
+	})
 }

@@ -198,7 +198,11 @@ func (s *state) record(c Command, r Result) {
 	case *ExitError:
 		rec.ExitStatus = schema.Int(e.Code)
 	default:
-		rec.Error = schema.Str(s.redact(r.Err.Error()))
+		msg := r.Err.Error()
+		if s.redact != nil {
+			msg = s.redact(msg)
+		}
+		rec.Error = schema.Str(msg)
 	}
 	s.mu.Lock()
 	s.commands = append(s.commands, rec)
