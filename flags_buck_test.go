@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -90,6 +92,45 @@ func TestUsageListsBuckFlags(t *testing.T) {
 	for _, f := range []string{"--buck-target", "--buck-option", "--buck-mode-file", "--buck-config", "--buck-modifier", "--buck-default-context", "--buck-timeout"} {
 		if !strings.Contains(usage, f) {
 			t.Errorf("usage lacks %s", f)
+		}
+	}
+}
+
+// TestBuckEndToEnd runs the whole CLI with the fake buck2 first on PATH in
+// a fake project: the §25.3 request, the document on stdout.
+func TestBuckEndToEnd(t *testing.T) {
+	fake, err := filepath.Abs("testdata/fakebuck2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, ".buckconfig"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	t.Setenv("PATH", fake+":/usr/bin:/bin")
+	t.Setenv("HOME", t.TempDir())
+	args := []string{"-", "--buck-target", "//app:trainer", "--buck-option", "mode=root//mode/debug", "--buck-option", "config=build.profile=debug",
+		"--buck-option", "mode=root//mode/gpu", "--buck-option", "config=scheduler.policy=local", "--buck-option", "modifier=//constraints:linux",
+		"--buck-option", "modifier=//constraints:gfx", "--buck-timeout", "5"}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	doc := stdout.String()
+	for _, want := range []string{
+		`"context_fingerprint": "sha256:28ec3392529ca88f6885d9bfe2efc2d8c535f3d96bb17f17d4bbe05123ef6731"`,
+		`"status": "success"`,
+		`"likely_execution_platform": "prelude//platforms:default"`,
+		`"build.profile=<redacted>"`,
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("document lacks %s", want)
+		}
+	}
+	for _, secret := range []string{"build.profile=debug", "scheduler.policy=local"} {
+		if strings.Contains(doc, secret) {
+			t.Errorf("document holds config value %s", secret)
 		}
 	}
 }

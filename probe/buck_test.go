@@ -388,7 +388,8 @@ func TestBuildSystemTable(t *testing.T) {
 		{name: "outside a project", tools: []string{"buck2", "hg"}, outside: true, want: `{"kind": "none"}`, ran: []string{"--version", "root"}},
 		{name: "version timeout", tools: []string{"buck2", "hg"}, slow: []string{"--version"}, want: `{"kind": "none"}`, ran: []string{"--version", "root"}},
 		{name: "empty version", tools: []string{"buck2"}, files: map[string]string{".fakebuck2/version.rc": "0", ".fakebuck2/version.stdout": " \n"}, want: `{"kind": "none"}`, ran: []string{"--version", "root"}},
-		{name: "non-utf-8 version", tools: []string{"buck2", "hg"}, files: map[string]string{".fakebuck2/version.rc": "0", ".fakebuck2/version.stdout": "buck2 \xfe\n"}, want: `{"kind": "none"}`, ran: []string{"--version", "root"}},
+		{name: "non-utf-8 version", tools: []string{"buck2", "hg"}, files: map[string]string{".fakebuck2/version.rc": "0", ".fakebuck2/version.stdout": "buck2 \xfe\n"}, want: `{"kind": "none"}`, ran: []string{"--version"}},
+		{name: "non-utf-8 root", tools: []string{"buck2", "hg"}, files: map[string]string{".fakebuck2/root.rc": "0", ".fakebuck2/root.stdout": "/r\xc3\n"}, want: `{"kind": "none"}`, ran: []string{"--version", "root"}},
 		{name: "non-utf-8 hg stderr", tools: []string{"buck2", "hg", "git"}, files: map[string]string{".fakebuck2/hg.rc": "0", ".fakebuck2/hg.stdout": "abc\n", ".fakebuck2/hg.stderr": "\xff"}, want: `{"kind": "none"}`, ran: []string{"--version", "root", "id"}},
 	}
 	for _, tt := range tests {

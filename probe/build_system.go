@@ -20,11 +20,15 @@ func collectBuildSystem(s *state) schema.BuildSystem {
 		return none
 	}
 	// Both run, version first, even when the first fails (§26 item 22).
-	version, verr := s.capture([]string{buck2, "--version"}, s.opt.Cwd)
-	root, rerr := s.capture([]string{buck2, "root"}, s.opt.Cwd)
-	if errors.As(verr, new(*decodeError)) || errors.As(rerr, new(*decodeError)) {
-		// Python's UnicodeDecodeError escapes _run_capture and the
-		// caller's catch-all gives kind none (§26 item 21).
+	// Output that is not UTF-8 is Python's UnicodeDecodeError: it escapes
+	// _run_capture at once and the caller's catch-all gives kind none
+	// (§26 item 21), so nothing after it runs.
+	version, err := s.capture([]string{buck2, "--version"}, s.opt.Cwd)
+	if errors.As(err, new(*decodeError)) {
+		return none
+	}
+	root, err := s.capture([]string{buck2, "root"}, s.opt.Cwd)
+	if errors.As(err, new(*decodeError)) {
 		return none
 	}
 	if version == nil || root == nil {
