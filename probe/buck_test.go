@@ -428,7 +428,7 @@ func TestBuildSystemTable(t *testing.T) {
 }
 
 func TestFakeBuck2FailsLoudly(t *testing.T) {
-	for _, argv := range [][]string{{"build", "//x:y"}, {"cquery", "deps(//x:y)", "--json"}, {"cquery", "-c", "novalue", "deps(%s)", "//x", "--json"}, {"--version", "extra"}, {"root", "--dir", "/"}} {
+	for _, argv := range [][]string{{"build", "//x:y"}, {"cquery", "--bogus", "deps(//x:y)"}, {"cquery", "-a", "^buck\\.type$", "//x:y"}, {"cquery", "deps(%s)", "--json"}, {"cquery", "-c", "novalue", "deps(%s)", "//x", "--json"}, {"--version", "extra"}, {"root", "--dir", "/"}} {
 		fake, _ := filepath.Abs("../testdata/fakebuck2/buck2")
 		cmd := exec.Command(fake, argv...)
 		cmd.Dir = t.TempDir()
@@ -472,4 +472,85 @@ func errorsAs(err error, target **exec.ExitError) bool {
 		*target = e
 	}
 	return ok
+}
+
+// fake runs the fake buck2 in dir and returns stdout, stderr and the exit status.
+func fake(t *testing.T, dir string, env []string, argv ...string) (string, string, int) {
+	t.Helper()
+	bin, _ := filepath.Abs("../testdata/fakebuck2/buck2")
+	cmd := exec.Command(bin, argv...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errorsAs(err, &ee) {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// TestFakeBuck2Shapes checks that the fake's answers have the shapes of
+// buck2.md §1–2 and §7, read back with the probe's own parsers.
+func TestFakeBuck2Shapes(t *testing.T) {
+	t.Setenv("HOME", "/home/u")
+	root, app := fakeProject(t, map[string]string{})
+	outside := t.TempDir()
+	type want struct {
+		stdout, stderr string
+		code           int
+	}
+	cfg := " (prelude//platforms:default#904931f735703749)"
+	tests := []struct {
+		name string
+		dir  string
+		env  []string
+		argv []string
+		want want
+	}{
+		{"stamped version", outside, nil, []string{"--version"}, want{"buck2 2025-05-06-201beb86106fecdc84e30260b0f1abb5bf576988\n", "", 0}},
+		{"unstamped version", outside, []string{"FAKEBUCK2_VERSION=fee4e223d46cb9104bc2d39c869427ce7e7347a9 <build-id>"}, []string{"-V"}, want{"buck2 fee4e223d46cb9104bc2d39c869427ce7e7347a9 <build-id>\n", "", 0}},
+		{"root", app, nil, []string{"root"}, want{root + "\n", "", 0}},
+		{"project root", app, nil, []string{"root", "--kind", "project"}, want{root + "\n", "", 0}},
+		{"daemon root", app, nil, []string{"root", "-k", "daemon"}, want{"/home/u/.buck/buckd/" + strings.TrimPrefix(root, "/") + "/v2\n", "", 0}},
+		{"no buckconfig kind", app, nil, []string{"root", "--kind", "buckconfig"}, want{"", "error: invalid value 'buckconfig' for '--kind <KIND>'\n  [possible values: cell, project, daemon]\n\nFor more information, try '--help'.\n", 3}},
+		{"outside", outside, nil, []string{"root"}, want{"", "Command failed: Couldn't find a buck project root for directory `" + outside + "`. Expected to find a .buckconfig file.\n", 2}},
+		{"outside cquery", outside, nil, []string{"cquery", "deps(%s)", "//x:y", "--json"}, want{"", "Command failed: Couldn't find a buck project root for directory `" + outside + "`. Expected to find a .buckconfig file.\n", 2}},
+		{"plain lines", app, nil, []string{"cquery", "//x:y"}, want{"root//x:y" + cfg + "\n", "Build ID: 5444dcc8-5a74-4844-9c2d-4dd01e962f36\n", 0}},
+		{"plain json", app, nil, []string{"cquery", "//x:y", "--json"}, want{"[\n  \"root//x:y" + cfg + "\"\n]\n", "Build ID: 5444dcc8-5a74-4844-9c2d-4dd01e962f36\n", 0}},
+		{"no placeholder", app, nil, []string{"cquery", "deps(//x)", "a", "b", "--json"}, want{"", "Command failed: Query args supplied without any `%s` placeholder in the query, got args `a`, `b`\n", 3}},
+		{"placeholder in arg", app, nil, []string{"cquery", "deps(%s)", "a%s", "--json"}, want{"", "Command failed: Placeholder `%s` in query argument `a%s`\n", 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := fake(t, tt.dir, tt.env, tt.argv...)
+			if (want{out, errOut, code}) != tt.want {
+				t.Errorf("got  %q %q %d\nwant %q %q %d", out, errOut, code, tt.want.stdout, tt.want.stderr, tt.want.code)
+			}
+		})
+	}
+	// JSON shapes, read back with the probe's parsers.
+	out, _, _ := fake(t, app, nil, "cquery", "deps(//app:trainer)", "--json")
+	labels, err := buck.ParseLabels(out)
+	if err != nil || len(labels) != 5 || !strings.HasPrefix(out, "[\n  \"") {
+		t.Fatalf("plain deps: %v %q", err, out)
+	}
+	for _, l := range labels {
+		if _, ok := buck.ParseLabel(l); !ok {
+			t.Errorf("not a configured label: %q", l)
+		}
+	}
+	out, _, _ = fake(t, app, nil, "cquery", "deps(%s)", "//a:a", "//b:b", "--json")
+	if labels, err := buck.ParseLabels(out); err != nil || len(labels) != 10 || !strings.HasPrefix(out, "{\n  \"//a:a\": [\n    \"") {
+		t.Errorf("multi-query: %v %q", err, out)
+	}
+	out, _, _ = fake(t, app, nil, "cquery", "%s", "//a:a", "//b:b", "-a", `^buck\.execution_platform$`, "--json")
+	if p, err := buck.ParseExecutionPlatform(out, "//b:b"); err != nil || p != "prelude//platforms:default" {
+		t.Errorf("attributes: %v %q", err, out)
+	}
 }
