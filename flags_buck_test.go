@@ -134,3 +134,37 @@ func TestBuckEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+func TestPyInt(t *testing.T) {
+	tests := []struct {
+		in string
+		n  int64
+		ok bool
+	}{
+		{"10", 10, true}, {" 7\n", 7, true}, {"+3", 3, true}, {"-2", -2, true}, {"1_000", 1000, true}, {"007", 7, true},
+		{"", 0, false}, {"1__0", 0, false}, {"_1", 0, false}, {"1_", 0, false}, {"1.0", 0, false}, {"0x10", 0, false}, {"- 1", 0, false},
+		// Python's int() also takes other Unicode decimal digits; not here.
+		{"١", 0, false},
+	}
+	for _, tt := range tests {
+		n, ok := pyInt(tt.in)
+		if n != tt.n || ok != tt.ok {
+			t.Errorf("pyInt(%q) = %d, %v; want %d, %v", tt.in, n, ok, tt.n, tt.ok)
+		}
+	}
+}
+
+func FuzzPyInt(f *testing.F) {
+	for _, s := range []string{"10", " 1_0 ", "-0", "abc", "1__2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, ok := pyInt(s)
+		if !ok {
+			return
+		}
+		if digits := strings.Trim(strings.TrimSpace(s), "+-"); digits == "" || strings.Trim(digits, "0123456789_") != "" {
+			t.Fatalf("pyInt(%q) = %d accepted non-digits", s, n)
+		}
+	})
+}

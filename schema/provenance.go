@@ -35,6 +35,8 @@ type Provenance struct {
 // their presence and derived facts.
 type Placement struct {
 	// Signals are the markers checked, in a fixed order.
+	// Source: the probe's environment (BUCK_SCRATCH_PATH,
+	// BUCK2_DAEMON_UUID, BUCK_BUILD_ID, TMPDIR, PWD, PATH, AORTA_RE_IMAGE).
 	Signals []PlacementSignal `json:"signals"`
 	// Suggests is what the markers together point to: local_action
 	// (buck2's local executor), remote_action (a build action without
@@ -65,8 +67,9 @@ type PlacementSignal struct {
 
 // PlatformEvidence is the answer behind likely_execution_platform.
 type PlatformEvidence struct {
-	// Value is the unconfigured label of the resolved execution platform
-	// (buck.execution_platform), or null.
+	// Value is the unconfigured label of the resolved execution platform,
+	// or null. Source: buck2 cquery <context> %s <target> -a
+	// ^buck\.execution_platform$ --json, in build_system.repo_root.
 	Value *string `json:"value"`
 	// Source is the buck2 command that answered, or null.
 	Source *string `json:"source"`
