@@ -72,7 +72,8 @@ type collector struct {
 	// (pythonSiteDirs), computed once.
 	sites func() []string
 	// redact removes secrets from what probe_provenance records of a
-	// command (its argv and error text): Buck config values (buck.go).
+	// command (its argv and error text): Buck config values
+	// (redactArgv in buck_invocation.go).
 	redact func(string) string
 	// hashes is the one file-hash pool of the run (hash.go).
 	hashes *hashPool
