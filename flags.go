@@ -27,6 +27,15 @@ Flags:
   --deadline DURATION        bound the whole capture (default 60s)
   --root DIR                 describe the filesystem under DIR instead of /
   --no-provenance            omit the probe_provenance extension block
+  --buck-target TARGET       resolve TARGET with buck2 cquery: buck_invocation,
+                             library_introspection, likely_execution_platform
+  --buck-option TYPE=VALUE   ordered context input (repeatable): mode=FILE,
+                             config=KEY=VALUE or modifier=VALUE
+  --buck-mode-file PATH      grouped mode file, leading @ optional (repeatable)
+  --buck-config KEY=VALUE    grouped -c override (repeatable; value never stored)
+  --buck-modifier MODIFIER   grouped -m modifier (repeatable)
+  --buck-default-context     confirm the default Buck context
+  --buck-timeout SECONDS     timeout of each buck2 cquery (integer >= 1, default 10)
   --version                  print the version and exit
   --help                     print this help and exit
 
@@ -42,6 +51,7 @@ type config struct {
 	field   *string
 	help    bool
 	version bool
+	buck    buckFlags // raw --buck-* values (flags_buck.go)
 }
 
 // parseArgs parses the command line. Flags and the positional OUT may come

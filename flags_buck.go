@@ -1,10 +1,143 @@
 package main
 
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"aorta-probe/buck"
+	"aorta-probe/internal/pyfmt"
+)
+
+// buckFlags are the --buck-* values as given, validated together by
+// validateBuck once the whole command line is read (context.md §22.1).
+type buckFlags struct {
+	target         *string
+	options        []string
+	modeFiles      []string
+	configs        []string
+	modifiers      []string
+	defaultContext bool
+}
+
 // buckFlag parses the --buck-* flags. It reports whether name was one of them.
 func buckFlag(name string, value func() (string, error), flag func() error, c *config) (bool, error) {
+	b := &c.buck
+	appendTo := func(list *[]string) error {
+		v, err := value()
+		if err == nil {
+			*list = append(*list, v)
+		}
+		return err
+	}
+	switch name {
+	case "--buck-target":
+		v, err := value()
+		if err == nil {
+			b.target = &v // last wins
+		}
+		return true, err
+	case "--buck-option":
+		return true, appendTo(&b.options)
+	case "--buck-mode-file":
+		return true, appendTo(&b.modeFiles)
+	case "--buck-config":
+		return true, appendTo(&b.configs)
+	case "--buck-modifier":
+		return true, appendTo(&b.modifiers)
+	case "--buck-default-context":
+		b.defaultContext = true
+		return true, flag()
+	case "--buck-timeout":
+		v, err := value()
+		if err != nil {
+			return true, err
+		}
+		n, ok := pyInt(v)
+		switch {
+		case !ok:
+			return true, fmt.Errorf("Invalid value for '--buck-timeout': %s is not a valid integer range.", pyfmt.Repr(v))
+		case n < 1:
+			return true, fmt.Errorf("Invalid value for '--buck-timeout': %d is not in the range x>=1.", n)
+		}
+		c.options.Buck.Timeout = time.Duration(n) * time.Second
+		return true, nil
+	}
 	return false, nil
 }
 
+// pyInt parses an integer as Python's int(str) does: surrounding
+// whitespace, an optional sign, digits with single underscores between
+// them. Values beyond int64 are not valid here (a timeout that large is
+// meaningless); they clamp to the maximum.
+func pyInt(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
+		return 0, false
+	}
+	digits := strings.ReplaceAll(s, "_", "")
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		n = 1<<63 - 1
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// The usage errors of context.md §22.3, in the order they are checked.
+var (
+	errBuckNeedsTarget = errors.New("--buck-option, --buck-mode-file, --buck-config, --buck-modifier, and --buck-default-context require --buck-target")
+	errBuckMixed       = errors.New("--buck-option preserves cross-option ordering and cannot be combined with --buck-mode-file, --buck-config, or --buck-modifier")
+	errBuckDefault     = errors.New("--buck-default-context is mutually exclusive with --buck-option, --buck-mode-file, --buck-config, and --buck-modifier")
+)
+
 // validateBuck checks the Buck flags together, once all are parsed
-// (context.md §22.3).
-func validateBuck(c *config) error { return nil }
+// (context.md §22.3), and stores the validated context in the options.
+func validateBuck(c *config) error {
+	b := c.buck
+	grouped := len(b.modeFiles)+len(b.configs)+len(b.modifiers) > 0
+	explicit := len(b.options) > 0 || grouped
+	hasTarget := b.target != nil && *b.target != ""
+	switch {
+	case (explicit || b.defaultContext) && !hasTarget:
+		return errBuckNeedsTarget
+	case len(b.options) > 0 && grouped:
+		return errBuckMixed
+	case b.defaultContext && explicit:
+		return errBuckDefault
+	}
+	bad := func(err error) error {
+		return fmt.Errorf("Invalid value for --buck-option/--buck-mode-file/--buck-config/--buck-modifier/--buck-default-context: %v", err)
+	}
+	var ordered []buck.Option
+	for _, raw := range b.options {
+		o, err := buck.ParseOption(raw)
+		if err != nil {
+			return bad(err)
+		}
+		ordered = append(ordered, o)
+	}
+	if !hasTarget {
+		return nil
+	}
+	ctx, err := buck.NewContext(ordered, b.modeFiles, b.configs, b.modifiers, b.defaultContext)
+	if err != nil {
+		return bad(err)
+	}
+	c.options.Buck.Target = *b.target
+	c.options.Buck.Context = ctx
+	return nil
+}

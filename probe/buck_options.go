@@ -1,5 +1,30 @@
 package probe
 
+import (
+	"time"
+
+	"aorta-probe/buck"
+)
+
 // BuckOptions are the Buck2 inputs of context.md §20: --buck-target and the
 // context it is resolved in.
-type BuckOptions struct{}
+type BuckOptions struct {
+	// Target is --buck-target, verbatim; "" means not requested.
+	Target string
+	// Context is the validated invocation context (--buck-option, or the
+	// grouped --buck-mode-file/--buck-config/--buck-modifier, or
+	// --buck-default-context).
+	Context buck.Context
+	// Timeout bounds each buck2 cquery; zero means DefaultBuckTimeout.
+	Timeout time.Duration
+}
+
+// DefaultBuckTimeout is the --buck-timeout default (context.md §22.1).
+const DefaultBuckTimeout = 10 * time.Second
+
+func (o BuckOptions) timeout() time.Duration {
+	if o.Timeout <= 0 {
+		return DefaultBuckTimeout
+	}
+	return o.Timeout
+}

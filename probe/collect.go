@@ -71,6 +71,10 @@ type collector struct {
 	// sites is the Python search path as the filesystem shows it
 	// (pythonSiteDirs), computed once.
 	sites func() []string
+	// redact removes secrets from what probe_provenance records of a
+	// command (its argv and error text): Buck config values
+	// (redactArgv in buck_invocation.go).
+	redact func(string) string
 	// hashes is the one file-hash pool of the run (hash.go).
 	hashes *hashPool
 	slots  map[string]*slot
@@ -179,7 +183,7 @@ func (s *state) run(c Command) Result {
 
 func (s *state) record(c Command, r Result) {
 	rec := schema.CommandRecord{
-		Argv:        append([]string(nil), c.Argv...),
+		Argv:        s.redactArgv(c.Argv),
 		DurationUS:  r.Duration.Microseconds(),
 		StdoutBytes: len(r.Stdout),
 		StderrBytes: len(r.Stderr),
@@ -195,7 +199,11 @@ func (s *state) record(c Command, r Result) {
 	case *ExitError:
 		rec.ExitStatus = schema.Int(e.Code)
 	default:
-		rec.Error = schema.Str(r.Err.Error())
+		msg := r.Err.Error()
+		if s.redact != nil {
+			msg = s.redact(msg)
+		}
+		rec.Error = schema.Str(msg)
 	}
 	s.mu.Lock()
 	s.commands = append(s.commands, rec)
@@ -213,6 +221,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	defer cancel()
 
 	c := &collector{opt: opt, root: fsroot(opt.Root), ctx: ctx, hashes: newHashPool(), slots: map[string]*slot{}}
+	c.redact = opt.Buck.Context.Redact
 	c.path = opt.Path
 	if c.path == nil && (opt.Root == "/" || opt.Root == "") {
 		c.path = searchPath(opt.Env)
@@ -258,6 +267,8 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		Probes:         []schema.ProbeRecord{},
 		Commands:       []schema.CommandRecord{},
 		Isolation:      schema.Isolation{Verdict: "not_captured", Signals: []schema.Signal{}, Contradictions: []string{}},
+		Placement: schema.Placement{Suggests: "not_captured", Signals: []schema.PlacementSignal{}, Evidence: []string{},
+			LikelyExecutionPlatform: schema.PlatformEvidence{Reason: schema.Str("not captured: the execution_context probe did not finish")}},
 	}
 	snap.Provenance = prov
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/buck"
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/schema"
 )
@@ -31,6 +32,8 @@ var fixedNow = func() time.Time { return time.Date(2026, 4, 28, 12, 0, 0, 0, tim
 //	cwd: /work             working directory for relative paths
 //	extended: true         --extended
 //	execution-context: X   --execution-context X
+//	buck-target: T         --buck-target T
+//	buck-option: TYPE=V    --buck-option TYPE=V (repeatable, ordered)
 func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 	t.Helper()
 	env := map[string]string{}
@@ -42,6 +45,7 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	}
 	var path []string
+	var buckOpts []buck.Option
 	for _, kv := range a.Settings() {
 		switch k, v := kv[0], kv[1]; k {
 		case "env":
@@ -66,7 +70,22 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 			opt.Extended = v == "true"
 		case "execution-context":
 			opt.ExecutionContext = v
+		case "buck-target":
+			opt.Buck.Target = v
+		case "buck-option":
+			o, err := buck.ParseOption(v)
+			if err != nil {
+				t.Fatalf("buck-option %q: %v", v, err)
+			}
+			buckOpts = append(buckOpts, o)
 		}
+	}
+	if len(buckOpts) > 0 {
+		c, err := buck.NewContext(buckOpts, nil, nil, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Buck.Context = c
 	}
 	if path == nil {
 		path = []string{filepath.Join(root, "bin")}

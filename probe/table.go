@@ -14,7 +14,10 @@ func probeTable() []probe {
 			s.Provenance.Isolation = v.evidence
 		}),
 		block("probe_namespace", collectProbeNamespace, func(s *schema.Snapshot, v *string) { s.ProbeNamespace = v }),
-		block("execution_context", collectExecutionContext, func(s *schema.Snapshot, v schema.ExecutionContext) { s.ExecutionContext = v }),
+		block("execution_context", collectExecutionContext, func(s *schema.Snapshot, v execContext) {
+			s.ExecutionContext = v.block
+			s.Provenance.Placement = v.placement
+		}),
 		block("system_health", collectSystemHealth, func(s *schema.Snapshot, v systemHealth) { s.SystemHealth = v.value }),
 		block("therock", collectTheRock, func(s *schema.Snapshot, v theRock) { s.TheRock = v.block }),
 		block("rocm", collectROCm, func(s *schema.Snapshot, v schema.ROCm) { s.ROCm = v }),
@@ -45,8 +48,16 @@ func probeTable() []probe {
 		pending("pytorch_version"),
 		pending("pytorch_build"),
 		pending("pytorch_sdpa"),
-		pending("build_system"),
-		pending("buck_invocation"),
+		block("build_system", collectBuildSystem, func(s *schema.Snapshot, v schema.BuildSystem) { s.BuildSystem = v }),
+		block("buck_invocation", collectBuckInvocation, func(s *schema.Snapshot, v buckResult) {
+			s.BuckInvocation = v.inv
+			s.LibraryIntrospection = v.entries
+			// Alternates mirror the hipblaslt and rccl blocks as this
+			// document holds them (their rows come earlier in the table).
+			s.LibraryIntrospectionAlternates = libraryAlternates(v.entries, s.HipBLASLt, s.RCCL)
+			s.ExecutionContext.LikelyExecutionPlatform = v.platform.value
+			s.Provenance.Placement.LikelyExecutionPlatform = v.platform.evidence()
+		}),
 	}
 }
 

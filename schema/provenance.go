@@ -23,6 +23,58 @@ type Provenance struct {
 	OSRelease *OSRelease `json:"os_release"`
 	// Isolation is every isolation signal checked, in order.
 	Isolation Isolation `json:"isolation"`
+	// Placement is the native evidence of where a Buck2 action ran.
+	Placement Placement `json:"placement"`
+}
+
+// Placement is the evidence, never proof, of where Buck2 placed this
+// process (buck2.md §4.4): the markers buck2's local executor adds, the
+// declared action env that reaches a remote worker too, and the launcher's
+// $AORTA_RE_IMAGE convention. Values that may carry secrets (paths with a
+// user name, image references with credentials) are never recorded, only
+// their presence and derived facts.
+type Placement struct {
+	// Signals are the markers checked, in a fixed order.
+	// Source: the probe's environment (BUCK_SCRATCH_PATH,
+	// BUCK2_DAEMON_UUID, BUCK_BUILD_ID, TMPDIR, PWD, PATH, AORTA_RE_IMAGE).
+	Signals []PlacementSignal `json:"signals"`
+	// Suggests is what the markers together point to: local_action
+	// (buck2's local executor), remote_action (a build action without
+	// the local executor's additions: consistent with an RE worker),
+	// local_test (a test or process started by a local buck2 daemon),
+	// not_an_action (no Buck2 action marker at all), or inconclusive.
+	Suggests string `json:"suggests"`
+	// Evidence says, sentence by sentence, why.
+	Evidence []string `json:"evidence"`
+	// LikelyExecutionPlatform is execution_context.likely_execution_platform
+	// with where it came from, or why it is null.
+	LikelyExecutionPlatform PlatformEvidence `json:"likely_execution_platform"`
+}
+
+// PlacementSignal is one environment marker.
+type PlacementSignal struct {
+	// Name is the environment variable.
+	Name string `json:"name"`
+	// State is unset, empty or set.
+	State string `json:"state"`
+	// Value is recorded only for markers that cannot be secrets
+	// (BUCK_SCRATCH_PATH, BUCK_BUILD_ID); null otherwise.
+	Value *string `json:"value"`
+	// Detail is a derived fact, e.g. whether TMPDIR ends with the scratch
+	// path, or null.
+	Detail *string `json:"detail"`
+}
+
+// PlatformEvidence is the answer behind likely_execution_platform.
+type PlatformEvidence struct {
+	// Value is the unconfigured label of the resolved execution platform,
+	// or null. Source: buck2 cquery <context> %s <target> -a
+	// ^buck\.execution_platform$ --json, in build_system.repo_root.
+	Value *string `json:"value"`
+	// Source is the buck2 command that answered, or null.
+	Source *string `json:"source"`
+	// Reason says why Value is null, or null when it is not.
+	Reason *string `json:"reason"`
 }
 
 // OSRelease is the identity of the probed filesystem's distribution.

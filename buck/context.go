@@ -1,0 +1,272 @@
+package buck
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"sort"
+	"strings"
+
+	"aorta-probe/schema"
+)
+
+// Option types of an ordered --buck-option TYPE=VALUE (context.md §20.2).
+const (
+	Mode     = "mode"
+	Config   = "config"
+	Modifier = "modifier"
+)
+
+// Option is one effective context input: a mode file (stored without its
+// leading "@"), a config override KEY=VALUE, or a modifier.
+type Option struct {
+	Type  string // Mode, Config or Modifier
+	Value string
+}
+
+// Validation messages of context.md §20.2 (the CLI wraps them, §22.3).
+var (
+	errOptionShape = errors.New("Buck options must use mode=VALUE, config=KEY=VALUE, or modifier=VALUE")
+	errOptionValue = errors.New("Buck option values must be non-empty and contain no NUL")
+	errOptionMode  = errors.New("Buck mode option must name a file after '@'")
+	errOptionCfg   = errors.New("Buck config options must use config=KEY=VALUE")
+	errGroupedMode = errors.New("Buck mode file values must name a file after '@'")
+	errGroupedCfg  = errors.New("Buck config overrides must use KEY=VALUE with a non-empty key")
+	// ErrMixedStyles and ErrDefaultWithInputs are the library-level
+	// checks; the CLI rejects both earlier with its own wording.
+	ErrMixedStyles       = errors.New("ordered Buck options cannot be combined with grouped mode, config, or modifier inputs")
+	ErrDefaultWithInputs = errors.New("default Buck context confirmation is mutually exclusive with mode files, config overrides, and modifiers")
+)
+
+// ParseOption parses one ordered --buck-option TYPE=VALUE (context.md
+// §20.2): split at the first "=", then check the value by type.
+func ParseOption(raw string) (Option, error) {
+	typ, value, ok := strings.Cut(raw, "=")
+	if !ok || (typ != Mode && typ != Config && typ != Modifier) {
+		return Option{}, errOptionShape
+	}
+	if value == "" || strings.ContainsRune(value, 0) {
+		return Option{}, errOptionValue
+	}
+	switch typ {
+	case Mode:
+		value = strings.TrimPrefix(value, "@")
+		if value == "" {
+			return Option{}, errOptionMode
+		}
+	case Config:
+		key, _, ok := strings.Cut(value, "=")
+		if !ok || pyStrip(key) == "" {
+			return Option{}, errOptionCfg
+		}
+	}
+	return Option{Type: typ, Value: value}, nil
+}
+
+// Context is the Buck invocation context a target is resolved in: the
+// effective inputs in effective order, and whether the caller confirmed the
+// default context. The zero value is the unspecified context.
+type Context struct {
+	Options          []Option
+	DefaultConfirmed bool
+}
+
+// NewContext builds the context from the two input styles (context.md
+// §20.2): ordered options (already parsed, in command-line order) or the
+// grouped lists, which become all mode files, then all config overrides,
+// then all modifiers. Grouped values are checked in that order.
+func NewContext(ordered []Option, modeFiles, configs, modifiers []string, defaultConfirmed bool) (Context, error) {
+	grouped := len(modeFiles)+len(configs)+len(modifiers) > 0
+	if len(ordered) > 0 && grouped {
+		return Context{}, ErrMixedStyles
+	}
+	if defaultConfirmed && (len(ordered) > 0 || grouped) {
+		return Context{}, ErrDefaultWithInputs
+	}
+	if len(ordered) > 0 {
+		return Context{Options: append([]Option(nil), ordered...)}, nil
+	}
+	groups := []struct {
+		label, typ string
+		values     []string
+	}{{"mode file", Mode, modeFiles}, {"config override", Config, configs}, {"modifier", Modifier, modifiers}}
+	for _, g := range groups {
+		for _, v := range g.values {
+			if v == "" {
+				return Context{}, errors.New("Buck " + g.label + " values must be non-empty strings")
+			}
+		}
+	}
+	for _, g := range groups {
+		for _, v := range g.values {
+			if strings.ContainsRune(v, 0) {
+				return Context{}, errors.New("Buck " + g.label + " values must not contain NUL bytes")
+			}
+		}
+	}
+	c := Context{DefaultConfirmed: defaultConfirmed}
+	for _, g := range groups {
+		for _, v := range g.values {
+			switch g.typ {
+			case Mode:
+				v = strings.TrimPrefix(v, "@")
+				if v == "" {
+					return Context{}, errGroupedMode
+				}
+			case Config:
+				key, _, ok := strings.Cut(v, "=")
+				if !ok || pyStrip(key) == "" {
+					return Context{}, errGroupedCfg
+				}
+			}
+			c.Options = append(c.Options, Option{Type: g.typ, Value: v})
+		}
+	}
+	return c, nil
+}
+
+// HasInputs reports whether the context carries any input at all
+// (an explicit option or the default confirmation).
+func (c Context) HasInputs() bool { return len(c.Options) > 0 || c.DefaultConfirmed }
+
+// Source is buck_invocation.context_source: default_confirmed, explicit
+// or unspecified.
+func (c Context) Source() string {
+	switch {
+	case c.DefaultConfirmed:
+		return "default_confirmed"
+	case len(c.Options) > 0:
+		return "explicit"
+	}
+	return "unspecified"
+}
+
+func (c Context) values(typ string) []string {
+	out := []string{}
+	for _, o := range c.Options {
+		if o.Type == typ {
+			out = append(out, o.Value)
+		}
+	}
+	return out
+}
+
+// ModeFiles are the effective mode files, without "@".
+func (c Context) ModeFiles() []string { return c.values(Mode) }
+
+// ConfigOverrides are the effective KEY=VALUE overrides. Their values must
+// never reach the document; see ConfigKeys and Redact.
+func (c Context) ConfigOverrides() []string { return c.values(Config) }
+
+// Modifiers are the effective modifiers.
+func (c Context) Modifiers() []string { return c.values(Modifier) }
+
+// ConfigKeys is buck_invocation.config_keys: the text before the first
+// "=" of each override, raw (not trimmed).
+func (c Context) ConfigKeys() []string {
+	out := []string{}
+	for _, v := range c.ConfigOverrides() {
+		k, _, _ := strings.Cut(v, "=")
+		out = append(out, k)
+	}
+	return out
+}
+
+// OptionOrder is buck_invocation.option_order: the type of each input.
+func (c Context) OptionOrder() []string {
+	out := []string{}
+	for _, o := range c.Options {
+		out = append(out, o.Type)
+	}
+	return out
+}
+
+// Args is the context's buck2 argv (context.md §20.4): "@FILE" for a mode
+// file, "-c" KEY=VALUE for an override, "-m" VALUE for a modifier, in
+// effective order. Each value is its own argv element.
+func (c Context) Args() []string {
+	out := []string{}
+	for _, o := range c.Options {
+		switch o.Type {
+		case Mode:
+			out = append(out, "@"+o.Value)
+		case Config:
+			out = append(out, "-c", o.Value)
+		case Modifier:
+			out = append(out, "-m", o.Value)
+		}
+	}
+	return out
+}
+
+// Fingerprint is buck_invocation.context_fingerprint (context.md §20.5).
+func (c Context) Fingerprint() string { return Fingerprint(c.Args(), c.DefaultConfirmed) }
+
+// Fingerprint hashes the canonical payload {"buck_argv": argv,
+// "default_context_confirmed": confirmed}: compact, keys sorted, raw UTF-8,
+// as Python's json.dumps(ensure_ascii=False, separators=(",", ":"),
+// sort_keys=True) writes it. The argv includes raw config values, so two
+// contexts differing only in a value differ here, while the document keeps
+// the keys only.
+func Fingerprint(argv []string, confirmed bool) string {
+	if argv == nil {
+		argv = []string{}
+	}
+	payload := schema.Map[any]{}
+	payload.Set("buck_argv", argv)
+	payload.Set("default_context_confirmed", confirmed)
+	sum := sha256.Sum256(schema.EncodeCanonical(payload))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Redact replaces every occurrence of each full KEY=VALUE override in text
+// by KEY=<redacted>, longest override first (context.md §20.6).
+func (c Context) Redact(text string) string { return Redact(text, c.ConfigOverrides()) }
+
+// Redact is Context.Redact over an explicit list of overrides.
+func Redact(text string, overrides []string) string {
+	sorted := append([]string(nil), overrides...)
+	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+	for _, o := range sorted {
+		key, _, _ := strings.Cut(o, "=")
+		text = strings.ReplaceAll(text, o, key+"=<redacted>")
+	}
+	return text
+}
+
+// RedactArgv returns argv with the value of every config element removed:
+// the element after "-c" or "--config", and the value of "--config=K=V",
+// become KEY=<redacted>. It is what probe_provenance records of a buck2
+// command, so config values never reach the document.
+func RedactArgv(argv []string) []string {
+	out := append([]string(nil), argv...)
+	for i := 0; i < len(out); i++ {
+		switch a := out[i]; {
+		case (a == "-c" || a == "--config") && i+1 < len(out):
+			i++
+			if k, _, ok := strings.Cut(out[i], "="); ok {
+				out[i] = k + "=<redacted>"
+			}
+		case strings.HasPrefix(a, "--config="):
+			if k, _, ok := strings.Cut(strings.TrimPrefix(a, "--config="), "="); ok {
+				out[i] = "--config=" + k + "=<redacted>"
+			}
+		}
+	}
+	return out
+}
+
+// pyStrip is Python's str.strip(): all Unicode whitespace, including the
+// separators U+001C–U+001F that Go's unicode.IsSpace misses.
+func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
+
+// isPySpace is str.isspace() for one code point, which is also what the
+// re module's \s matches in a str pattern.
+func isPySpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0,
+		0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}

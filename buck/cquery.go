@@ -1,0 +1,346 @@
+package buck
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
+
+// DepsQuery is the literal cquery of context.md §21.1. The target is bound
+// by buck2's multi-query "%s" syntax as a separate argv element, so query
+// syntax inside a target is never interpreted.
+const DepsQuery = "deps(%s)"
+
+// ExecutionPlatformAttr is the -a regex that selects the resolved
+// execution platform (buck2.md §2.2 item 4: -a searches anywhere in the
+// attribute name, hence the anchors).
+const ExecutionPlatformAttr = `^buck\.execution_platform$`
+
+// DepsArgv is the library-introspection cquery (context.md §21.1):
+// buck2 cquery <context argv> deps(%s) <target> --json.
+func DepsArgv(buck2 string, c Context, target string) []string {
+	argv := append([]string{buck2, "cquery"}, c.Args()...)
+	return append(argv, DepsQuery, target, "--json")
+}
+
+// ExecutionPlatformArgv asks buck2 for the resolved execution platform of
+// target in the same context (buck2.md §3.1):
+// buck2 cquery <context argv> %s <target> -a ^buck\.execution_platform$ --json.
+// With an attribute the output is one object keyed by configured label.
+func ExecutionPlatformArgv(buck2 string, c Context, target string) []string {
+	argv := append([]string{buck2, "cquery"}, c.Args()...)
+	return append(argv, "%s", target, "-a", ExecutionPlatformAttr, "--json")
+}
+
+// ShapeError is a cquery payload that is valid JSON but neither an array
+// nor an object; PyType is the Python type name the reason quotes.
+type ShapeError struct{ PyType string }
+
+func (e *ShapeError) Error() string { return "unexpected JSON shape (" + e.PyType + ")" }
+
+// ParseLabels reads the stdout of the deps cquery (context.md §21.2): an
+// array of labels, or the legacy/multi-query object whose array values are
+// concatenated in object order. Empty output is no labels. Elements that
+// are not strings become Python str() text. Errors are a
+// *schema.SyntaxError (Python's JSON error text) or a *ShapeError.
+func ParseLabels(stdout string) ([]string, error) {
+	if pyStrip(stdout) == "" {
+		return []string{}, nil
+	}
+	v, err := schema.Decode(stdout)
+	if err != nil {
+		return nil, err
+	}
+	labels := []string{}
+	switch t := v.(type) {
+	case []any:
+		for _, x := range t {
+			labels = append(labels, PyStr(x))
+		}
+	case schema.Map[any]:
+		for _, e := range t {
+			if xs, ok := e.Value.([]any); ok {
+				for _, x := range xs {
+					labels = append(labels, PyStr(x))
+				}
+			}
+		}
+	default:
+		return nil, &ShapeError{PyType: pyType(v)}
+	}
+	return labels, nil
+}
+
+func pyType(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case string:
+		return "str"
+	case schema.Number:
+		if t.IsInteger() {
+			return "int"
+		}
+		return "float"
+	case []any:
+		return "list"
+	}
+	return "dict"
+}
+
+// PyStr is Python's str() of a decoded JSON value: strings as they are,
+// True/False/None, integers in decimal, floats as repr, lists and dicts as
+// their repr.
+func PyStr(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return pyRepr(v)
+}
+
+func pyRepr(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if t {
+			return "True"
+		}
+		return "False"
+	case string:
+		return pyfmt.Repr(t)
+	case schema.Number:
+		return numberRepr(t)
+	case []any:
+		parts := make([]string, len(t))
+		for i, x := range t {
+			parts[i] = pyRepr(x)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case schema.Map[any]:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = pyfmt.Repr(e.Key) + ": " + pyRepr(e.Value)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return fmt.Sprint(v)
+}
+
+// numberRepr is Python's repr of int(literal) or float(literal).
+func numberRepr(n schema.Number) string {
+	s := string(n)
+	if n.IsInteger() {
+		neg := strings.HasPrefix(s, "-")
+		d := strings.TrimLeft(strings.TrimPrefix(s, "-"), "0")
+		if d == "" {
+			return "0"
+		}
+		if neg {
+			return "-" + d
+		}
+		return d
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	switch {
+	case s == "NaN":
+		return "nan"
+	case s == "Infinity" || (err != nil && math.IsInf(f, 1)):
+		return "inf"
+	case s == "-Infinity" || (err != nil && math.IsInf(f, -1)):
+		return "-inf"
+	}
+	return pyFloatRepr(f)
+}
+
+// pyFloatRepr is float.__repr__: shortest round-trip digits, exponent form
+// when the exponent is < -4 or >= 16, else positional with at least ".0".
+func pyFloatRepr(f float64) string {
+	if math.IsInf(f, 0) {
+		if f > 0 {
+			return "inf"
+		}
+		return "-inf"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
+	mant, expStr, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expStr)
+	if exp < -4 || exp >= 16 {
+		sign := "+"
+		if exp < 0 {
+			sign, exp = "-", -exp
+		}
+		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// StripSuffix removes a trailing configuration " (cfg)" from a label and
+// trims the rest (context.md §21.3): Python's
+// re.sub(r"\s+\([^)]*\)\s*$", "", label).strip(). Only the last group goes;
+// "//x:y(cfg)" without the space and nested parentheses stay.
+func StripSuffix(label string) string {
+	t := strings.TrimRightFunc(label, isPySpace)
+	if !strings.HasSuffix(t, ")") {
+		return pyStrip(label)
+	}
+	p := len(t) - 1
+	prev := strings.LastIndexByte(t[:p], ')')
+	// The leftmost "(" after the previous ")" that has whitespace right
+	// before it starts the match, together with that whitespace run.
+	for q := prev + 1; q < p; q++ {
+		if t[q] != '(' {
+			continue
+		}
+		if j := lastNonSpaceEnd(t[:q]); j < q {
+			return pyStrip(t[:j])
+		}
+	}
+	return pyStrip(label)
+}
+
+// lastNonSpaceEnd is the byte offset just after the last non-space rune of s.
+func lastNonSpaceEnd(s string) int {
+	return len(strings.TrimRightFunc(s, isPySpace))
+}
+
+// knownLibraries is KNOWN_LIBRARY_PATTERNS (context.md §21.3), in test
+// order; each pattern is searched anywhere in the bare label.
+var knownLibraries = []struct {
+	name     string
+	patterns []*regexp.Regexp
+}{
+	{"hipblaslt", []*regexp.Regexp{regexp.MustCompile(`:hipblaslt(?:[_-]lib)?$`), regexp.MustCompile(`^hipblaslt-`)}},
+	{"pytorch", []*regexp.Regexp{regexp.MustCompile(`:(?:torch|pytorch)$`), regexp.MustCompile(`:torch_(?:cuda|hip|rocm)$`)}},
+	{"rccl", []*regexp.Regexp{regexp.MustCompile(`:rccl(?:[_-]lib)?$`)}},
+	{"ainic", []*regexp.Regexp{regexp.MustCompile(`:rccl[_-]anp(?:[_-]lib)?$`), regexp.MustCompile(`:rccl[_-]net(?:[_-]lib)?$`)}},
+	{"rocm", []*regexp.Regexp{regexp.MustCompile(`:(?:hip_runtime|rocm_runtime)$`)}},
+}
+
+// KnownLibrary names the library a bare label is, or "" (context.md §21.3).
+// Python's "$" also matches before one final "\n"; a bare label is
+// stripped, so it never ends with one.
+func KnownLibrary(bare string) string {
+	for _, lib := range knownLibraries {
+		for _, re := range lib.patterns {
+			if re.MatchString(bare) {
+				return lib.name
+			}
+		}
+	}
+	return ""
+}
+
+// LibraryMatch is one known library among the labels.
+type LibraryMatch struct {
+	Name       string
+	Target     string // bare label
+	Configured string // the label as buck2 printed it
+}
+
+// MatchLibraries keeps the first label of each known library, in label
+// order (context.md §21.3).
+func MatchLibraries(labels []string) []LibraryMatch {
+	var out []LibraryMatch
+	seen := map[string]bool{}
+	for _, l := range labels {
+		bare := StripSuffix(l)
+		name := KnownLibrary(bare)
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = append(out, LibraryMatch{Name: name, Target: bare, Configured: l})
+	}
+	return out
+}
+
+// ConfiguredRootTarget is the first label whose bare form is the requested
+// target, or ends with it when the target starts with "//" (context.md
+// §21.4), in one pass.
+func ConfiguredRootTarget(labels []string, target string) (string, bool) {
+	want := StripSuffix(target)
+	for _, l := range labels {
+		bare := StripSuffix(l)
+		if bare == want || (strings.HasPrefix(want, "//") && strings.HasSuffix(bare, want)) {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// Label is a configured target label as buck2 prints it (buck2.md §2.1):
+// "cell//pkg:name (cfg)" plus " (exec-cfg)" for toolchain targets.
+type Label struct {
+	Target     string
+	Config     string // platform#16hex or a builtin such as <unspecified>
+	ExecConfig string // "" unless a toolchain target
+}
+
+var configuredLabel = regexp.MustCompile(`^(\S+) \((<[a-z_]+>|[^\s()#]+#[0-9a-f]{16})\)(?: \((<[a-z_]+>|[^\s()#]+#[0-9a-f]{16})\))?$`)
+
+// ParseLabel parses a configured label; ok is false for anything else.
+func ParseLabel(s string) (Label, bool) {
+	m := configuredLabel.FindStringSubmatch(s)
+	if m == nil {
+		return Label{}, false
+	}
+	return Label{Target: m[1], Config: m[2], ExecConfig: m[3]}, true
+}
+
+// ParseExecutionPlatform reads the output of ExecutionPlatformArgv: an
+// object keyed by configured label whose values hold
+// "buck.execution_platform". It returns the unconfigured label of the
+// platform resolved for target, or buck2's "<legacy_global_exec_platform>"
+// (no [build] execution_platforms set: buck2's local-only legacy
+// platform). The error says in words why there is none.
+func ParseExecutionPlatform(stdout, target string) (string, error) {
+	if pyStrip(stdout) == "" {
+		return "", fmt.Errorf("buck2 printed nothing")
+	}
+	v, err := schema.Decode(stdout)
+	if err != nil {
+		return "", fmt.Errorf("buck2 printed non-JSON output (%v)", err)
+	}
+	obj, ok := v.(schema.Map[any])
+	if !ok {
+		return "", fmt.Errorf("buck2 printed JSON of unexpected shape (%s)", pyType(v))
+	}
+	key, found := ConfiguredRootTarget(obj.Keys(), target)
+	if !found {
+		if len(obj) != 1 {
+			return "", fmt.Errorf("none of the %d configured labels buck2 printed is %s", len(obj), target)
+		}
+		key = obj[0].Key
+	}
+	attrs, _ := obj.Get(key)
+	m, ok := attrs.(schema.Map[any])
+	if !ok {
+		return "", fmt.Errorf("the entry of %s is not an attribute object", key)
+	}
+	p, ok := m.Get("buck.execution_platform")
+	if !ok {
+		return "", fmt.Errorf("the entry of %s has no buck.execution_platform", key)
+	}
+	s, ok := p.(string)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("buck.execution_platform of %s is not a string (%s)", key, pyType(p))
+	case s == "<NONE>":
+		return "", fmt.Errorf("buck2 resolved no execution platform for %s (<NONE>: resolution failed)", key)
+	case s == "":
+		return "", fmt.Errorf("buck.execution_platform of %s is empty", key)
+	}
+	return s, nil
+}

@@ -1,0 +1,185 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"aorta-probe/buck"
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
+
+// buckResult is what the buck_invocation row fills: buck_invocation,
+// library_introspection, and the advisory execution platform of the target
+// (execution_context.likely_execution_platform, with the reason when null).
+type buckResult struct {
+	inv      schema.BuckInvocation
+	entries  []schema.LibraryEntry
+	platform platformAnswer
+}
+
+// collectBuckInvocation is buck_invocation and library_introspection
+// (context.md §20–21).
+//
+// Source: buck2 cquery <context argv> deps(%s) <target> --json, run in
+// build_system.repo_root (the current directory when kind is none).
+func collectBuckInvocation(s *state) buckResult {
+	opt := s.opt.Buck
+	res := buckResult{inv: schema.NotRequestedBuckInvocation(), entries: []schema.LibraryEntry{}}
+	if opt.Target == "" {
+		if opt.Context.HasInputs() {
+			s.reason("buck_invocation: context options were supplied without a Buck target and were ignored")
+		}
+		res.platform = platformAnswer{reason: "not requested: no --buck-target was given, so no target's execution platform was resolved"}
+		return res
+	}
+	ctx := opt.Context
+	target := opt.Target
+	inv := schema.BuckInvocation{
+		Status:             "failure",
+		Target:             schema.Str(target),
+		ContextSource:      ctx.Source(),
+		ModeFiles:          ctx.ModeFiles(),
+		ConfigKeys:         ctx.ConfigKeys(),
+		Modifiers:          ctx.Modifiers(),
+		OptionOrder:        ctx.OptionOrder(),
+		ContextFingerprint: schema.Str(ctx.Fingerprint()),
+		Comparison:         "not_compared",
+	}
+	if inv.ContextSource == "unspecified" {
+		s.reason("buck_invocation: --buck-target was supplied without explicit Buck context options or --buck-default-context; the default Buck invocation context was not confirmed")
+	}
+	bs, ok := await[schema.BuildSystem](s, "build_system")
+	if !ok {
+		bs = schema.BuildSystem{Kind: "none"}
+	}
+	if bs.Kind != "buck2" {
+		s.reason("library_introspection: --buck-target %s supplied but build_system.kind=%s; running anyway", target, pyfmt.Repr(bs.Kind))
+	}
+	dir := s.opt.Cwd
+	var revision *string
+	if bs.Kind == "buck2" && bs.Buck2 != nil {
+		dir, revision = bs.RepoRoot, bs.Revision
+	}
+	q := s.cqueryDeps(target, dir)
+	if q.ok {
+		for _, m := range buck.MatchLibraries(q.labels) {
+			res.entries = append(res.entries, schema.LibraryEntry{
+				Name: m.Name, Source: "buck", Revision: revision, Target: m.Target, ConfiguredTarget: m.Configured,
+			})
+		}
+		if l, found := buck.ConfiguredRootTarget(q.labels, target); found {
+			inv.ConfiguredRootTarget = schema.Str(l)
+		}
+		inv.Status = "success"
+		res.platform = s.executionPlatform(q.buck2, target, dir)
+	} else {
+		res.platform = platformAnswer{reason: "not resolved: " + q.why}
+	}
+	if bs.Kind != "buck2" {
+		inv.Status = "buck_not_detected"
+	}
+	res.inv = inv
+	return res
+}
+
+// depsQuery is the outcome of the deps cquery.
+type depsQuery struct {
+	ok     bool
+	buck2  string
+	labels []string
+	why    string // when !ok: in words, for the execution-platform reason
+}
+
+// cqueryDeps runs the deps cquery and appends its reasons (context.md
+// §21.1, §20.7 step 5 for output that is not UTF-8).
+func (s *state) cqueryDeps(target, dir string) depsQuery {
+	ctx := s.opt.Buck.Context
+	timeout := s.opt.Buck.timeout()
+	what := fmt.Sprintf("library_introspection: buck2 cquery deps(%s)", target)
+	buck2, ok := s.which("buck2")
+	if !ok {
+		s.reason("library_introspection: buck2 not on PATH; --buck-target %s ignored", target)
+		return depsQuery{why: "buck2 is not on the probe's PATH"}
+	}
+	r := s.run(Command{Argv: buck.DepsArgv(buck2, ctx, target), Dir: dir, Timeout: timeout})
+	var exit *ExitError
+	switch {
+	case r.Err == ErrTimeout:
+		s.reason("%s timed out after %ds (raise --buck-timeout if needed)", what, int(timeout/time.Second))
+		return depsQuery{why: "the deps cquery timed out"}
+	case r.Err != nil && !errors.As(r.Err, &exit):
+		s.reason("%s failed to launch (%s)", what, ctx.Redact(pyfmt.ExcStr(r.Err)))
+		return depsQuery{why: "buck2 failed to launch"}
+	}
+	stdout, stderr, err := decodeText(r)
+	if err != nil {
+		s.reason("library_introspection: buck introspection raised (UnicodeDecodeError: %s)", ctx.Redact(err.Error()))
+		return depsQuery{why: "buck2 printed output that is not UTF-8"}
+	}
+	if exit != nil {
+		msg := pyfmt.FirstRunes(ctx.Redact(pyStrip(stderr)), 300)
+		if msg == "" {
+			msg = "(empty)"
+		}
+		s.reason("%s exited %d (stderr: %s)", what, r.ExitCode, msg)
+		return depsQuery{why: fmt.Sprintf("the deps cquery exited %d", r.ExitCode)}
+	}
+	labels, err := buck.ParseLabels(stdout)
+	var shape *buck.ShapeError
+	switch {
+	case errors.As(err, &shape):
+		s.reason("%s returned unexpected JSON shape (%s)", what, shape.PyType)
+		return depsQuery{why: "the deps cquery printed JSON of unexpected shape"}
+	case err != nil:
+		s.reason("%s returned non-JSON output (%s)", what, ctx.Redact(err.Error()))
+		return depsQuery{why: "the deps cquery printed non-JSON output"}
+	}
+	return depsQuery{ok: true, buck2: buck2, labels: labels}
+}
+
+// libraryAlternates is library_introspection_alternates (context.md
+// §21.5): the package-side identity of each Buck-provided hipblaslt or rccl
+// (rocblas and miopen have no label patterns, so no entry can name them).
+// It reads the same-named blocks as the document holds them, so a block
+// that was not captured gives its not-captured (all-null) identity.
+func libraryAlternates(entries []schema.LibraryEntry, hip schema.GemmLibrary, rccl schema.RCCL) []schema.LibraryAlternate {
+	out := []schema.LibraryAlternate{}
+	or := func(a, b *string) *string {
+		if a != nil && *a != "" {
+			return a
+		}
+		return b
+	}
+	for _, e := range entries {
+		switch e.Name {
+		case "hipblaslt":
+			// The block has no "version" key: the fallbacks are null.
+			out = append(out, schema.LibraryAlternate{Name: e.Name, Source: "package",
+				Revision: or(hip.RocmReleaseTweak, nil), PackageVersion: or(hip.PackageVersion, nil), LibHash: hip.LibHash})
+		case "rccl":
+			// The block has no rocm_release_tweak or package_version.
+			out = append(out, schema.LibraryAlternate{Name: e.Name, Source: "package",
+				Revision: rccl.Version, PackageVersion: rccl.Version, LibHash: rccl.LibHash})
+		}
+	}
+	return out
+}
+
+// redactArgv is the argv probe_provenance records: config values of a
+// buck2 command ("-c KEY=VALUE") become KEY=<redacted>, and any other
+// occurrence of a configured KEY=VALUE is redacted too (context.md §20.6).
+func (s *state) redactArgv(argv []string) []string {
+	out := append([]string(nil), argv...)
+	if len(out) > 0 && filepath.Base(out[0]) == "buck2" {
+		out = buck.RedactArgv(out)
+	}
+	if s.redact != nil {
+		for i, a := range out {
+			out[i] = s.redact(a)
+		}
+	}
+	return out
+}
