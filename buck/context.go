@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -56,7 +57,7 @@ func ParseOption(raw string) (Option, error) {
 		}
 	case Config:
 		key, _, ok := strings.Cut(value, "=")
-		if !ok || pyStrip(key) == "" {
+		if !ok || pyfmt.Strip(key) == "" {
 			return Option{}, errOptionCfg
 		}
 	}
@@ -115,7 +116,7 @@ func NewContext(ordered []Option, modeFiles, configs, modifiers []string, defaul
 				}
 			case Config:
 				key, _, ok := strings.Cut(v, "=")
-				if !ok || pyStrip(key) == "" {
+				if !ok || pyfmt.Strip(key) == "" {
 					return Context{}, errGroupedCfg
 				}
 			}
@@ -254,19 +255,4 @@ func RedactArgv(argv []string) []string {
 		}
 	}
 	return out
-}
-
-// pyStrip is Python's str.strip(): all Unicode whitespace, including the
-// separators U+001C–U+001F that Go's unicode.IsSpace misses.
-func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
-
-// isPySpace is str.isspace() for one code point, which is also what the
-// re module's \s matches in a str pattern.
-func isPySpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0,
-		0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
 }

@@ -49,7 +49,7 @@ func (e *ShapeError) Error() string { return "unexpected JSON shape (" + e.PyTyp
 // are not strings become Python str() text. Errors are a
 // *schema.SyntaxError (Python's JSON error text) or a *ShapeError.
 func ParseLabels(stdout string) ([]string, error) {
-	if pyStrip(stdout) == "" {
+	if pyfmt.Strip(stdout) == "" {
 		return []string{}, nil
 	}
 	v, err := schema.Decode(stdout)
@@ -191,9 +191,9 @@ func pyFloatRepr(f float64) string {
 // re.sub(r"\s+\([^)]*\)\s*$", "", label).strip(). Only the last group goes;
 // "//x:y(cfg)" without the space and nested parentheses stay.
 func StripSuffix(label string) string {
-	t := strings.TrimRightFunc(label, isPySpace)
+	t := strings.TrimRightFunc(label, pyfmt.IsSpace)
 	if !strings.HasSuffix(t, ")") {
-		return pyStrip(label)
+		return pyfmt.Strip(label)
 	}
 	p := len(t) - 1
 	prev := strings.LastIndexByte(t[:p], ')')
@@ -204,15 +204,15 @@ func StripSuffix(label string) string {
 			continue
 		}
 		if j := lastNonSpaceEnd(t[:q]); j < q {
-			return pyStrip(t[:j])
+			return pyfmt.Strip(t[:j])
 		}
 	}
-	return pyStrip(label)
+	return pyfmt.Strip(label)
 }
 
 // lastNonSpaceEnd is the byte offset just after the last non-space rune of s.
 func lastNonSpaceEnd(s string) int {
-	return len(strings.TrimRightFunc(s, isPySpace))
+	return len(strings.TrimRightFunc(s, pyfmt.IsSpace))
 }
 
 // knownLibraries is KNOWN_LIBRARY_PATTERNS (context.md §21.3), in test
@@ -306,7 +306,7 @@ func ParseLabel(s string) (Label, bool) {
 // (no [build] execution_platforms set: buck2's local-only legacy
 // platform). The error says in words why there is none.
 func ParseExecutionPlatform(stdout, target string) (string, error) {
-	if pyStrip(stdout) == "" {
+	if pyfmt.Strip(stdout) == "" {
 		return "", fmt.Errorf("buck2 printed nothing")
 	}
 	v, err := schema.Decode(stdout)

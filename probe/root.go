@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/pyfmt"
 	"errors"
 	"io"
 	"io/fs"
@@ -125,20 +126,11 @@ func universalNewlines(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
-// pyStrip is Python's str.strip() with no argument: Unicode whitespace plus
-// the ASCII separators U+001C..U+001F that Go's unicode.IsSpace leaves out.
-func pyStrip(s string) string {
-	return strings.TrimFunc(s, isPySpace)
-}
+// pyStrip is Python's str.strip() with no argument (pyfmt.Strip).
+func pyStrip(s string) string { return pyfmt.Strip(s) }
 
-func isPySpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0,
-		0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
+// isPySpace is Python's str.isspace() for one code point (pyfmt.IsSpace).
+func isPySpace(r rune) bool { return pyfmt.IsSpace(r) }
 
 // pySplitlines is Python's str.splitlines(): it breaks on \n, \r\n, \r, \v,
 // \f, \x1c-\x1e, \x85, U+2028 and U+2029, and drops the final empty line.

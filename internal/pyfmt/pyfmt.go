@@ -167,3 +167,18 @@ func FirstRunes(s string, n int) string {
 	}
 	return s[:i]
 }
+
+// IsSpace is Python's str.isspace() for one code point (also what the re
+// module's \s matches): Unicode whitespace plus the ASCII separators
+// U+001C..U+001F that Go's unicode.IsSpace leaves out.
+func IsSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0,
+		0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
+
+// Strip is Python's str.strip() with no argument.
+func Strip(s string) string { return strings.TrimFunc(s, IsSpace) }

@@ -1,20 +1,14 @@
 package sandbox
 
 import (
+	"aorta-probe/schema"
 	"encoding/json"
 	"fmt"
 	"strings"
 )
 
 // Signal is one entry of probe_provenance.isolation.signals.
-type Signal struct {
-	Name     string  `json:"name"`
-	Source   string  `json:"source"`
-	Observed *string `json:"observed"`
-	Error    *string `json:"error"`
-	Fired    bool    `json:"fired"`
-	Anchor   bool    `json:"anchor"`
-}
+type Signal = schema.Signal
 
 // Summary is what the sandbox tests and the table read from one env.json.
 type Summary struct {
