@@ -71,6 +71,9 @@ type collector struct {
 	// sites is the Python search path as the filesystem shows it
 	// (pythonSiteDirs), computed once.
 	sites func() []string
+	// python is the one Python helper run of the collection
+	// (python_bridge.go), started by its first user.
+	python func() *pyFacts
 	// hashes is the one file-hash pool of the run (hash.go).
 	hashes *hashPool
 	slots  map[string]*slot
@@ -219,7 +222,8 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	}
 	// Root discovery runs once, before any probe (core.md §1.2).
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
-	c.roots = resolveROCmRoots(c.root, opt.Env, opt.Cwd, c.sites)
+	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
+	c.roots = resolveROCmRoots(c.root, opt.Env, opt.Cwd, func() []string { return importSites(c) })
 
 	table := probeTable()
 	states := make([]*state, len(table))

@@ -22,14 +22,14 @@ func probeTable() []probe {
 		pending("hip"),
 		pending("hipblaslt"),
 		pending("rocblas"),
-		pending("composable_kernel"),
+		block("composable_kernel", collectComposableKernel, func(s *schema.Snapshot, v composableKernel) { s.ComposableKernel = v.block }),
 		pending("tensile"),
 		pending("tensile_catalog"),
-		pending("triton"),
-		pending("fbgemm"),
-		pending("torchrec"),
-		pending("aiter"),
-		pending("aotriton"),
+		block("triton", collectTriton, func(s *schema.Snapshot, v schema.Triton) { s.Triton = v }),
+		block("fbgemm", collectFBGEMM, func(s *schema.Snapshot, v schema.FBGEMM) { s.FBGEMM = v }),
+		block("torchrec", collectTorchRec, func(s *schema.Snapshot, v schema.TorchRec) { s.TorchRec = v }),
+		block("aiter", collectAiter, func(s *schema.Snapshot, v schema.Aiter) { s.Aiter = v }),
+		block("aotriton", collectAOTriton, func(s *schema.Snapshot, v schema.AOTriton) { s.AOTriton = v }),
 		pending("miopen"),
 		pending("miopen_catalog"),
 		pending("rocfft_catalog"),
@@ -42,11 +42,14 @@ func probeTable() []probe {
 		}),
 		block("docker", collectDocker, func(s *schema.Snapshot, v *schema.Docker) { s.Docker = v }),
 		block("env_vars", collectEnvVars, func(s *schema.Snapshot, v schema.Map[*string]) { s.EnvVars = v }),
-		pending("pytorch_version"),
-		pending("pytorch_build"),
-		pending("pytorch_sdpa"),
+		block("pytorch_version", collectPytorchVersion, func(s *schema.Snapshot, v *string) { s.PytorchVersion = v }),
+		block("pytorch_build", collectPytorchBuild, func(s *schema.Snapshot, v schema.PytorchBuild) { s.PytorchBuild = v }),
+		block("pytorch_sdpa", collectPytorchSDPA, func(s *schema.Snapshot, v schema.PytorchSDPA) { s.PytorchSDPA = v }),
 		pending("build_system"),
 		pending("buck_invocation"),
+		// python_version is taken when the snapshot is assembled (context.md
+		// §2 item 21); its row also carries the Python bridge's own reason.
+		block("python_version", collectPythonVersion, func(s *schema.Snapshot, v pythonVersion) { s.PythonVersion = v.version }),
 	}
 }
 
