@@ -216,3 +216,26 @@ func TestBridgeSourceTree(t *testing.T) {
 		t.Errorf("targets %s", got)
 	}
 }
+
+// TestBridgeROCmImportRoots is core.md §2.2 step 3: with no ROCM_PATH and
+// no usable /opt/rocm, the wheel roots come from find_spec("_rocm_sdk_core")
+// in the workload interpreter.
+func TestBridgeROCmImportRoots(t *testing.T) {
+	python := needPython(t)
+	if fsroot("/").isDir("/opt/rocm") {
+		t.Skip("/opt/rocm exists on this machine: step 2 answers before the import system")
+	}
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	writeFiles(t, site, map[string]string{
+		"_rocm_sdk_core/__init__.py":      "",
+		"_rocm_sdk_libraries/__init__.py": "",
+	})
+	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
+	opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
+	snap := Collect(context.Background(), opt)
+	r := snap.ROCm
+	if r.RootSource != "import:_rocm_sdk_core" || r.Root != site+"/_rocm_sdk_core" || r.LibRoot != site+"/_rocm_sdk_libraries" || r.Layout != "wheel" {
+		t.Errorf("rocm roots %s %s %s %s", r.RootSource, r.Root, r.LibRoot, r.Layout)
+	}
+}
