@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -155,6 +156,9 @@ func pythonInterpreter(c *collector) (argv0, path string, chosen bool) {
 		name, _ = c.opt.Env("AORTA_PROBE_PYTHON")
 	}
 	if name != "" {
+		if strings.Contains(name, "/") && !filepath.IsAbs(name) {
+			name = filepath.Join(c.opt.Cwd, name)
+		}
 		p, _ := which(c.path, name)
 		return name, p, true
 	}
@@ -205,6 +209,9 @@ func runPythonBridge(c *collector) *pyFacts {
 	}
 	parseHelperOutput(f, r.Stdout)
 	switch {
+	case r.Err == ErrTimeout && c.ctx.Err() != nil:
+		f.outcome = pyTimeout
+		f.detail = fmt.Sprintf("interpreter %s stopped when the collection ended (%s) while %s", argv0, interruption(c.ctx, c.opt.Deadline), describeStage(f.stage))
 	case r.Err == ErrTimeout:
 		f.outcome = pyTimeout
 		f.detail = fmt.Sprintf("interpreter %s killed after %s while %s", argv0, cmd.Timeout, describeStage(f.stage))
