@@ -179,12 +179,27 @@ def torch_facts(torch):
     return f
 
 
-_TORCH = {"facts": None}
+_TORCH = {"facts": None, "slow_failure": None}
+
+# A failed import is retried at every call site, as the Python probe's
+# import calls do. A torch whose failing import is slow (a HIP runtime
+# timing out, say) would multiply that time by ten and run into the
+# helper's timeout, so a failure that took longer than this is reused for
+# the remaining sites instead of being retried.
+_SLOW_FAILURE_SEC = 1.0
 
 
 def torch_site(site):
+    import time
+
     emit({"begin": "torch:" + site})
+    if _TORCH["slow_failure"] is not None:
+        emit({"torch_site": site, "outcome": _TORCH["slow_failure"]})
+        return
+    t0 = time.time()
     mod, outcome = do_import("torch")
+    if mod is None and outcome != "ImportError" and time.time() - t0 > _SLOW_FAILURE_SEC:
+        _TORCH["slow_failure"] = outcome
     emit({"torch_site": site, "outcome": outcome})
     if mod is not None and _TORCH["facts"] is None:
         emit({"begin": "torch facts"})
