@@ -113,3 +113,16 @@ func FuzzParseHelperOutput(f *testing.F) {
 		parseHelperOutput(&pyFacts{TorchSites: map[string]string{}}, []byte(s))
 	})
 }
+
+func FuzzParseCKVersion(f *testing.F) {
+	f.Add("#define CK_VERSION_MAJOR 1\n#define CK_VERSION_MINOR 2\n#define CK_VERSION_PATCH 0\n#define CK_COMMIT_ID abc1234\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		v, c := parseCKVersion(s)
+		if v != nil && strings.Count(*v, ".") != 2 {
+			t.Fatalf("version %q", *v)
+		}
+		if c != nil && (len(*c) < 7 || len(*c) > 40) {
+			t.Fatalf("commit %q", *c)
+		}
+	})
+}
