@@ -3,7 +3,9 @@
 # static binary run N times (default 10) with --no-python and with
 # --python naming an interpreter that sees a fake ROCm torch (plus triton,
 # fbgemm_gpu, aiter, torchrec), printing the median of each in ms.
-# Usage: [PYTHON=/path/to/python3] scripts/bench_python.sh [N]
+# REAL_TORCH_PYTHON=/usr/bin/python3 adds a third series with that
+# interpreter and whatever real torch it imports.
+# Usage: [PYTHON=/path/to/python3] [REAL_TORCH_PYTHON=...] scripts/bench_python.sh [N]
 set -eu
 n=${1:-10}
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,3 +54,7 @@ echo "runs: $n; python: $("$py" --version 2>&1) at $py"
 echo "median wall ms, --no-python:               $(run --no-python)"
 echo "median wall ms, --python (fake ROCm torch): $(run --python "$tmp/py")"
 grep -o '"pytorch_version": "[^"]*"' "$tmp/env.json"
+if [ -n "${REAL_TORCH_PYTHON:-}" ]; then
+  echo "median wall ms, --python $REAL_TORCH_PYTHON (real torch): $(run --python "$REAL_TORCH_PYTHON")"
+  grep -o '"pytorch_version": "[^"]*"' "$tmp/env.json"
+fi
