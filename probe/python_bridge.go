@@ -55,6 +55,7 @@ type pyFacts struct {
 	// the class name of what the import raised.
 	TorchSites map[string]string
 	Torch      *pyTorch
+	Tensile    *pyPackage
 	Triton     *pyPackage
 	FBGEMM     *pyPackage
 	TorchRec   *pyTorchRec
@@ -67,6 +68,8 @@ type pyInterpreter struct {
 	BasePrefix    string  `json:"base_prefix"`
 	Executable    string  `json:"executable"`
 	RocmSDKCore   *string `json:"rocm_sdk_core"`
+	// Dists is importlib.metadata.version of rocm and rocm-sdk-core.
+	Dists map[string]pyCall `json:"dists"`
 }
 
 // pyCall is the outcome of calling or looking up one attribute.
@@ -138,6 +141,7 @@ type helperElement struct {
 	TorchSite   *string        `json:"torch_site"`
 	Outcome     string         `json:"outcome"`
 	Torch       *pyTorch       `json:"torch"`
+	Tensile     *pyPackage     `json:"Tensile"`
 	Triton      *pyPackage     `json:"triton"`
 	FBGEMM      *pyPackage     `json:"fbgemm_gpu"`
 	TorchRec    *pyTorchRec    `json:"torchrec"`
@@ -290,6 +294,8 @@ func parseHelperOutput(f *pyFacts, out []byte) {
 			f.TorchSites[*e.TorchSite] = e.Outcome
 		case e.Torch != nil:
 			f.Torch = e.Torch
+		case e.Tensile != nil:
+			f.Tensile = e.Tensile
 		case e.Triton != nil:
 			f.Triton = e.Triton
 		case e.FBGEMM != nil:

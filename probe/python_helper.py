@@ -99,7 +99,24 @@ def interpreter_facts():
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
         "executable": sys.executable,
         "rocm_sdk_core": None,
+        "dists": {},
     }
+    # importlib.metadata.version of rocm and rocm-sdk-core (core.md §6,
+    # rocm.version chain step 3).
+    try:
+        import importlib.metadata as md
+    except ImportError:
+        md = None
+    for name in ("rocm", "rocm-sdk-core"):
+        d = {"state": "missing"}
+        if md is not None:
+            try:
+                d = {"state": "ok", "value": plain(md.version(name))}
+            except md.PackageNotFoundError:
+                pass
+            except BaseException as e:
+                d = {"state": "raised", "exc": exc_name(e)}
+        facts["dists"][name] = d
     try:
         import importlib.util
 
@@ -569,8 +586,10 @@ def aiter_facts():
 
 def main():
     emit({"interpreter": interpreter_facts()})
+    torch_site("rocm.version")
     torch_site("composable_kernel.pytorch_bundled")
     torch_site("composable_kernel.pytorch_use_ck_sdpa")
+    package_facts("Tensile")
     package_facts("triton")
     package_facts("fbgemm_gpu")
     torch_site("fbgemm.pytorch_use_fbgemm")

@@ -138,7 +138,7 @@ func TestBridgeHangingTorch(t *testing.T) {
 	opt.Python.Interpreter = py
 	opt.Python.Timeout = 3 * time.Second
 	snap := Collect(context.Background(), opt)
-	wantReasons(t, snap, "python_version", "python_version: interpreter "+py+" killed after 3s while importing torch (call site composable_kernel.pytorch_bundled)")
+	wantReasons(t, snap, "python_version", "python_version: interpreter "+py+" killed after 3s while importing torch (call site rocm.version)")
 	wantTorchReasons(t, snap, "TimeoutExpired")
 	wantReasons(t, snap, "triton", "triton.package_version: triton import raised (TimeoutExpired)")
 	if v := pythonVersionOf(t, python); snap.PythonVersion != v {
