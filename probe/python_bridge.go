@@ -45,7 +45,6 @@ const (
 // reached that step.
 type pyFacts struct {
 	outcome string
-	interp  string // the interpreter as chosen (argv[0])
 	detail  string // why the run was not ok, for the python_version reason
 	stage   string // the step in progress when the helper was killed
 	command *schema.CommandRecord
@@ -197,7 +196,6 @@ func runPythonBridge(c *collector) *pyFacts {
 		return f
 	}
 	argv0, path, chosen := pythonInterpreter(c)
-	f.interp = argv0
 	if !chosen {
 		f.outcome = pyNotFound
 		f.detail = "no Python interpreter found (no --python, AORTA_PROBE_PYTHON unset, no python3 or python on PATH)"
