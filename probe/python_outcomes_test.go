@@ -250,3 +250,48 @@ func TestBridgeSlowFailingTorch(t *testing.T) {
 	wantReasons(t, snap, "python_version")
 	wantTorchReasons(t, snap, "OSError")
 }
+
+// TestInstallKinds covers context.md §12.1's editable and in-tree source
+// detections with the real interpreter.
+func TestInstallKinds(t *testing.T) {
+	python := needPython(t)
+	torch := map[string]string{"torch/__init__.py": "__version__ = '2.10.0a0+gitabcdef0'\n"}
+	for _, tc := range []struct {
+		name  string
+		setup func(dir, site string)
+		kind  string
+		src   string // relative to dir
+	}{
+		{"editable via direct_url.json", func(dir, site string) {
+			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
+			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": true}}`})
+		}, "editable", "src"},
+		{"editable flag false", func(dir, site string) {
+			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
+			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": false}}`})
+		}, "wheel", ""},
+		{"broken direct_url.json", func(dir, site string) {
+			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `[1, 2`})
+		}, "wheel", ""},
+		{"checkout around torch", func(dir, site string) {
+			writeFiles(t, site, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "third_party/x": ""})
+		}, "source", "site"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			site := filepath.Join(dir, "site")
+			writeFiles(t, site, torch)
+			tc.setup(dir, site)
+			opt := bridgeOptions(map[string]string{}, []string{})
+			opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
+			pb := Collect(context.Background(), opt).PytorchBuild
+			want := ""
+			if tc.src != "" {
+				want = filepath.Join(dir, tc.src)
+			}
+			if pb.InstallKind != tc.kind || strings.TrimSuffix(ptrV(pb.SourcePath), "null") != want {
+				t.Errorf("install %s %s, want %s %s", pb.InstallKind, ptrV(pb.SourcePath), tc.kind, want)
+			}
+		})
+	}
+}
