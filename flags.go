@@ -26,6 +26,12 @@ Flags:
   --field PATH               print one value (dotted path) as compact JSON
   --deadline DURATION        bound the whole capture (default 60s)
   --root DIR                 describe the filesystem under DIR instead of /
+  --python PATH              the workload interpreter whose torch, triton,
+                             fbgemm_gpu, torchrec and aiter are described
+                             (default $AORTA_PROBE_PYTHON, else python3, else
+                             python on PATH)
+  --no-python                run no interpreter: the Python blocks describe
+                             no interpreter
   --no-provenance            omit the probe_provenance extension block
   --buck-target TARGET       resolve TARGET with buck2 cquery: buck_invocation,
                              library_introspection, likely_execution_platform

@@ -75,6 +75,9 @@ type collector struct {
 	// command (its argv and error text): Buck config values
 	// (redactArgv in buck_invocation.go).
 	redact func(string) string
+	// python is the one Python helper run of the collection
+	// (python_bridge.go), started by its first user.
+	python func() *pyFacts
 	// hashes is the one file-hash pool of the run (hash.go).
 	hashes *hashPool
 	slots  map[string]*slot
@@ -228,7 +231,8 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	}
 	// Root discovery runs once, before any probe (core.md §1.2).
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
-	c.roots = resolveROCmRoots(c.root, opt.Env, opt.Cwd, c.sites)
+	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
+	c.roots = resolveROCmRoots(c.root, opt.Env, opt.Cwd, func() []string { return importSites(c) })
 
 	table := probeTable()
 	states := make([]*state, len(table))

@@ -27,10 +27,12 @@ var gfxDirName = regexp.MustCompile(`^(?i:gfx[0-9a-f]+)$`)
 // non-overlapping, any case).
 var gfxArch = regexp.MustCompile(`(?i:gfx[0-9a-f]+)`)
 
-// pySuffix is Python's PurePath.suffix of a basename: from the final dot,
-// but a name whose only dot is the first character, or that ends in a dot,
-// has none (".dat" and "x." have no suffix; "a.b.dat" has ".dat").
-func pySuffix(name string) string {
+// pySuffix is Python's PurePath.suffix of a path's last component: from
+// the final dot, but a name whose only dot is the first character, or that
+// ends in a dot, has none (".dat" and "x." have no suffix; "a.b.dat" has
+// ".dat").
+func pySuffix(p string) string {
+	name := p[strings.LastIndexByte(p, '/')+1:]
 	i := strings.LastIndexByte(name, '.')
 	if i <= 0 || i == len(name)-1 {
 		return ""

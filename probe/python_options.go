@@ -1,5 +1,18 @@
 package probe
 
+import "time"
+
 // PythonOptions choose the interpreter whose facts the Python blocks
-// describe (architecture.md §4, the Python bridge).
-type PythonOptions struct{}
+// describe (architecture.md §4, the Python bridge; docs/python.md).
+type PythonOptions struct {
+	// Interpreter is --python PATH: the program run as the workload
+	// interpreter. A bare name is looked up on the probe's search path.
+	// Empty means $AORTA_PROBE_PYTHON, else python3, else python.
+	Interpreter string
+	// Disabled is --no-python: no interpreter is run; every Python-side
+	// block describes "no interpreter".
+	Disabled bool
+	// Timeout bounds the one helper run; zero means DefaultPythonTimeout
+	// (never more than two thirds of the collection deadline).
+	Timeout time.Duration
+}

@@ -58,6 +58,9 @@ func set(dst **string, v *string) bool {
 // the Version of the first <name>-<ver>.dist-info on the Python search path
 // (pythonSiteDirs), with distribution names normalised as PEP 503 does.
 func distVersion(s *state, name string) *string {
+	if v, known := pyDistVersion(s, name); known {
+		return v // the workload interpreter answered (python_rocm.go)
+	}
 	want := normalizeDist(name)
 	for _, site := range s.sites() {
 		es, err := s.root.readDir(site)
@@ -99,6 +102,9 @@ var torchROCmSegment = regexp.MustCompile(`\+rocm([0-9][0-9A-Za-z.\-]*)`)
 // torchROCmVersion is step 4 of the version chain without importing torch:
 // torch/version.py on the Python search path holds __version__ and hip.
 func torchROCmVersion(s *state) *string {
+	if v, known := pyTorchROCmVersion(s); known {
+		return v // the workload interpreter answered (python_rocm.go)
+	}
 	for _, site := range s.sites() {
 		text := s.root.readText(site + "/torch/version.py")
 		if text == nil {

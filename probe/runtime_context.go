@@ -30,14 +30,36 @@ func runtimeType(s *state) string {
 }
 
 // collectRuntimeContext is the runtime_context block (context.md §3). The
-// Go side decides type; python_env comes from $CONDA_DEFAULT_ENV and, for
-// venv, from $VIRTUAL_ENV, the variable an activated venv exports (the
-// Python probe compares sys.prefix with sys.base_prefix instead).
+// Go side decides type; python_env comes from $CONDA_DEFAULT_ENV, then from
+// the workload interpreter's sys.prefix and sys.base_prefix as the Python
+// helper reports them (venv when they differ; venv_path = sys.prefix).
+// When no interpreter reported (none found, --no-python, or it failed
+// before its first answer) the env-only fallback applies: $VIRTUAL_ENV, the
+// variable an activated venv exports, stands in for the prefix comparison
+// (docs/python.md).
+//
+// It is the first probe and starts the one helper run; the command record
+// of that run is kept in this probe's provenance, whoever started it.
 func collectRuntimeContext(s *state) schema.RuntimeContext {
 	rc := schema.RuntimeContext{Type: runtimeType(s), PythonEnv: "system"}
+	f := s.python()
+	if f.command != nil {
+		s.mu.Lock()
+		s.commands = append(s.commands, *f.command)
+		s.mu.Unlock()
+	}
 	if conda := s.getenv("CONDA_DEFAULT_ENV"); conda != "" {
 		rc.PythonEnv, rc.CondaEnvName = "conda", &conda
-	} else if venv := s.getenv("VIRTUAL_ENV"); venv != "" {
+		return rc
+	}
+	if in := f.Interpreter; in != nil {
+		if in.BasePrefix != in.Prefix {
+			prefix := in.Prefix
+			rc.PythonEnv, rc.VenvPath = "venv", &prefix
+		}
+		return rc
+	}
+	if venv := s.getenv("VIRTUAL_ENV"); venv != "" {
 		rc.PythonEnv, rc.VenvPath = "venv", &venv
 	}
 	return rc

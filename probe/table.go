@@ -25,14 +25,14 @@ func probeTable() []probe {
 		block("hip", collectHIP, func(s *schema.Snapshot, v schema.HIP) { s.HIP = v }),
 		block("hipblaslt", collectHipBLASLt, func(s *schema.Snapshot, v schema.GemmLibrary) { s.HipBLASLt = v }),
 		block("rocblas", collectRocBLAS, func(s *schema.Snapshot, v schema.GemmLibrary) { s.RocBLAS = v }),
-		pending("composable_kernel"),
+		block("composable_kernel", collectComposableKernel, func(s *schema.Snapshot, v composableKernel) { s.ComposableKernel = v.block }),
 		block("tensile", collectTensile, func(s *schema.Snapshot, v schema.Tensile) { s.Tensile = v }),
 		block("tensile_catalog", collectTensileCatalog, func(s *schema.Snapshot, v schema.TensileCatalog) { s.TensileCatalog = v }),
-		pending("triton"),
-		pending("fbgemm"),
-		pending("torchrec"),
-		pending("aiter"),
-		pending("aotriton"),
+		block("triton", collectTriton, func(s *schema.Snapshot, v schema.Triton) { s.Triton = v }),
+		block("fbgemm", collectFBGEMM, func(s *schema.Snapshot, v schema.FBGEMM) { s.FBGEMM = v }),
+		block("torchrec", collectTorchRec, func(s *schema.Snapshot, v schema.TorchRec) { s.TorchRec = v }),
+		block("aiter", collectAiter, func(s *schema.Snapshot, v schema.Aiter) { s.Aiter = v }),
+		block("aotriton", collectAOTriton, func(s *schema.Snapshot, v schema.AOTriton) { s.AOTriton = v }),
 		block("miopen", collectMIOpen, func(s *schema.Snapshot, v schema.MIOpen) { s.MIOpen = v }),
 		block("miopen_catalog", collectMIOpenCatalog, func(s *schema.Snapshot, v schema.MIOpenCatalog) { s.MIOpenCatalog = v }),
 		block("rocfft_catalog", collectRocFFTCatalog, func(s *schema.Snapshot, v schema.RocFFTCatalog) { s.RocFFTCatalog = v }),
@@ -45,9 +45,9 @@ func probeTable() []probe {
 		}),
 		block("docker", collectDocker, func(s *schema.Snapshot, v *schema.Docker) { s.Docker = v }),
 		block("env_vars", collectEnvVars, func(s *schema.Snapshot, v schema.Map[*string]) { s.EnvVars = v }),
-		pending("pytorch_version"),
-		pending("pytorch_build"),
-		pending("pytorch_sdpa"),
+		block("pytorch_version", collectPytorchVersion, func(s *schema.Snapshot, v *string) { s.PytorchVersion = v }),
+		block("pytorch_build", collectPytorchBuild, func(s *schema.Snapshot, v schema.PytorchBuild) { s.PytorchBuild = v }),
+		block("pytorch_sdpa", collectPytorchSDPA, func(s *schema.Snapshot, v schema.PytorchSDPA) { s.PytorchSDPA = v }),
 		block("build_system", collectBuildSystem, func(s *schema.Snapshot, v schema.BuildSystem) { s.BuildSystem = v }),
 		block("buck_invocation", collectBuckInvocation, func(s *schema.Snapshot, v buckResult) {
 			s.BuckInvocation = v.inv
@@ -58,6 +58,9 @@ func probeTable() []probe {
 			s.ExecutionContext.LikelyExecutionPlatform = v.platform.value
 			s.Provenance.Placement.LikelyExecutionPlatform = v.platform.evidence()
 		}),
+		// python_version is taken when the snapshot is assembled (context.md
+		// §2 item 21); its row also carries the Python bridge's own reason.
+		block("python_version", collectPythonVersion, func(s *schema.Snapshot, v pythonVersion) { s.PythonVersion = v.version }),
 	}
 }
 

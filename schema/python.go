@@ -1,19 +1,35 @@
 package schema
 
 // PytorchBuild is how the workload's PyTorch was built (context.md §12).
+//
+// Scope: process (the torch the workload interpreter imports, as the probe's
+// Python helper reports it) plus the files of that torch and its source tree.
 type PytorchBuild struct {
-	GitCommit           *string             `json:"git_commit"`
-	HIPVersion          *string             `json:"hip_version"`
-	CUDAVersion         *string             `json:"cuda_version"`
-	Debug               Any                 `json:"debug"`
-	InstallKind         string              `json:"install_kind"` // source | editable | wheel | unknown
-	SourcePath          *string             `json:"source_path"`
-	SubmoduleCommits    SubmoduleCommits    `json:"submodule_commits"`
-	Flags               PytorchFlags        `json:"flags"`
-	BuildFlags          Map[Any]            `json:"build_flags"`
+	// Source: torch.version.git_version (truthy, else null).
+	GitCommit *string `json:"git_commit"`
+	// Source: torch.version.hip (truthy, else null).
+	HIPVersion *string `json:"hip_version"`
+	// Source: torch.version.cuda (truthy, else null).
+	CUDAVersion *string `json:"cuda_version"`
+	// Source: torch.version.debug, raw.
+	Debug Any `json:"debug"`
+	// Source: $AORTA_PYTORCH_SRC, torch.__file__, the torch dist-info's
+	// direct_url.json, .git + third_party/ around torch.
+	InstallKind string  `json:"install_kind"` // source | editable | wheel | unknown
+	SourcePath  *string `json:"source_path"`
+	// Source: git -C <source>/third_party/<name> rev-parse HEAD.
+	SubmoduleCommits SubmoduleCommits `json:"submodule_commits"`
+	// Source: torch.__config__.show(), torch.cuda.get_arch_list().
+	Flags PytorchFlags `json:"flags"`
+	// Source: projection of Flags (17 canonical names).
+	BuildFlags Map[Any] `json:"build_flags"`
+	// Source: nm -D --defined-only | c++filt of libtorch_hip.so, torch's
+	// lib dir listing, CXX_FLAGS.
 	BinaryIntrospection BinaryIntrospection `json:"binary_introspection"`
-	CMakeCache          CMakeCache          `json:"cmake_cache"`
-	NinjaHIPCC          NinjaHIPCC          `json:"ninja_hipcc"`
+	// Source: <source>/build/CMakeCache.txt (allowlisted names).
+	CMakeCache CMakeCache `json:"cmake_cache"`
+	// Source: <source>/build/build.ninja, else FindHIP *.hip.o.cmake scripts.
+	NinjaHIPCC NinjaHIPCC `json:"ninja_hipcc"`
 }
 
 // BuildFlagNames are the 17 keys of pytorch_build.build_flags, in order.
@@ -94,6 +110,8 @@ type NinjaTarget struct {
 }
 
 // PytorchSDPA is the SDPA backends torch reports enabled (context.md §13).
+// Source: torch.backends.cuda.{flash,mem_efficient,math,cudnn}_sdp_enabled().
+// Scope: process.
 type PytorchSDPA struct {
 	BackendsEnabled SDPABackends `json:"backends_enabled"`
 }
@@ -105,13 +123,18 @@ type SDPABackends struct {
 	CuDNN        *bool `json:"cudnn_sdp_enabled"`
 }
 
-// Triton is the triton package (context.md §14).
+// Triton is the triton package (context.md §14). Source: `import triton`
+// in the workload interpreter: str(__version__); the commit from the version
+// or __git_version__/git_version/__commit__/__sha__/version.git_version.
+// Scope: process.
 type Triton struct {
 	PackageVersion *string `json:"package_version"`
 	Commit         *string `json:"commit"`
 }
 
 // FBGEMM is the fbgemm_gpu package and torch's FBGEMM flags (context.md §15).
+// Source: `import fbgemm_gpu`; -DUSE_FBGEMM / -DUSE_FBGEMM_GENAI in
+// torch.__config__.show(). Scope: process.
 type FBGEMM struct {
 	PackageVersion        *string `json:"package_version"`
 	Commit                *string `json:"commit"`
@@ -119,7 +142,9 @@ type FBGEMM struct {
 	PytorchUseFBGEMMGenAI *bool   `json:"pytorch_use_fbgemm_genai"`
 }
 
-// TorchRec is the torchrec package identity (context.md §16).
+// TorchRec is the torchrec package identity (context.md §16). Source:
+// find_spec("torchrec") (never imported), its version.py, importlib.metadata
+// distributions, RECORD and direct_url.json. Scope: process.
 type TorchRec struct {
 	PackageVersion      *string `json:"package_version"`
 	Commit              *string `json:"commit"`
@@ -129,6 +154,9 @@ type TorchRec struct {
 }
 
 // Aiter is the aiter package and its HSA kernel trees (context.md §17).
+// Source: `import aiter` (__version__, aiter._version), metadata of the
+// dists amd_aiter and aiter; HSATree: the aiter_meta/hsa trees listed and
+// hashed on the filesystem. Scope: process + filesystem.
 type Aiter struct {
 	PackageVersion  *string           `json:"package_version"`
 	PackageDistName *string           `json:"package_dist_name"`

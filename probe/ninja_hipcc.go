@@ -1,0 +1,431 @@
+package probe
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
+
+// ninjaTargets are the build targets of interest, in order (context.md §12.9).
+var ninjaTargets = []string{"torch_hip", "torch_cpu", "c10_hip", "ck_sdpa", "mslk"}
+
+// ninjaUseDefines are the 27 keys of use_defines_present, in order.
+var ninjaUseDefines = []string{
+	"USE_FLASH_ATTENTION", "USE_MEM_EFF_ATTENTION", "USE_ROCM_CK_SDPA", "USE_ROCM_CK_GEMM",
+	"USE_AOTRITON", "DISABLE_AOTRITON", "USE_MKL", "FLASH_NAMESPACE",
+	"CK_TILE_FMHA_FWD_FAST_EXP2", "CK_TILE_FMHA_FWD_APPENDKV_API", "CK_TILE_FMHA_FWD_PAGEDKV_API",
+	"CK_TILE_FMHA_FWD_SPLITKV_API", "CK_TILE_FLOAT_TO_BFLOAT16_DEFAULT", "CK_USE_XDL",
+	"CK_USE_FNUZ_FP8", "CK_USE_GFX94", "USE_LAYERNORM_FAST_RECIPROCAL", "UNFUSE_FMA",
+	"FLASHATTENTION_DISABLE_ALIBI", "FLASHATTENTION_DISABLE_SOFTCAP", "HIPBLASLT_USE_ROCROLLER",
+	"HIPBLASLT_HAS_GETINDEXFROMALGO", "HIPBLAS_V2", "HIPBLASLT_OUTER_VEC",
+	"HIP_ENABLE_WARP_SYNC_BUILTINS", "ROCM_VERSION", "TORCH_HIP_VERSION",
+}
+
+// ninjaCodegenFlags are the 7 keys of codegen_flags_present, in order.
+var ninjaCodegenFlags = []string{
+	"-fgpu-flush-denormals-to-zero", "-ffast-math", "-fno-fast-math", "-ffp-contract=fast",
+	"-ffp-contract=on", "-ffp-contract=off", "-fdenormal-fp-math",
+}
+
+var (
+	ninjaBuildRe      = regexp.MustCompile(`^build [^:]*:` + pyWS + `+(` + pyNotSpace + `+)`)
+	ninjaDefineRe     = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyNotSpace + `+))?`)
+	offloadArchRe     = regexp.MustCompile(`--offload-arch=(` + pyNotSpace + `+)`)
+	findHIPSetRe      = regexp.MustCompile(`(?m)^` + pyWS + `*set` + pyWS + `*\(` + pyWS + `*(HIP_HIPCC_FLAGS|HIP_CLANG_FLAGS|HIP_HCC_FLAGS)(?:_[A-Z]+)?` + pyWS + `+([^)]*)\)` + pyWS + `*$`)
+	leadingNotSpaceRe = regexp.MustCompile(`^` + pyNotSpace + `+`)
+	blobSplitRe       = regexp.MustCompile(`[;\t\n\v\f\r \x1c-\x1f]+`)
+)
+
+// ninjaCollected is what one parser gathered per target: the distinct
+// DEFINES strings (or FindHIP blobs) and FLAGS strings.
+type ninjaCollected struct {
+	defines map[string]bool
+	flags   map[string]bool
+}
+
+// ninjaScanner is the modern build.ninja parser of §12.9, fed one logical
+// line at a time (continuations already folded).
+type ninjaScanner struct {
+	inHIP     bool
+	pending   string
+	linesLeft int
+	targets   map[string]*ninjaCollected
+}
+
+func (n *ninjaScanner) line(l string) {
+	if m := ninjaBuildRe.FindStringSubmatch(l); m != nil {
+		n.inHIP = strings.HasPrefix(m[1], "HIP_COMPILER")
+		n.pending = ""
+		return
+	}
+	if !n.inHIP {
+		return
+	}
+	switch {
+	case strings.HasPrefix(l, "  DEFINES = "):
+		d := l[len("  DEFINES = "):]
+		t, ok := exportsTarget(d)
+		if ok && isNinjaTarget(t) {
+			n.add(t).defines[d] = true
+			n.pending, n.linesLeft = t, 10
+		} else {
+			n.pending = ""
+		}
+	case n.pending != "" && strings.HasPrefix(l, "  FLAGS = "):
+		n.add(n.pending).flags[l[len("  FLAGS = "):]] = true
+		n.pending = ""
+	case n.pending != "":
+		n.linesLeft--
+		if n.linesLeft <= 0 || !strings.HasPrefix(l, "  ") {
+			n.pending = ""
+		}
+	}
+}
+
+func (n *ninjaScanner) add(t string) *ninjaCollected {
+	if n.targets == nil {
+		n.targets = map[string]*ninjaCollected{}
+	}
+	c := n.targets[t]
+	if c == nil {
+		c = &ninjaCollected{defines: map[string]bool{}, flags: map[string]bool{}}
+		n.targets[t] = c
+	}
+	return c
+}
+
+func isNinjaTarget(t string) bool {
+	for _, x := range ninjaTargets {
+		if t == x {
+			return true
+		}
+	}
+	return false
+}
+
+// exportsTarget finds the first -D<IDENT>_EXPORTS that ends at a word
+// boundary and returns IDENT (greedy: -Dfoo_EXPORTS_EXPORTS gives
+// foo_EXPORTS).
+func exportsTarget(d string) (string, bool) {
+	for i := 0; ; {
+		j := strings.Index(d[i:], "-D")
+		if j < 0 {
+			return "", false
+		}
+		start := i + j + 2
+		k := start
+		for k < len(d) && isIdentByte(d[k]) {
+			k++
+		}
+		run := d[start:k]
+		if len(run) > len("_EXPORTS") && strings.HasSuffix(run, "_EXPORTS") && !(run[0] >= '0' && run[0] <= '9') && wordBoundaryAt(d, k) {
+			return run[:len(run)-len("_EXPORTS")], true
+		}
+		i = i + j + 1
+	}
+}
+
+// foldNinjaLines splits build.ninja text into logical lines: a physical
+// line ending in "$" is joined to the next with one space.
+func foldNinjaLines(r io.Reader, each func(string)) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var parts []string
+	for {
+		raw, err := br.ReadString('\n')
+		if raw != "" || err == nil {
+			l := decodeReplace([]byte(strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")))
+			if strings.HasSuffix(l, "$") {
+				parts = append(parts, l[:len(l)-1])
+			} else {
+				each(strings.Join(append(parts, l), " "))
+				parts = nil
+			}
+		}
+		if err == io.EOF {
+			if parts != nil {
+				each(strings.Join(parts, " "))
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// parseNinja runs the modern parser over a whole build.ninja stream.
+func parseNinja(r io.Reader) (map[string]*ninjaCollected, error) {
+	var n ninjaScanner
+	err := foldNinjaLines(r, n.line)
+	return n.targets, err
+}
+
+// ninjaTargetBlock turns collected strings into one target's object:
+// defines from the DEFINES strings (or blobs) in sorted order, later
+// overwriting; codegen flags and offload archs from the FLAGS strings.
+func ninjaTargetBlock(defs map[string]*string, flagTexts []string, archs map[string]bool) schema.NinjaTarget {
+	t := schema.NinjaTarget{Defines: sortedMap(defs), OffloadArchs: []string{}}
+	for _, d := range ninjaUseDefines {
+		_, ok := defs[d]
+		t.UseDefinesPresent = append(t.UseDefinesPresent, schema.Entry[bool]{Key: d, Value: ok})
+	}
+	for _, f := range ninjaCodegenFlags {
+		hit := false
+		for _, txt := range flagTexts {
+			if strings.Contains(txt, f) {
+				hit = true
+				break
+			}
+		}
+		t.CodegenFlagsPresent = append(t.CodegenFlagsPresent, schema.Entry[bool]{Key: f, Value: hit})
+	}
+	for a := range archs {
+		t.OffloadArchs = append(t.OffloadArchs, a)
+	}
+	sort.Strings(t.OffloadArchs)
+	return t
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// modernTargets builds the targets object of the ninja_defines parser.
+func modernTargets(coll map[string]*ninjaCollected) schema.Map[schema.NinjaTarget] {
+	out := schema.Map[schema.NinjaTarget]{}
+	for _, name := range sortedKeys(keysOf(coll)) {
+		c := coll[name]
+		defs := map[string]*string{}
+		for _, d := range sortedKeys(c.defines) {
+			for _, sm := range ninjaDefineRe.FindAllStringSubmatchIndex(d, -1) {
+				var v *string
+				if sm[4] >= 0 {
+					v = schema.Str(d[sm[4]:sm[5]])
+				}
+				defs[d[sm[2]:sm[3]]] = v
+			}
+		}
+		flags := sortedKeys(c.flags)
+		archs := map[string]bool{}
+		for _, f := range flags {
+			for _, m := range offloadArchRe.FindAllStringSubmatch(f, -1) {
+				archs[m[1]] = true
+			}
+		}
+		out = append(out, schema.Entry[schema.NinjaTarget]{Key: name, Value: ninjaTargetBlock(defs, flags, archs)})
+	}
+	return out
+}
+
+func keysOf[V any](m map[string]V) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// Legacy FindHIP fallback limits (context.md §12.9).
+const (
+	findHIPMaxScripts = 50000
+	findHIPMaxChars   = 1048576
+)
+
+// findHIPBlobs extracts the value of every set(HIP_*_FLAGS value) statement
+// of a FindHIP per-source script.
+func findHIPBlobs(text string) []string {
+	var out []string
+	for _, m := range findHIPSetRe.FindAllStringSubmatch(text, -1) {
+		if m[2] != "" {
+			out = append(out, m[2])
+		}
+	}
+	return out
+}
+
+// legacyTarget is one target's object from its FindHIP blobs: tokens split
+// on runs of ";" and whitespace; -DNAME[=VALUE] prefixes are defines,
+// --offload-arch=X prefixes archs; codegen flags by substring of the blob.
+func legacyTarget(blobs map[string]bool) schema.NinjaTarget {
+	defs := map[string]*string{}
+	archs := map[string]bool{}
+	sorted := sortedKeys(blobs)
+	for _, b := range sorted {
+		for _, tok := range blobSplitRe.Split(b, -1) {
+			if tok == "" {
+				continue
+			}
+			if sm := ninjaDefineRe.FindStringSubmatchIndex(tok); sm != nil && sm[0] == 0 {
+				var v *string
+				if sm[4] >= 0 {
+					v = schema.Str(tok[sm[4]:sm[5]])
+				}
+				defs[tok[sm[2]:sm[3]]] = v
+			} else if a, ok := strings.CutPrefix(tok, "--offload-arch="); ok {
+				if m := leadingNotSpaceRe.FindString(a); m != "" {
+					archs[m] = true
+				}
+			}
+		}
+	}
+	return ninjaTargetBlock(defs, sorted, archs)
+}
+
+// findBelow lists, below dir, every entry for which match holds (isDir
+// follows symlinks; symlinked directories are not descended), sorted.
+func findBelow(root fsroot, dir string, match func(name string, isDir bool) bool) []string {
+	var out []string
+	var walk func(p string)
+	walk = func(p string) {
+		entries, err := root.readDir(p)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			q := p + "/" + e.Name()
+			isDir := e.Type()&os.ModeSymlink == 0 && e.IsDir()
+			if match(e.Name(), root.isDir(q)) {
+				out = append(out, q)
+			}
+			if isDir {
+				walk(q)
+			}
+		}
+	}
+	walk(dir)
+	sort.Strings(out)
+	return out
+}
+
+// legacyFindHIP is the legacy fallback: the FindHIP *.hip.o.cmake scripts
+// under <build>/**/<target>.dir/ of each target of interest.
+func legacyFindHIP(s *state, buildDir string) (schema.Map[schema.NinjaTarget], int, bool) {
+	if !s.root.isDir(buildDir) {
+		s.reason("pytorch_build.ninja_hipcc: legacy FindHIP fallback found no *.hip.o.cmake scripts under %s", buildDir)
+		return nil, 0, false
+	}
+	scanned, unreadable, truncated, capHit := 0, 0, 0, false
+	blobs := map[string]map[string]bool{}
+	scannedFor := map[string]bool{}
+targets:
+	for _, t := range ninjaTargets {
+		for _, d := range findBelow(s.root, buildDir, func(n string, isDir bool) bool { return isDir && n == t+".dir" }) {
+			scripts := findBelow(s.root, d, func(n string, isDir bool) bool { return !isDir && strings.HasSuffix(n, ".hip.o.cmake") })
+			for _, sc := range scripts {
+				if scanned >= findHIPMaxScripts {
+					capHit = true
+					break targets
+				}
+				b, err := s.root.readFile(sc, maxBuildFile)
+				if err != nil {
+					unreadable++
+					continue
+				}
+				text := decodeReplace(b)
+				if r := []rune(text); len(text) > findHIPMaxChars && len(r) > findHIPMaxChars {
+					text = string(r[:findHIPMaxChars])
+					truncated++
+				}
+				scanned++
+				scannedFor[t] = true
+				if blobs[t] == nil {
+					blobs[t] = map[string]bool{}
+				}
+				for _, v := range findHIPBlobs(text) {
+					blobs[t][v] = true
+				}
+			}
+		}
+	}
+	nblobs := 0
+	for _, b := range blobs {
+		nblobs += len(b)
+	}
+	if scanned == 0 && nblobs == 0 {
+		if unreadable > 0 {
+			s.reason("pytorch_build.ninja_hipcc: legacy FindHIP fallback found %d *.hip.o.cmake script(s) under %s but every one was unreadable (check permissions / mount state)", unreadable, buildDir)
+		} else {
+			s.reason("pytorch_build.ninja_hipcc: legacy FindHIP fallback found no *.hip.o.cmake scripts under %s", buildDir)
+		}
+		return nil, 0, false
+	}
+	if unreadable > 0 {
+		s.reason("pytorch_build.ninja_hipcc: legacy FindHIP fallback skipped %d unreadable script(s)", unreadable)
+	}
+	if truncated > 0 {
+		s.reason("pytorch_build.ninja_hipcc: legacy FindHIP fallback truncated %d script(s) at 1048576 bytes (defines/flags past the cap were dropped from the affected target)", truncated)
+	}
+	if capHit {
+		s.reason("pytorch_build.ninja_hipcc: legacy FindHIP fallback truncated after scanning %d scripts (cap 50000)", scanned)
+	}
+	out := schema.Map[schema.NinjaTarget]{}
+	for _, t := range sortedKeys(scannedFor) {
+		out = append(out, schema.Entry[schema.NinjaTarget]{Key: t, Value: legacyTarget(blobs[t])})
+	}
+	return out, scanned, true
+}
+
+// collectNinjaHIPCC is pytorch_build.ninja_hipcc. Source:
+// <source_path>/build/build.ninja (HIP_COMPILER rules' DEFINES and FLAGS),
+// else the legacy FindHIP per-source scripts. Scope: filesystem.
+func collectNinjaHIPCC(s *state, kind string, src *string) schema.NinjaHIPCC {
+	var n schema.NinjaHIPCC
+	if (kind != "source" && kind != "editable") || src == nil {
+		return n
+	}
+	p := *src + "/build/build.ninja"
+	if !s.root.isRegular(p) {
+		return n
+	}
+	coll, err := readNinja(s.root, p)
+	if err != nil {
+		s.reason("pytorch_build.ninja_hipcc: read failed for %s (%s)", p, pyfmt.ExcType(err))
+		return n
+	}
+	n.SourceFile = &p
+	if len(coll) > 0 {
+		n.Parser = schema.Str("ninja_defines")
+		n.Targets = modernTargets(coll)
+		return n
+	}
+	targets, scanned, ok := legacyFindHIP(s, *src+"/build")
+	if !ok {
+		n.Targets = schema.Map[schema.NinjaTarget]{}
+		return n
+	}
+	n.Parser = schema.Str("legacy_findhip_per_source")
+	n.LegacyScriptsScanned = &scanned
+	n.Targets = targets
+	return n
+}
+
+// readNinja streams build.ninja (it can be hundreds of MiB) through the
+// modern parser. The file was checked to be regular, so opening it cannot
+// hang on a FIFO.
+func readNinja(root fsroot, p string) (map[string]*ninjaCollected, error) {
+	f, err := os.Open(root.path(p))
+	if err != nil {
+		return nil, root.logical(err, p)
+	}
+	defer f.Close()
+	coll, err := parseNinja(f)
+	if err != nil {
+		var pe *os.PathError
+		if !errors.As(err, &pe) {
+			err = &os.PathError{Op: "read", Path: p, Err: err}
+		}
+	}
+	return coll, err
+}

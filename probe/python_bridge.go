@@ -1,0 +1,356 @@
+package probe
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
+
+// pythonHelper is the standard-library-only script run once per collection
+// by the workload interpreter (architecture.md §4, docs/python.md).
+//
+//go:embed python_helper.py
+var pythonHelper []byte
+
+// DefaultPythonTimeout bounds the helper run. It stays below the collection
+// deadline (60 s by default) so that a helper that hangs in `import torch`
+// is killed with time left for nm/c++filt and the rest of the document.
+const DefaultPythonTimeout = 40 * time.Second
+
+// pythonMaxOutput caps the helper's stdout: the facts are kilobytes, plus
+// /proc/self/maps of a process that mapped torch (hundreds of KiB).
+const pythonMaxOutput = 64 << 20
+
+// Bridge outcomes (pyFacts.outcome).
+const (
+	pyOK       = "ok"        // the helper reported every step
+	pyDisabled = "disabled"  // --no-python
+	pyNotFound = "not_found" // no interpreter to run
+	pyNoStart  = "no_start"  // the interpreter could not be started
+	pyTimeout  = "timeout"   // killed at its timeout (or the deadline)
+	pyFailed   = "failed"    // exited without a complete helper document
+)
+
+// pyFacts is what one helper run reported: the facts of context.md §9,
+// with the outcome of the run. A nil sub-struct means the helper never
+// reached that step.
+type pyFacts struct {
+	outcome string
+	detail  string // why the run was not ok, for the python_version reason
+	stage   string // the step in progress when the helper was killed
+	command *schema.CommandRecord
+
+	Interpreter *pyInterpreter
+	// TorchSites is the import outcome per call site: ok, ImportError or
+	// the class name of what the import raised.
+	TorchSites map[string]string
+	Torch      *pyTorch
+	Tensile    *pyPackage
+	Triton     *pyPackage
+	FBGEMM     *pyPackage
+	TorchRec   *pyTorchRec
+	Aiter      *pyAiter
+}
+
+type pyInterpreter struct {
+	PythonVersion string  `json:"python_version"`
+	Prefix        string  `json:"prefix"`
+	BasePrefix    string  `json:"base_prefix"`
+	Executable    string  `json:"executable"`
+	RocmSDKCore   *string `json:"rocm_sdk_core"`
+	// Dists is importlib.metadata.version of rocm and rocm-sdk-core.
+	Dists map[string]pyCall `json:"dists"`
+}
+
+// pyCall is the outcome of calling or looking up one attribute.
+type pyCall struct {
+	State string          `json:"state"` // missing | ok | raised
+	Exc   string          `json:"exc"`
+	Value json.RawMessage `json:"value"`
+	Text  string          `json:"text"`
+}
+
+type pyTorch struct {
+	File          any                `json:"file"`
+	Version       *string            `json:"version"`
+	VersionModule *pyTorchVersionMod `json:"version_module"`
+	ConfigShow    pyCall             `json:"config_show"`
+	ArchList      pyCall             `json:"arch_list"`
+	BackendsCUDA  map[string]pyCall  `json:"backends_cuda"`
+	Maps          *string            `json:"maps"`
+}
+
+type pyTorchVersionMod struct {
+	GitVersion any `json:"git_version"`
+	HIP        any `json:"hip"`
+	CUDA       any `json:"cuda"`
+	Debug      any `json:"debug"`
+}
+
+// fileDir is the directory of torch.__file__, or "" when it is missing or
+// not a non-empty string.
+func (t *pyTorch) fileDir() string {
+	f, _ := t.File.(string)
+	if f == "" {
+		return ""
+	}
+	return pyDirname(f)
+}
+
+type pyPackage struct {
+	Outcome string    `json:"outcome"`
+	Version *string   `json:"version"`
+	Attrs   []*string `json:"attrs"`
+}
+
+type pyTorchRec struct {
+	Block   schema.TorchRec `json:"block"`
+	Reasons []string        `json:"reasons"`
+}
+
+type pyAiter struct {
+	Outcome        string `json:"outcome"`
+	Version        any    `json:"version"`
+	VersionPresent bool   `json:"version_present"`
+	File           any    `json:"file"`
+	Dists          []struct {
+		Name  string `json:"name"`
+		State string `json:"state"`
+		Value any    `json:"value"`
+	} `json:"dists"`
+	MetaSpec *struct {
+		Origin    any      `json:"origin"`
+		Locations []string `json:"locations"`
+	} `json:"meta_spec"`
+}
+
+// helperElement is one line of the helper's output array.
+type helperElement struct {
+	Begin       *string        `json:"begin"`
+	Interpreter *pyInterpreter `json:"interpreter"`
+	TorchSite   *string        `json:"torch_site"`
+	Outcome     string         `json:"outcome"`
+	Torch       *pyTorch       `json:"torch"`
+	Tensile     *pyPackage     `json:"Tensile"`
+	Triton      *pyPackage     `json:"triton"`
+	FBGEMM      *pyPackage     `json:"fbgemm_gpu"`
+	TorchRec    *pyTorchRec    `json:"torchrec"`
+	Aiter       *pyAiter       `json:"aiter"`
+	HelperError *string        `json:"helper_error"`
+	Done        bool           `json:"done"`
+}
+
+// pythonInterpreter chooses the interpreter: --python, else
+// $AORTA_PROBE_PYTHON, else python3, else python on the search path. It
+// returns the argv[0] to run, the executable path ("" when it cannot be
+// resolved) and whether any choice was made at all.
+func pythonInterpreter(c *collector) (argv0, path string, chosen bool) {
+	name := c.opt.Python.Interpreter
+	if name == "" {
+		name, _ = c.opt.Env("AORTA_PROBE_PYTHON")
+	}
+	if name != "" {
+		if strings.Contains(name, "/") && !filepath.IsAbs(name) {
+			name = filepath.Join(c.opt.Cwd, name)
+		}
+		p, _ := which(c.path, name)
+		return name, p, true
+	}
+	for _, n := range []string{"python3", "python"} {
+		if p, ok := which(c.path, n); ok {
+			return n, p, true
+		}
+	}
+	return "", "", false
+}
+
+// pythonTimeout is the helper's time bound: PythonOptions.Timeout, else
+// DefaultPythonTimeout, at most two thirds of the collection deadline.
+func pythonTimeout(opt Options) time.Duration {
+	t := opt.Python.Timeout
+	if t <= 0 {
+		t = DefaultPythonTimeout
+	}
+	if limit := opt.Deadline * 2 / 3; limit > 0 && t > limit {
+		t = limit
+	}
+	return t
+}
+
+// runPythonBridge runs the helper once with the chosen interpreter and
+// turns its output into facts. It never fails: every way the run can go
+// wrong is an outcome with a detail for the python_version reason.
+func runPythonBridge(c *collector) *pyFacts {
+	f := &pyFacts{TorchSites: map[string]string{}}
+	if c.opt.Python.Disabled {
+		f.outcome, f.detail = pyDisabled, "Python bridge disabled (--no-python)"
+		return f
+	}
+	argv0, path, chosen := pythonInterpreter(c)
+	if !chosen {
+		f.outcome = pyNotFound
+		f.detail = "no Python interpreter found (no --python, AORTA_PROBE_PYTHON unset, no python3 or python on PATH)"
+		return f
+	}
+	st := &state{collector: c, name: "python"}
+	// Path stays empty for a bare name which did not find: s.run then
+	// fails the way exec does (ENOENT naming the program).
+	cmd := Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelper, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput}
+	r := st.run(cmd)
+	if len(st.commands) > 0 {
+		f.command = &st.commands[0]
+	}
+	parseHelperOutput(f, r.Stdout)
+	switch {
+	case r.Err == ErrTimeout && c.ctx.Err() != nil:
+		f.outcome = pyTimeout
+		f.detail = fmt.Sprintf("interpreter %s stopped when the collection ended (%s) while %s", argv0, interruption(c.ctx, c.opt.Deadline), describeStage(f.stage))
+	case r.Err == ErrTimeout:
+		f.outcome = pyTimeout
+		f.detail = fmt.Sprintf("interpreter %s killed after %s while %s", argv0, cmd.Timeout, describeStage(f.stage))
+	case r.Err != nil && isStartError(r.Err):
+		f.outcome = pyNoStart
+		f.detail = fmt.Sprintf("interpreter %s could not be started (%s)", argv0, pyfmt.ExcStr(r.Err))
+	case f.outcome == pyOK:
+	case r.Err != nil:
+		f.outcome = pyFailed
+		f.detail = fmt.Sprintf("interpreter %s exited %d before the helper reported (%s)", argv0, r.ExitCode, lastLine(r.Stderr, f))
+	default:
+		if f.outcome == "" {
+			f.outcome = pyFailed
+			f.detail = fmt.Sprintf("interpreter %s printed no complete helper document (%s)", argv0, lastLine(r.Stderr, f))
+		}
+	}
+	return f
+}
+
+func isStartError(err error) bool {
+	var pe *fs.PathError
+	var ee *ExitError
+	return err != ErrTimeout && !errors.As(err, &ee) && (errors.As(err, &pe) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC))
+}
+
+// describeStage names the step a killed helper was in.
+func describeStage(stage string) string {
+	switch {
+	case stage == "":
+		return "starting (before reporting anything)"
+	case strings.HasPrefix(stage, "torch:"):
+		return "importing torch (call site " + strings.TrimPrefix(stage, "torch:") + ")"
+	case stage == "torch facts":
+		return "reading torch attributes"
+	}
+	return "importing " + stage
+}
+
+// lastLine is the last non-empty stderr line (the exception line of a
+// traceback), at most 200 characters, or what the helper said went wrong.
+func lastLine(stderr []byte, f *pyFacts) string {
+	if f.detail != "" {
+		return f.detail
+	}
+	lines := pySplitlines(strings.ToValidUTF8(string(stderr), "\uFFFD"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := pyStrip(lines[i]); l != "" {
+			return pyfmt.FirstRunes(l, 200)
+		}
+	}
+	return "no output on stderr"
+}
+
+// parseHelperOutput reads the helper's array line by line, so that the
+// elements written before a kill still count. It sets f.outcome to ok only
+// when the closing {"done": true} element arrived, and f.stage to the last
+// step begun.
+func parseHelperOutput(f *pyFacts, out []byte) {
+	for _, line := range strings.Split(string(out), "\n") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), ",")
+		if line == "" || line == "[" || line == "]" {
+			continue
+		}
+		var e helperElement
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.UseNumber()
+		if err := dec.Decode(&e); err != nil {
+			continue // a torn last line of a killed helper
+		}
+		switch {
+		case e.Begin != nil:
+			f.stage = *e.Begin
+		case e.Interpreter != nil:
+			f.Interpreter = e.Interpreter
+		case e.TorchSite != nil:
+			f.TorchSites[*e.TorchSite] = e.Outcome
+		case e.Torch != nil:
+			f.Torch = e.Torch
+		case e.Tensile != nil:
+			f.Tensile = e.Tensile
+		case e.Triton != nil:
+			f.Triton = e.Triton
+		case e.FBGEMM != nil:
+			f.FBGEMM = e.FBGEMM
+		case e.TorchRec != nil:
+			f.TorchRec = e.TorchRec
+		case e.Aiter != nil:
+			f.Aiter = e.Aiter
+		case e.HelperError != nil:
+			f.detail = "helper error: " + pyfmt.FirstRunes(*e.HelperError, 200)
+		case e.Done:
+			f.outcome, f.stage = pyOK, ""
+		}
+	}
+}
+
+// torchAt is the torch import outcome at one call site: the facts and ""
+// when torch was obtained, else "ImportError" or the class name raised. A
+// site the helper never reached reads as ImportError when no interpreter
+// ran (torch is simply not there) and as TimeoutExpired when the helper
+// was killed on the way.
+func (f *pyFacts) torchAt(site string) (*pyTorch, string) {
+	o, ok := f.TorchSites[site]
+	switch {
+	case ok && o == "ok" && f.Torch != nil:
+		return f.Torch, ""
+	case ok && o != "ok":
+		return nil, o
+	case f.outcome == pyTimeout:
+		return nil, "TimeoutExpired"
+	}
+	return nil, "ImportError"
+}
+
+// packageOutcome is the import outcome of a package step the same way.
+func (f *pyFacts) packageOutcome(reported string, present bool) string {
+	switch {
+	case present:
+		return reported
+	case f.outcome == pyTimeout:
+		return "TimeoutExpired"
+	}
+	return "ImportError"
+}
+
+// importSites answers core.md §2.2 step 3 (find_spec("_rocm_sdk_core") in
+// the running interpreter) from the helper: the site directory holding the
+// package, or nothing when the interpreter does not see it. Only when no
+// interpreter reported (none found, --no-python, or it died first) does the
+// filesystem stand-in pythonSiteDirs answer instead.
+func importSites(c *collector) []string {
+	f := c.python()
+	if f.Interpreter == nil {
+		return c.sites()
+	}
+	if d := f.Interpreter.RocmSDKCore; d != nil && *d != "" {
+		return []string{pyDirname(*d)}
+	}
+	return nil
+}

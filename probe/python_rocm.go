@@ -1,0 +1,74 @@
+package probe
+
+import (
+	"encoding/json"
+	"regexp"
+
+	"aorta-probe/schema"
+)
+
+// Python facts for blocks outside the Python area: the rocm.version chain
+// (core.md §6 steps 3–4) and tensile.package_version (core.md §12.4). Each
+// accessor says known=false when no interpreter reported, so its caller
+// keeps its filesystem stand-in for that case.
+
+// pyDistVersion is importlib.metadata.version(name) in the workload
+// interpreter, for name rocm or rocm-sdk-core; any error is no answer.
+func pyDistVersion(s *state, name string) (v *string, known bool) {
+	in := s.python().Interpreter
+	if in == nil {
+		return nil, false
+	}
+	d := in.Dists[name]
+	if d.State != "ok" {
+		return nil, true
+	}
+	var str string
+	if json.Unmarshal(d.Value, &str) != nil || str == "" {
+		return nil, true
+	}
+	return &str, true
+}
+
+var torchROCmVersionRe = regexp.MustCompile(`\+rocm([0-9][0-9A-Za-z.\-]*)`)
+
+// pyTorchROCmVersion is the torch step of the rocm.version chain, with
+// torch imported (silently) at the helper's rocm.version site: the part of
+// str(torch.__version__) after "+rocm", else a truthy torch.version.hip.
+func pyTorchROCmVersion(s *state) (v *string, known bool) {
+	f := s.python()
+	if f.Interpreter == nil {
+		return nil, false
+	}
+	t, exc := f.torchAt("rocm.version")
+	if exc != "" {
+		return nil, true
+	}
+	if t.Version != nil {
+		if m := torchROCmVersionRe.FindStringSubmatch(*t.Version); m != nil {
+			return &m[1], true
+		}
+	}
+	if t.VersionModule != nil {
+		return truthyStr(t.VersionModule.HIP), true
+	}
+	return nil, true
+}
+
+// tensilePackageVersion is tensile.package_version (core.md §12.4) from the
+// helper's `import Tensile`: ImportError is silent, another exception and a
+// missing __version__ append the spec's reasons. For the tensile block.
+func tensilePackageVersion(s *state) *string {
+	f := s.python()
+	p := f.Tensile
+	switch o := f.packageOutcome(outcomeOf(p), p != nil); {
+	case o == "ImportError":
+	case o != "ok":
+		s.reason("tensile.package_version: Tensile import raised (%s)", o)
+	case p.Version == nil:
+		s.reason("tensile.package_version: Tensile lacks __version__ attribute")
+	default:
+		return schema.Str(*p.Version)
+	}
+	return nil
+}

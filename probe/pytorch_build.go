@@ -1,0 +1,294 @@
+package probe
+
+import (
+	"encoding/json"
+	"strings"
+
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
+
+// collectPytorchBuild is pytorch_build (context.md §12), in the spec's
+// order of work (and of reasons): install kind → torch.version fields →
+// submodule commits → flags → binary introspection → build_flags →
+// cmake_cache → ninja_hipcc.
+//
+// Sources: the helper's facts at the pytorch_build, pytorch_build.flags and
+// pytorch_build.install_kind import sites (torch.__file__, __version__,
+// torch.version.*, __config__.show(), cuda.get_arch_list()); everything
+// else is read here: $AORTA_PYTORCH_SRC, the dist-info direct_url.json,
+// `git -C <third_party/X> rev-parse HEAD`, torch's lib dir, the shared
+// libtorch_hip symbol dump (from composable_kernel), CMakeCache.txt and
+// build.ninja. Scope: process (which torch) and filesystem (its files).
+func collectPytorchBuild(s *state) schema.PytorchBuild {
+	b := schema.NotCapturedPytorchBuild()
+	f := s.python()
+	b.InstallKind, b.SourcePath = installKind(s, f)
+
+	t, exc := f.torchAt("pytorch_build")
+	switch {
+	case exc == "ImportError":
+	case exc != "":
+		s.reason("pytorch_build: torch import raised (%s)", exc)
+	case t.VersionModule == nil:
+		s.reason("pytorch_build: torch.version unavailable (unexpectedly old build?)")
+	default:
+		vm := t.VersionModule
+		b.GitCommit, b.HIPVersion, b.CUDAVersion = truthyStr(vm.GitVersion), truthyStr(vm.HIP), truthyStr(vm.CUDA)
+		b.Debug = schemaAny(vm.Debug)
+		if b.GitCommit == nil {
+			s.reason("pytorch_build.git_commit: torch.version.git_version is null")
+		}
+	}
+	b.SubmoduleCommits = submoduleCommits(s, b.InstallKind, b.SourcePath, b.GitCommit)
+	b.Flags = torchFlags(s, f)
+
+	bi := &b.BinaryIntrospection
+	if exc == "" {
+		ck, _ := await[composableKernel](s, "composable_kernel")
+		if ck.dump.text != nil {
+			bi.LibtorchHIPSymbolCounts = nil
+			for _, m := range schema.SymbolMarkers {
+				n := countLinesContaining(*ck.dump.text, m)
+				bi.LibtorchHIPSymbolCounts = append(bi.LibtorchHIPSymbolCounts, schema.Entry[*int]{Key: m, Value: &n})
+			}
+		}
+		bi.TorchLibBundled = torchLibBundled(s, t)
+	}
+	if raw := b.Flags.CXXFlagsRaw; raw != nil {
+		bi.CXXFlagsUseDefines = schema.Map[bool]{
+			{Key: "USE_ROCM_CK_SDPA", Value: hasDefine(*raw, "USE_ROCM_CK_SDPA")},
+			{Key: "USE_ROCM_CK_GEMM", Value: hasDefine(*raw, "USE_ROCM_CK_GEMM")},
+		}
+	}
+	b.BuildFlags = projectBuildFlags(b.Flags.BuildSettings, b.Flags.CXXDefines)
+	b.CMakeCache = collectCMakeCache(s, b.InstallKind, b.SourcePath)
+	b.NinjaHIPCC = collectNinjaHIPCC(s, b.InstallKind, b.SourcePath)
+	return b
+}
+
+// installKind is context.md §12.1: source (AORTA_PYTORCH_SRC with a
+// third_party/, or a git checkout around torch), editable (direct_url.json
+// of the torch dist-info), wheel, or unknown (torch not importable).
+func installKind(s *state, f *pyFacts) (string, *string) {
+	if src := s.getenv("AORTA_PYTORCH_SRC"); src != "" {
+		cand := expandUser(s, src)
+		if s.root.isDir(cand + "/third_party") {
+			return "source", schema.Str(s.root.realpath(s.opt.Cwd, cand))
+		}
+	}
+	t, exc := f.torchAt("pytorch_build.install_kind")
+	if exc != "" {
+		return "unknown", nil
+	}
+	dir := t.fileDir()
+	if dir == "" {
+		return "unknown", nil
+	}
+	parent := pyDirname(dir)
+	if v := t.Version; v != nil && *v != "" {
+		if src, ok := editableSource(s, parent+"/torch-"+*v+".dist-info/direct_url.json"); ok && s.root.isDir(src+"/third_party") {
+			return "editable", schema.Str(s.root.realpath(s.opt.Cwd, src))
+		}
+	}
+	for _, p := range []string{parent, pyDirname(parent)} {
+		if s.root.exists(p+"/.git") && s.root.isDir(p+"/third_party") {
+			return "source", schema.Str(s.root.realpath(s.opt.Cwd, p))
+		}
+	}
+	return "wheel", nil
+}
+
+// editableSource reads a PEP 610 direct_url.json: the url with a leading
+// "file://" removed (no URL decoding) when dir_info.editable is truthy.
+// Read and JSON errors, and a top level that is not an object, fall
+// through (Python would crash into its disaster path on the last).
+func editableSource(s *state, p string) (string, bool) {
+	if !s.root.exists(p) {
+		return "", false
+	}
+	b, err := s.root.readFile(p, maxTextFile)
+	if err != nil {
+		return "", false
+	}
+	var du map[string]any
+	if json.Unmarshal(b, &du) != nil {
+		return "", false
+	}
+	di, _ := du["dir_info"].(map[string]any)
+	url, ok := du["url"].(string)
+	if di == nil || !pyTruthy(di["editable"]) || !ok {
+		return "", false
+	}
+	return strings.TrimPrefix(url, "file://"), true
+}
+
+// submoduleNames are the keys of submodule_commits (before _source).
+var submoduleNames = []string{"composable_kernel", "aiter", "fbgemm"}
+
+// submoduleCommits is context.md §12.3.
+func submoduleCommits(s *state, kind string, src *string, gitCommit *string) schema.SubmoduleCommits {
+	var sc schema.SubmoduleCommits
+	switch {
+	case (kind == "source" || kind == "editable") && src != nil:
+		tp := *src + "/third_party"
+		if !s.root.isDir(tp) {
+			s.reason("pytorch_build.submodule_commits: %s missing on detected %s tree at %s", tp, kind, *src)
+			return sc
+		}
+		dst := []**string{&sc.ComposableKernel, &sc.Aiter, &sc.FBGEMM}
+		var missing []string
+		for i, name := range submoduleNames {
+			if sha := gitHead(s, tp+"/"+name); sha != nil {
+				*dst[i] = sha
+			} else {
+				missing = append(missing, name)
+			}
+		}
+		if len(missing) < len(submoduleNames) {
+			sc.Source = schema.Str("git")
+		}
+		if len(missing) > 0 {
+			s.reason("pytorch_build.submodule_commits: source tree at %s has no readable git checkout for: %s", *src, strings.Join(missing, ", "))
+		}
+	case kind == "wheel":
+		c := "<git_commit>"
+		if gitCommit != nil {
+			c = *gitCommit
+		}
+		s.reason("pytorch_build.submodule_commits: wheel install -- direct SHAs not recoverable; resolve via github.com/pytorch/pytorch/tree/%s/third_party/<name> (set AORTA_PYTORCH_SRC=<src> to enable in-process probing)", c)
+	default:
+		s.reason("pytorch_build.submodule_commits: torch import failed -- submodule SHAs unrecoverable")
+	}
+	return sc
+}
+
+// gitHead is `git -C dir rev-parse HEAD` (5 s): the stripped output when it
+// is all hex digits, else nil.
+func gitHead(s *state, dir string) *string {
+	if !s.root.exists(dir) {
+		return nil
+	}
+	r := s.run(Command{Argv: []string{"git", "-C", dir, "rev-parse", "HEAD"}, Timeout: ShortTimeout})
+	if r.Err != nil {
+		return nil
+	}
+	out := pyStrip(string(r.Stdout))
+	if out == "" || !isHexString(out, 1, len(out)) {
+		return nil
+	}
+	return &out
+}
+
+// torchFlags is pytorch_build.flags (context.md §12.4) at the
+// pytorch_build.flags import site.
+func torchFlags(s *state, f *pyFacts) schema.PytorchFlags {
+	var fl schema.PytorchFlags
+	t, exc := f.torchAt("pytorch_build.flags")
+	switch {
+	case exc == "ImportError":
+		return fl
+	case exc != "":
+		s.reason("pytorch_build.flags: torch import raised (%s)", exc)
+		return fl
+	}
+	switch t.ArchList.State {
+	case "ok":
+		var l []any
+		if json.Unmarshal(t.ArchList.Value, &l) == nil {
+			fl.GPUArchList = []string{}
+			for _, a := range l {
+				fl.GPUArchList = append(fl.GPUArchList, pyStr(a))
+			}
+		}
+	case "raised":
+		s.reason("pytorch_build.flags.gpu_arch_list: torch.cuda.get_arch_list() raised (%s)", t.ArchList.Exc)
+	}
+	switch t.ConfigShow.State {
+	case "ok":
+	case "raised":
+		s.reason("pytorch_build.flags: torch.__config__.show() raised (%s)", t.ConfigShow.Exc)
+		return fl
+	default:
+		s.reason("pytorch_build.flags: torch.__config__.show unavailable")
+		return fl
+	}
+	fl.BuildSettings = parseBuildSettings(t.ConfigShow.Text)
+	if v, ok := fl.BuildSettings.Get("CXX_FLAGS"); ok {
+		fl.CXXFlagsRaw = &v
+		fl.CXXDefines = parseCXXDefines(v)
+	}
+	if v, ok := fl.BuildSettings.Get("CUDA_FLAGS"); ok {
+		fl.CUDAFlagsRaw = &v
+	}
+	return fl
+}
+
+// torchLibBundled is binary_introspection.torch_lib_bundled: whether
+// torch's lib dir holds libaotriton_v2.so (or a versioned name of it).
+func torchLibBundled(s *state, t *pyTorch) schema.Map[bool] {
+	dir, ok := torchNativeLibDir(s, t)
+	if !ok {
+		d := t.fileDir()
+		if d == "" {
+			return nil
+		}
+		dir = d + "/lib"
+	}
+	entries, err := s.root.readDir(dir)
+	if err != nil {
+		s.reason("pytorch_build.binary_introspection.torch_lib_bundled: %s scan failed (%s)", dir, pyfmt.ExcType(err))
+		return nil
+	}
+	found := false
+	for _, e := range entries {
+		if n := e.Name(); n == "libaotriton_v2.so" || strings.HasPrefix(n, "libaotriton_v2.so.") {
+			found = true
+			break
+		}
+	}
+	return schema.Map[bool]{{Key: "libaotriton_v2.so", Value: found}}
+}
+
+// truthyStr is `v if v else None` for a string attribute: nil for falsy
+// values, the str() of anything else.
+func truthyStr(v any) *string {
+	if !pyTruthy(v) {
+		return nil
+	}
+	s := pyStr(v)
+	return &s
+}
+
+// pyTruthy is Python truthiness of a decoded JSON value.
+func pyTruthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case json.Number:
+		return strings.Trim(string(x), "0.-+eE") != ""
+	case float64:
+		return x != 0
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}
+
+// schemaAny turns a decoded helper value into the document's Any.
+func schemaAny(v any) schema.Any {
+	switch x := v.(type) {
+	case json.Number:
+		return schema.Number(string(x))
+	case float64:
+		b, _ := json.Marshal(x)
+		return schema.Number(string(b))
+	}
+	return v
+}

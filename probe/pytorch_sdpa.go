@@ -1,0 +1,46 @@
+package probe
+
+import (
+	"encoding/json"
+
+	"aorta-probe/schema"
+)
+
+// collectPytorchSDPA is pytorch_sdpa (context.md §13). Source: the four
+// torch.backends.cuda.*_sdp_enabled() getters, called by the helper at the
+// pytorch_sdpa import site (bool() of each result). Scope: process.
+func collectPytorchSDPA(s *state) schema.PytorchSDPA {
+	var b schema.PytorchSDPA
+	t, exc := s.python().torchAt("pytorch_sdpa")
+	switch {
+	case exc == "ImportError":
+		return b
+	case exc != "":
+		s.reason("pytorch_sdpa: torch import raised (%s)", exc)
+		return b
+	case t.BackendsCUDA == nil:
+		s.reason("pytorch_sdpa: torch.backends.cuda unavailable")
+		return b
+	}
+	for _, g := range []struct {
+		name string
+		dst  **bool
+	}{
+		{"flash_sdp_enabled", &b.BackendsEnabled.Flash},
+		{"mem_efficient_sdp_enabled", &b.BackendsEnabled.MemEfficient},
+		{"math_sdp_enabled", &b.BackendsEnabled.Math},
+		{"cudnn_sdp_enabled", &b.BackendsEnabled.CuDNN},
+	} {
+		c := t.BackendsCUDA[g.name]
+		switch c.State {
+		case "ok":
+			var v bool
+			if json.Unmarshal(c.Value, &v) == nil {
+				*g.dst = &v
+			}
+		case "raised":
+			s.reason("pytorch_sdpa.%s: torch.backends.cuda.%s() raised (%s)", g.name, g.name, c.Exc)
+		}
+	}
+	return b
+}

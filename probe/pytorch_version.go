@@ -1,0 +1,19 @@
+package probe
+
+// collectPytorchVersion is pytorch_version (context.md §11). Source:
+// str(torch.__version__) at the helper's pytorch_version import site.
+// Scope: process. Never the string "None".
+func collectPytorchVersion(s *state) *string {
+	t, exc := s.python().torchAt("pytorch_version")
+	switch {
+	case exc == "ImportError":
+		s.reason("pytorch_version: torch not importable")
+	case exc != "":
+		s.reason("pytorch_version: torch import raised (%s)", exc)
+	case t.Version == nil:
+		s.reason("pytorch_version: torch lacks __version__ attribute")
+	default:
+		return t.Version
+	}
+	return nil
+}

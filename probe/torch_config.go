@@ -1,0 +1,170 @@
+package probe
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"aorta-probe/schema"
+)
+
+// parseBuildSettings is the Build-settings parser of context.md §12.4 over
+// torch.__config__.show() text. Python splits it with a lazy value and a
+// look-ahead, which RE2 cannot express, so it is written out by hand:
+//
+//	region R: after the first "Build settings:" and the whitespace after it
+//	pairs:    KEY=VALUE, KEY = [A-Z_][A-Z0-9_]* at the leftmost position
+//	          where such a KEY is directly followed by "="; VALUE is the
+//	          shortest text (newlines included) followed either by ","
+//	          + whitespace + another KEY=, or by whitespace to the end of R
+//	value:    strip, strip trailing commas, strip again; a repeated KEY
+//	          overwrites but keeps its first position.
+//
+// It returns nil when there is no region or no pair.
+func parseBuildSettings(text string) schema.Map[string] {
+	i := strings.Index(text, "Build settings:")
+	if i < 0 {
+		return nil
+	}
+	r := []rune(strings.TrimLeftFunc(text[i+len("Build settings:"):], isPySpace))
+	last := len(r) - 1 // last non-whitespace rune
+	for last >= 0 && isPySpace(r[last]) {
+		last--
+	}
+	var m schema.Map[string]
+	for p := 0; p < len(r); {
+		eq, ok := keyAt(r, p)
+		if !ok {
+			p++
+			continue
+		}
+		key := string(r[p:eq])
+		start := eq + 1
+		end := start
+		// The lazy value: the first end where the look-ahead holds. It
+		// always holds at last+1 (only whitespace remains).
+		for end <= last && !pairFollows(r, end) {
+			end++
+		}
+		v := pyStrip(strings.TrimRight(pyStrip(string(r[start:end])), ","))
+		m.Set(key, v)
+		p = end
+	}
+	return m
+}
+
+// keyAt reports whether [A-Z_][A-Z0-9_]* followed by "=" starts at r[p]
+// and returns the index of that "=".
+func keyAt(r []rune, p int) (int, bool) {
+	if p >= len(r) || !(r[p] == '_' || r[p] >= 'A' && r[p] <= 'Z') {
+		return 0, false
+	}
+	q := p + 1
+	for q < len(r) && (r[q] == '_' || r[q] >= 'A' && r[q] <= 'Z' || r[q] >= '0' && r[q] <= '9') {
+		q++
+	}
+	if q < len(r) && r[q] == '=' {
+		return q, true
+	}
+	return 0, false
+}
+
+// pairFollows is the look-ahead ",\s+KEY=" at r[i].
+func pairFollows(r []rune, i int) bool {
+	if i >= len(r) || r[i] != ',' {
+		return false
+	}
+	j := i + 1
+	for j < len(r) && isPySpace(r[j]) {
+		j++
+	}
+	if j == i+1 {
+		return false
+	}
+	_, ok := keyAt(r, j)
+	return ok
+}
+
+// pyNotSpaceOrComma is Python's [^\s,] (Unicode whitespace).
+const pyNotSpaceOrComma = `[^\t\n\v\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000},]`
+
+// pyNotSpace is Python's \S.
+const pyNotSpace = `[^\t\n\v\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
+
+var cxxDefineRe = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyNotSpaceOrComma + `+))?`)
+
+// parseCXXDefines is cxx_defines (context.md §12.4): every -DNAME[=VALUE]
+// in the CXX_FLAGS text (VALUE: no whitespace, no comma; none → null),
+// later duplicates overwriting, sorted by NAME.
+func parseCXXDefines(flags string) schema.Map[*string] {
+	m := map[string]*string{}
+	for _, sm := range cxxDefineRe.FindAllStringSubmatchIndex(flags, -1) {
+		var v *string
+		if sm[4] >= 0 {
+			v = schema.Str(flags[sm[4]:sm[5]])
+		}
+		m[flags[sm[2]:sm[3]]] = v
+	}
+	return sortedMap(m)
+}
+
+func sortedMap[V any](m map[string]V) schema.Map[V] {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(schema.Map[V], 0, len(keys))
+	for _, k := range keys {
+		out = append(out, schema.Entry[V]{Key: k, Value: m[k]})
+	}
+	return out
+}
+
+// coerceFlag is §12.5's coerce: ON/TRUE/1 → true, OFF/FALSE/0 → false
+// (upper-cased, stripped, trailing commas removed), else the raw string.
+func coerceFlag(raw string) any {
+	u := strings.TrimRight(pyStrip(strings.ToUpper(raw)), ",")
+	switch u {
+	case "ON", "TRUE", "1":
+		return true
+	case "OFF", "FALSE", "0":
+		return false
+	}
+	return raw
+}
+
+// projectBuildFlags is build_flags (context.md §12.5): the 17 canonical
+// names, each from build_settings (any alias) first, else from cxx_defines
+// (a bare -DNAME is true), else null.
+func projectBuildFlags(settings schema.Map[string], defines schema.Map[*string]) schema.Map[any] {
+	out := make(schema.Map[any], 0, len(schema.BuildFlagNames))
+	for _, name := range schema.BuildFlagNames {
+		aliases := []string{name}
+		if name == "USE_MIOPEN" {
+			aliases = append(aliases, "CAFFE2_USE_MIOPEN")
+		}
+		var v any
+		found := false
+		for _, a := range aliases {
+			if raw, ok := settings.Get(a); ok {
+				v, found = coerceFlag(raw), true
+				break
+			}
+		}
+		if !found {
+			for _, a := range aliases {
+				if d, ok := defines.Get(a); ok {
+					if d == nil {
+						v = true
+					} else {
+						v = coerceFlag(*d)
+					}
+					break
+				}
+			}
+		}
+		out = append(out, schema.Entry[any]{Key: name, Value: v})
+	}
+	return out
+}

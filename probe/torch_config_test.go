@@ -1,0 +1,171 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+
+	"aorta-probe/schema"
+)
+
+// The __config__.show() fixture of context.md §25.5.
+const configShowFixture = "PyTorch built with:\n" +
+	"  - GCC 13.3\n" +
+	"  - HIP Runtime 7.2.53211\n" +
+	"  - MIOpen 3.5.1\n" +
+	"  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, COMMIT_SHA=ff65f5bc672795c5e5033900ea0a0c4f8566c8cf, CXX_COMPILER=/opt/rocm/llvm/bin/clang++, CXX_FLAGS= -D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall, LAPACK_INFO=mkl, TORCH_VERSION=2.9.1, USE_CUDA=OFF, USE_CUDNN=OFF, USE_MKL=ON, USE_MKLDNN=ON, USE_NCCL=ON, USE_OPENMP=ON, USE_ROCM=ON, USE_ROCM_KERNEL_ASSERT=OFF, \n"
+
+const fixtureCXXFlags = "-D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall"
+
+func mapText[V any](m schema.Map[V], f func(V) string) string {
+	if m == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	for _, e := range m {
+		b.WriteString(e.Key + "=" + f(e.Value) + ";")
+	}
+	return b.String()
+}
+
+func strV(s string) string { return s }
+func ptrV(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+func anyV(v any) string { return pyStr(v) }
+
+func TestParseBuildSettingsFixture(t *testing.T) {
+	got := mapText(parseBuildSettings(configShowFixture), strV)
+	want := "BLAS_INFO=mkl;BUILD_TYPE=Release;COMMIT_SHA=ff65f5bc672795c5e5033900ea0a0c4f8566c8cf;CXX_COMPILER=/opt/rocm/llvm/bin/clang++;" +
+		"CXX_FLAGS=" + fixtureCXXFlags + ";LAPACK_INFO=mkl;TORCH_VERSION=2.9.1;USE_CUDA=OFF;USE_CUDNN=OFF;USE_MKL=ON;USE_MKLDNN=ON;" +
+		"USE_NCCL=ON;USE_OPENMP=ON;USE_ROCM=ON;USE_ROCM_KERNEL_ASSERT=OFF;"
+	if got != want {
+		t.Errorf("build settings\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestParseBuildSettings(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "<nil>"},
+		{"no settings here", "<nil>"},
+		{"Build settings:", "<nil>"},
+		{"Build settings:   \n ", "<nil>"},
+		{"Build settings: lower=case, x", "<nil>"},
+		// spec §12.4 example: trailing ", " + newline
+		{"Build settings: BLAS_INFO=open, BUILD_TYPE=Release, CXX_FLAGS= -D_GLIBCXX_USE_CXX11_ABI=1 -DUSE_FBGEMM -O2, TORCH_VERSION=2.5.1, USE_ROCM=ON, USE_ROCM_KERNEL_ASSERT=OFF, \n",
+			"BLAS_INFO=open;BUILD_TYPE=Release;CXX_FLAGS=-D_GLIBCXX_USE_CXX11_ABI=1 -DUSE_FBGEMM -O2;TORCH_VERSION=2.5.1;USE_ROCM=ON;USE_ROCM_KERNEL_ASSERT=OFF;"},
+		// a comma without whitespace does not end a value
+		{"Build settings: A=1,B=2, C=3", "A=1,B=2;C=3;"},
+		// the whitespace after the comma may hold newlines
+		{"Build settings: A=1,\n   B=2", "A=1;B=2;"},
+		// repeated key: last value, first position
+		{"Build settings: A=1, B=2, A=3", "A=3;B=2;"},
+		// empty values and values of only commas
+		{"Build settings: A=, B=,,, C=x", "A=;B=;C=x;"},
+		// the key starts at the leftmost upper-case position before '='
+		{"Build settings: junk xKEY=v", "KEY=v;"},
+		{"Build settings: 9A=1", "A=1;"},
+		// the first "Build settings:" wins
+		{"Build settings: A=1\nBuild settings: B=2", "A=1\nBuild settings: B=2;"},
+		{"Build settings: A=ü, B=2", "A=ü;B=2;"},
+	} {
+		if got := mapText(parseBuildSettings(tc.in), strV); got != tc.want {
+			t.Errorf("parseBuildSettings(%q)\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseCXXDefinesFixture(t *testing.T) {
+	got := mapText(parseCXXDefines(fixtureCXXFlags), ptrV)
+	want := "FLASH_NAMESPACE=pytorch_flash;LIBKINETO_NOXPUPTI=ON;NDEBUG=null;USE_FBGEMM=null;USE_KINETO=null;USE_PTHREADPOOL=null;USE_ROCM_CK_SDPA=null;_GLIBCXX_USE_CXX11_ABI=1;"
+	if got != want {
+		t.Errorf("cxx_defines\n got %s\nwant %s", got, want)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"-D", ""},
+		{"-D9X", ""},
+		{"x-DA=1,2 -DB= -DA=3", "A=3;B=null;"},
+		{"-DA=\vx", "A=null;"},
+	} {
+		if got := mapText(parseCXXDefines(tc.in), ptrV); got != tc.want {
+			t.Errorf("parseCXXDefines(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestProjectBuildFlags(t *testing.T) {
+	settings := parseBuildSettings(configShowFixture)
+	cxx, _ := settings.Get("CXX_FLAGS")
+	got := mapText(projectBuildFlags(settings, parseCXXDefines(cxx)), anyV)
+	want := "USE_FLASH_ATTENTION=None;USE_ROCM_CK_SDPA=True;USE_AOTRITON=None;USE_MEM_EFF_ATTENTION=None;DISABLE_AOTRITON=None;" +
+		"USE_ROCM=True;USE_CUDA=False;USE_CUDNN=False;USE_MIOPEN=None;USE_FBGEMM=True;USE_FBGEMM_GENAI=None;USE_NCCL=True;" +
+		"USE_MKL=True;USE_MKLDNN=True;USE_OPENMP=True;USE_KINETO=True;BUILD_TYPE=Release;"
+	if got != want {
+		t.Errorf("build_flags\n got %s\nwant %s", got, want)
+	}
+	get := func(s schema.Map[string], d schema.Map[*string], k string) any {
+		v, _ := projectBuildFlags(s, d).Get(k)
+		return v
+	}
+	set := func(kv ...string) schema.Map[string] {
+		var m schema.Map[string]
+		for i := 0; i < len(kv); i += 2 {
+			m.Set(kv[i], kv[i+1])
+		}
+		return m
+	}
+	if v := get(set("CAFFE2_USE_MIOPEN", "ON"), nil, "USE_MIOPEN"); v != true {
+		t.Errorf("CAFFE2_USE_MIOPEN=ON: %v", v)
+	}
+	if v := get(set("USE_MIOPEN", "ON", "CAFFE2_USE_MIOPEN", "OFF"), nil, "USE_MIOPEN"); v != true {
+		t.Errorf("USE_MIOPEN=ON, CAFFE2=OFF: %v", v)
+	}
+	if v := get(set("CAFFE2_USE_MIOPEN", "OFF"), parseCXXDefines("-DUSE_MIOPEN"), "USE_MIOPEN"); v != false {
+		t.Errorf("settings beat defines: %v", v)
+	}
+	if v := get(nil, parseCXXDefines("-DUSE_AOTRITON=ON"), "USE_AOTRITON"); v != true {
+		t.Errorf("define USE_AOTRITON=ON: %v", v)
+	}
+	if v := get(set("BUILD_TYPE", " release,"), nil, "BUILD_TYPE"); v != " release," {
+		t.Errorf("raw kept: %q", v)
+	}
+	if v := get(set("USE_CUDA", " true,"), nil, "USE_CUDA"); v != true {
+		t.Errorf("coerce: %v", v)
+	}
+}
+
+func TestHasDefine(t *testing.T) {
+	for _, tc := range []struct {
+		text, name string
+		want       bool
+	}{
+		{fixtureCXXFlags, "USE_FBGEMM", true},
+		{fixtureCXXFlags, "USE_FBGEMM_GENAI", false},
+		{"-DUSE_FBGEMM_GENAI", "USE_FBGEMM", false},
+		{"-DUSE_FBGEMM_GENAI -DUSE_FBGEMM", "USE_FBGEMM", true},
+		{"-DUSE_ROCM_CK_GEMM", "USE_ROCM_CK_GEMM", true},
+		{"-DUSE_ROCM_CK_GEMM=1", "USE_ROCM_CK_GEMM", true},
+		{"", "X", false},
+	} {
+		if got := hasDefine(tc.text, tc.name); got != tc.want {
+			t.Errorf("hasDefine(%q, %q) = %v", tc.text, tc.name, got)
+		}
+	}
+}
+
+func FuzzParseBuildSettings(f *testing.F) {
+	f.Add(configShowFixture)
+	f.Add("Build settings: A=1,\n B=2, ")
+	f.Fuzz(func(t *testing.T, s string) {
+		m := parseBuildSettings(s)
+		for _, e := range m {
+			if e.Key == "" || strings.ContainsAny(e.Key, "= ,") {
+				t.Fatalf("bad key %q", e.Key)
+			}
+		}
+		_ = parseCXXDefines(s)
+	})
+}

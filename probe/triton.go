@@ -1,0 +1,35 @@
+package probe
+
+import "aorta-probe/schema"
+
+// collectTriton is the triton block (context.md §14). Source: the helper's
+// `import triton` in the workload interpreter: package_version is
+// str(triton.__version__), commit comes from the version (or the module's
+// commit attributes, §18.2). Scope: process (the interpreter's sys.path).
+// A missing triton is NOT a documented absence: it appends a reason.
+func collectTriton(s *state) schema.Triton {
+	f := s.python()
+	var t schema.Triton
+	p := f.Triton
+	switch o := f.packageOutcome(outcomeOf(p), p != nil); {
+	case o == "ImportError":
+		s.reason("triton.package_version: triton not importable")
+	case o != "ok":
+		s.reason("triton.package_version: triton import raised (%s)", o)
+	case p.Version == nil:
+		s.reason("triton.package_version: triton lacks __version__ attribute")
+	default:
+		t.PackageVersion = p.Version
+	}
+	if p != nil {
+		t.Commit = packageCommit(t.PackageVersion, p.Attrs)
+	}
+	return t
+}
+
+func outcomeOf(p *pyPackage) string {
+	if p == nil {
+		return ""
+	}
+	return p.Outcome
+}
