@@ -63,16 +63,3 @@ func probeTable() []probe {
 		block("python_version", collectPythonVersion, func(s *schema.Snapshot, v pythonVersion) { s.PythonVersion = v.version }),
 	}
 }
-
-// pending is a block this build does not collect yet: it keeps its
-// not-captured shape and says so in one reason.
-func pending(name string) probe {
-	return probe{
-		name: name,
-		run: func(s *state) any {
-			s.reason("%s: not captured (not implemented in this aorta-probe build)", name)
-			return nil
-		},
-		put: func(*schema.Snapshot, any) {},
-	}
-}
