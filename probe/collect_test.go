@@ -79,11 +79,9 @@ func TestCollectDeadline(t *testing.T) {
 	opt.Runner = runnerFunc(func(context.Context, Command) Result { <-release; return Result{} }) // ignores ctx
 	opt.Deadline = 200 * time.Millisecond
 	opt.Now = time.Now
-	start := time.Now()
+	// The runner never returns: only the deadline can end this Collect
+	// (a broken deadline hangs the test until go test's own timeout).
 	snap := Collect(context.Background(), opt)
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("Collect returned after %v", d)
-	}
 	if reasonIndex(snap.PartialReasons, "amdgpu_driver: not captured (deadline of 200ms exceeded)") < 0 {
 		t.Errorf("no deadline reason in %q", snap.PartialReasons)
 	}
