@@ -332,13 +332,15 @@ func interruption(ctx context.Context, d time.Duration) string {
 
 // notCaptured is the document before any probe finished: every block in its
 // not-captured shape, with the parts known without probing filled in (the
-// resolved ROCm roots, the caller's label, every env knob name).
+// resolved ROCm roots, the caller's label, the requested Buck context, every
+// env knob name).
 func notCaptured(c *collector) *schema.Snapshot {
 	snap := schema.NotCaptured()
 	snap.ROCm.Root, snap.ROCm.LibRoot = c.roots.core, c.roots.lib
 	snap.ROCm.RootSource, snap.ROCm.Layout = c.roots.source, c.roots.layout
 	snap.TheRock.ManifestPath = c.roots.manifestPath()
 	snap.ExecutionContext.ProbeInvocation = validExecutionContext(c.opt.ExecutionContext)
+	snap.BuckInvocation = requestedBuckInvocation(c.opt.Buck)
 	for _, k := range envKnobs {
 		snap.EnvVars = append(snap.EnvVars, schema.Entry[*string]{Key: k.name})
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/buck"
 	"aorta-probe/schema"
 )
 
@@ -143,5 +144,34 @@ func TestWarning(t *testing.T) {
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) || strings.Contains(got, "\n") {
 			t.Errorf("%s/%v/%v: %q", tc.inv, tc.container, tc.env, got)
 		}
+	}
+}
+
+// A requested Buck target whose probe does not finish still leaves the full
+// buck_invocation block of the requested context (status failure, no
+// configured root), as the Python disaster snapshot does (context.md §1.5),
+// not the not-requested default.
+func TestCollectPanicKeepsRequestedBuckInvocation(t *testing.T) {
+	opt := dpkgRoot(t)
+	os.WriteFile(filepath.Join(opt.Root, "bin/buck2"), []byte("#!/bin/sh\nexit 99\n"), 0o755)
+	opt.Runner = runnerFunc(func(context.Context, Command) Result { panic("runner exploded") })
+	o, err := buck.ParseOption("config=build.profile=debug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Buck.Context, err = buck.NewContext([]buck.Option{o}, nil, nil, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	opt.Buck.Target = "//app:trainer"
+	snap := Collect(context.Background(), opt)
+	if reasonIndex(snap.PartialReasons, "collect_env: unexpected failure (panic in buck_invocation probe") < 0 {
+		t.Fatalf("buck_invocation did not panic: %q", snap.PartialReasons)
+	}
+	got := string(schema.EncodeCompact(snap.BuckInvocation))
+	want := `{"status": "failure", "target": "//app:trainer", "context_source": "explicit", "mode_files": [], ` +
+		`"config_keys": ["build.profile"], "modifiers": [], "option_order": ["config"], "context_fingerprint": "` +
+		opt.Buck.Context.Fingerprint() + `", "configured_root_target": null, "comparison": "not_compared"}`
+	if got != want {
+		t.Errorf("buck_invocation\n got %s\nwant %s", got, want)
 	}
 }
