@@ -248,7 +248,13 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			t0 := opt.Now()
 			defer func() {
 				if v := recover(); v != nil {
-					st.reason("collect_env: unexpected failure (panic in %s probe: %v)", p.name, v)
+					// Redacted like every exception text in a reason
+					// (context.md §20.6): a panic may quote Buck argv.
+					msg := fmt.Sprint(v)
+					if c.redact != nil {
+						msg = c.redact(msg)
+					}
+					st.reason("collect_env: unexpected failure (panic in %s probe: %s)", p.name, msg)
 					sl.ok = false
 				}
 				durations[i] = opt.Now().Sub(t0)

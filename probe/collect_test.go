@@ -175,3 +175,29 @@ func TestCollectPanicKeepsRequestedBuckInvocation(t *testing.T) {
 		t.Errorf("buck_invocation\n got %s\nwant %s", got, want)
 	}
 }
+
+// The panic reason is redacted like every exception text placed in a
+// reason (context.md §20.6): a Buck config value quoted by the panic
+// message never reaches the document.
+func TestCollectPanicReasonRedacted(t *testing.T) {
+	opt := dpkgRoot(t)
+	opt.Runner = runnerFunc(func(context.Context, Command) Result {
+		panic("bad argv [buck2 -c service.token=private-placeholder]")
+	})
+	o, err := buck.ParseOption("config=service.token=private-placeholder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Buck.Context, err = buck.NewContext([]buck.Option{o}, nil, nil, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	opt.Buck.Target = "//app:trainer"
+	snap := Collect(context.Background(), opt)
+	want := "collect_env: unexpected failure (panic in amdgpu_driver probe: bad argv [buck2 -c service.token=<redacted>])"
+	if reasonIndex(snap.PartialReasons, want) < 0 {
+		t.Errorf("no redacted panic reason %q in %q", want, snap.PartialReasons)
+	}
+	if strings.Contains(string(schema.Encode(snap)), "private-placeholder") {
+		t.Error("the config value reached the document")
+	}
+}
