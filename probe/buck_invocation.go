@@ -35,19 +35,8 @@ func collectBuckInvocation(s *state) buckResult {
 		res.platform = platformAnswer{reason: "not requested: no --buck-target was given, so no target's execution platform was resolved"}
 		return res
 	}
-	ctx := opt.Context
 	target := opt.Target
-	inv := schema.BuckInvocation{
-		Status:             "failure",
-		Target:             schema.Str(target),
-		ContextSource:      ctx.Source(),
-		ModeFiles:          ctx.ModeFiles(),
-		ConfigKeys:         ctx.ConfigKeys(),
-		Modifiers:          ctx.Modifiers(),
-		OptionOrder:        ctx.OptionOrder(),
-		ContextFingerprint: schema.Str(ctx.Fingerprint()),
-		Comparison:         "not_compared",
-	}
+	inv := requestedBuckInvocation(opt)
 	if inv.ContextSource == "unspecified" {
 		s.reason("buck_invocation: --buck-target was supplied without explicit Buck context options or --buck-default-context; the default Buck invocation context was not confirmed")
 	}
@@ -83,6 +72,29 @@ func collectBuckInvocation(s *state) buckResult {
 	}
 	res.inv = inv
 	return res
+}
+
+// requestedBuckInvocation is the buck_invocation block before (or without)
+// a successful cquery: the not-requested default without --buck-target,
+// else the full block of the requested context with status "failure" and
+// no configured_root_target. It is also the block's not-captured shape, as
+// in the Python disaster snapshot (context.md §1.5).
+func requestedBuckInvocation(opt BuckOptions) schema.BuckInvocation {
+	if opt.Target == "" {
+		return schema.NotRequestedBuckInvocation()
+	}
+	ctx := opt.Context
+	return schema.BuckInvocation{
+		Status:             "failure",
+		Target:             schema.Str(opt.Target),
+		ContextSource:      ctx.Source(),
+		ModeFiles:          ctx.ModeFiles(),
+		ConfigKeys:         ctx.ConfigKeys(),
+		Modifiers:          ctx.Modifiers(),
+		OptionOrder:        ctx.OptionOrder(),
+		ContextFingerprint: schema.Str(ctx.Fingerprint()),
+		Comparison:         "not_compared",
+	}
 }
 
 // depsQuery is the outcome of the deps cquery.

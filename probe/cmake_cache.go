@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -72,22 +73,25 @@ func collectCMakeCache(s *state, kind string, src *string) schema.CMakeCache {
 	return c
 }
 
-// decodeReplace decodes UTF-8 replacing each undecodable byte with U+FFFD
-// (Python's errors="replace" groups some truncated sequences into one
-// replacement; the difference only affects undecodable bytes).
+// decodeReplace decodes UTF-8 as Python's errors="replace" does: each
+// undecodable sequence becomes one U+FFFD, where a sequence is what
+// CPython's decoder reports as one error (utf8Check): a lone invalid byte,
+// or the valid-so-far prefix of a multi-byte sequence cut short ("\xe2\x82("
+// is one replacement and "(", not two).
 func decodeReplace(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
 	var sb strings.Builder
 	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if r == utf8.RuneError && n == 1 {
-			sb.WriteRune(utf8.RuneError)
-		} else {
-			sb.Write(b[:n])
+		var de *decodeError
+		if !errors.As(utf8Check(b), &de) {
+			sb.Write(b)
+			break
 		}
-		b = b[n:]
+		sb.Write(b[:de.pos])
+		sb.WriteRune(utf8.RuneError)
+		b = b[de.end:]
 	}
 	return sb.String()
 }

@@ -248,7 +248,13 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			t0 := opt.Now()
 			defer func() {
 				if v := recover(); v != nil {
-					st.reason("collect_env: unexpected failure (panic in %s probe: %v)", p.name, v)
+					// Redacted like every exception text in a reason
+					// (context.md §20.6): a panic may quote Buck argv.
+					msg := fmt.Sprint(v)
+					if c.redact != nil {
+						msg = c.redact(msg)
+					}
+					st.reason("collect_env: unexpected failure (panic in %s probe: %s)", p.name, msg)
 					sl.ok = false
 				}
 				durations[i] = opt.Now().Sub(t0)
@@ -332,13 +338,15 @@ func interruption(ctx context.Context, d time.Duration) string {
 
 // notCaptured is the document before any probe finished: every block in its
 // not-captured shape, with the parts known without probing filled in (the
-// resolved ROCm roots, the caller's label, every env knob name).
+// resolved ROCm roots, the caller's label, the requested Buck context, every
+// env knob name).
 func notCaptured(c *collector) *schema.Snapshot {
 	snap := schema.NotCaptured()
 	snap.ROCm.Root, snap.ROCm.LibRoot = c.roots.core, c.roots.lib
 	snap.ROCm.RootSource, snap.ROCm.Layout = c.roots.source, c.roots.layout
 	snap.TheRock.ManifestPath = c.roots.manifestPath()
 	snap.ExecutionContext.ProbeInvocation = validExecutionContext(c.opt.ExecutionContext)
+	snap.BuckInvocation = requestedBuckInvocation(c.opt.Buck)
 	for _, k := range envKnobs {
 		snap.EnvVars = append(snap.EnvVars, schema.Entry[*string]{Key: k.name})
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/buck"
 	"aorta-probe/schema"
 )
 
@@ -141,5 +142,60 @@ func TestWarning(t *testing.T) {
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) || strings.Contains(got, "\n") {
 			t.Errorf("%s/%v/%v: %q", tc.inv, tc.container, tc.env, got)
 		}
+	}
+}
+
+// A requested Buck target whose probe does not finish still leaves the full
+// buck_invocation block of the requested context (status failure, no
+// configured root), as the Python disaster snapshot does (context.md §1.5),
+// not the not-requested default.
+func TestCollectPanicKeepsRequestedBuckInvocation(t *testing.T) {
+	opt := dpkgRoot(t)
+	os.WriteFile(filepath.Join(opt.Root, "bin/buck2"), []byte("#!/bin/sh\nexit 99\n"), 0o755)
+	opt.Runner = runnerFunc(func(context.Context, Command) Result { panic("runner exploded") })
+	o, err := buck.ParseOption("config=build.profile=debug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Buck.Context, err = buck.NewContext([]buck.Option{o}, nil, nil, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	opt.Buck.Target = "//app:trainer"
+	snap := Collect(context.Background(), opt)
+	if reasonIndex(snap.PartialReasons, "collect_env: unexpected failure (panic in buck_invocation probe") < 0 {
+		t.Fatalf("buck_invocation did not panic: %q", snap.PartialReasons)
+	}
+	got := string(schema.EncodeCompact(snap.BuckInvocation))
+	want := `{"status": "failure", "target": "//app:trainer", "context_source": "explicit", "mode_files": [], ` +
+		`"config_keys": ["build.profile"], "modifiers": [], "option_order": ["config"], "context_fingerprint": "` +
+		opt.Buck.Context.Fingerprint() + `", "configured_root_target": null, "comparison": "not_compared"}`
+	if got != want {
+		t.Errorf("buck_invocation\n got %s\nwant %s", got, want)
+	}
+}
+
+// The panic reason is redacted like every exception text placed in a
+// reason (context.md §20.6): a Buck config value quoted by the panic
+// message never reaches the document.
+func TestCollectPanicReasonRedacted(t *testing.T) {
+	opt := dpkgRoot(t)
+	opt.Runner = runnerFunc(func(context.Context, Command) Result {
+		panic("bad argv [buck2 -c service.token=private-placeholder]")
+	})
+	o, err := buck.ParseOption("config=service.token=private-placeholder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Buck.Context, err = buck.NewContext([]buck.Option{o}, nil, nil, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	opt.Buck.Target = "//app:trainer"
+	snap := Collect(context.Background(), opt)
+	want := "collect_env: unexpected failure (panic in amdgpu_driver probe: bad argv [buck2 -c service.token=<redacted>])"
+	if reasonIndex(snap.PartialReasons, want) < 0 {
+		t.Errorf("no redacted panic reason %q in %q", want, snap.PartialReasons)
+	}
+	if strings.Contains(string(schema.Encode(snap)), "private-placeholder") {
+		t.Error("the config value reached the document")
 	}
 }

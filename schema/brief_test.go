@@ -1,0 +1,106 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+// briefLine is the brief line whose label (after the two leading spaces)
+// starts with label.
+func briefLine(t *testing.T, s *Snapshot, label string) string {
+	t.Helper()
+	for _, l := range strings.Split(Brief(s), "\n") {
+		if strings.HasPrefix(l, "  "+label) {
+			return l
+		}
+	}
+	t.Fatalf("no %q line in\n%s", label, Brief(s))
+	return ""
+}
+
+// The not-captured document's brief, line by line (context.md §24, core.md
+// §18): 31 lines, label columns, Python None/True/False, get-or-? against
+// or-?, no trailing newline.
+func TestBriefNotCaptured(t *testing.T) {
+	s := NotCaptured()
+	want := []string{
+		"  runtime:   baremetal / python=system  container_detected=no  probe=direct  ns=-",
+		"  host:      kernel=? machine=?  glibc=?",
+		"  rocm:      None (dev: None)",
+		"  amdgpu:    absent pkg=?=? (?)  kmd=?  kfd=no",
+		"  hip:       None (None)",
+		"  gpu_arch:  ? (counts=?)",
+		"  nics:      ainic(?)  broadcom(?)  cx7(?)",
+		"  hipblaslt: None rocm_release_tweak=None",
+		"  rocblas:   None rocm_release_tweak=None",
+		"  ck:        system=None/?  ck_tile=no  libtorch_hip=None ck:: syms",
+		"  tensile:   kernel_db=-  [Tensile pip pkg: (not installed); build-time tool, normal]",
+		"  miopen:    None rocm_release_tweak=None",
+		"  catalog:   tensile[hb=- rb=-]  miopen=-  rocfft=partial",
+		"  rccl:      None (code=None) net_plugin=unknown",
+		"  triton:    (not installed)",
+		"  fbgemm:    in PyTorch: USE_FBGEMM=None USE_FBGEMM_GENAI=None  [fbgemm_gpu pip pkg: (not installed); separate from torch's vendored copy]",
+		"  torchrec:  (not installed)",
+		"  aiter:     (not installed) [aiter pip pkg; optional ROCm inference lib]",
+		"  aotriton:  bundled=None present=False images_dir=False  [AOTRITON_INSTALLED_PREFIX=(unset)]",
+		"  build_sys: none",
+		"  buck ctx:  status=not_requested source=none fingerprint=-",
+		"  python:     | pytorch: None",
+		"  torch build: git_commit=? install=unknown [third_party SHAs: set AORTA_PYTORCH_SRC=<src> or look up github.com/pytorch/pytorch/tree/?/third_party/<name>]",
+		"  torch flags: (unavailable -- torch import failed or no __config__)",
+		"  torch syms:  pytorch_flash::=? mha_fwd_aot=? mha_fwd_ck=? _efficient_attention=? aotriton::=? ck_tile::FmhaFwd=? ck_tile::FmhaBwd=? ck_tile::BlockFmha=? ck_tile::TileFmha=? group_gemm_ck=? aiter::=?  |  torch_lib=?  |  cxx_defs=?",
+		"  flags:       (unavailable -- torch import failed or no __config__)",
+		"  cmake cache: (unavailable -- wheel install or build/CMakeCache.txt missing)",
+		"  ninja hipcc: (unavailable -- wheel install or build/build.ninja missing)",
+		"  aiter hsa:   (not present)",
+		"  sdpa:        (unavailable -- torch import failed or backends.cuda missing)",
+		"  rdhc:      unavailable (system_health=null)",
+	}
+	got := strings.Split(Brief(s), "\n")
+	if len(got) != 31 {
+		t.Fatalf("%d lines, want 31", len(got))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d\n got %q\nwant %q", i+1, got[i], want[i])
+		}
+	}
+}
+
+// The samples of context.md §25.8 and the value renderings of core.md §18.
+func TestBriefSamples(t *testing.T) {
+	s := NotCaptured()
+	s.RuntimeContext = RuntimeContext{Type: "docker", PythonEnv: "venv"}
+	s.ContainerDetected = true
+	s.ExecutionContext.ProbeInvocation = "buck2_action"
+	s.ProbeNamespace = Str("mnt:0123456789abcdef")
+	s.BuckInvocation.Status, s.BuckInvocation.ContextSource = "success", "explicit"
+	s.BuckInvocation.ContextFingerprint = Str("sha256:" + strings.Repeat("a", 64))
+	s.TorchRec.SourceCommit = Str("S")
+	s.GPUArch = GPUArch{AgentCount: Int(3), GfxTargets: []string{"gfx1100", "gfx942"}, AgentArchCounts: Map[int]{{"gfx1100", 1}, {"gfx942", 2}}}
+	s.AMDGPUDriver.PackageFullName = Str("")
+	s.AMDGPUDriver.PackageName, s.AMDGPUDriver.PackageVersion = Str("amdgpu-dkms"), Str("1:6.14.14")
+	s.RCCL.Version, s.RCCL.VersionCode = Str("2.27.7"), Int(22707)
+	s.RCCL.NetPluginMode, s.RCCL.PluginPath = "external", Str("/opt/plugins/librccl-anp.so")
+	s.RocFFTCatalog.KernelCache.Present = true
+	s.SystemHealth = Map[Any]{}
+	for _, tc := range []struct{ label, want string }{
+		{"runtime:", "  runtime:   docker / python=venv  container_detected=yes  probe=buck2_action  ns=mnt:012345…"},
+		{"buck ctx:", "  buck ctx:  status=success source=explicit fingerprint=sha256:aaaaaa…"},
+		{"torchrec:", "  torchrec:  present (version unknown) source_commit=S"},
+		{"gpu_arch:", "  gpu_arch:  ['gfx1100', 'gfx942'] (counts={'gfx1100': 1, 'gfx942': 2})"},
+		{"amdgpu:", "  amdgpu:    absent pkg=amdgpu-dkms=1:6.14.14 (?)  kmd=?  kfd=no"},
+		{"rccl:", "  rccl:      2.27.7 (code=22707) net_plugin=external [librccl-anp.so]"},
+		{"catalog:", "  catalog:   tensile[hb=- rb=-]  miopen=-  rocfft=present (unreadable)"},
+		{"rdhc:", "  rdhc:      present"},
+	} {
+		if got := briefLine(t, s, tc.label); got != tc.want {
+			t.Errorf("\n got %q\nwant %q", got, tc.want)
+		}
+	}
+	// short(): at most 8 hex chars after the first colon stay whole.
+	s.Tensile.KernelDBCombinedHash = Str("filenames-sha256:01234567")
+	if got := briefLine(t, s, "tensile:"); !strings.HasPrefix(got, "  tensile:   kernel_db=filenames-sha256:01234567  [") {
+		t.Errorf("got %q", got)
+	}
+}
