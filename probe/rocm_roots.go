@@ -104,7 +104,7 @@ func usableOptROCm(root fsroot) bool {
 	if !root.isDir(dir) {
 		return false
 	}
-	if b, err := root.readFile(dir+"/.info/version", 1<<40); err == nil {
+	if b, err := root.readHead(dir+"/.info/version", 4097); err == nil {
 		cut := len(b) > 4096
 		if cut {
 			b = b[:4096]
@@ -116,11 +116,13 @@ func usableOptROCm(root fsroot) bool {
 	return root.exists(dir+"/.info/version-dev") || root.isDir(dir+"/lib")
 }
 
-// validUpToCut reports whether b is valid UTF-8 except for a multibyte
-// sequence the 4096-byte limit cut short.
+// validUpToCut reports whether b is valid UTF-8 except for one multibyte
+// sequence the 4096-byte limit cut short (a lead byte followed by fewer
+// continuation bytes than it announces).
 func validUpToCut(b []byte) bool {
 	for i := 1; i <= 3 && i <= len(b); i++ {
-		if utf8.Valid(b[:len(b)-i]) {
+		tail := b[len(b)-i:]
+		if utf8.RuneStart(tail[0]) && !utf8.FullRune(tail) && utf8.Valid(b[:len(b)-i]) {
 			return true
 		}
 	}

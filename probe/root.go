@@ -40,11 +40,22 @@ func (r fsroot) logical(err error, p string) error {
 	return err
 }
 
-// readFile reads a whole regular file, at most max bytes. A FIFO, a device
-// node or a directory where a file was expected is an error, never a hang:
-// the file is opened non-blocking and checked with fstat before reading.
-// procfs and sysfs files (size 0 in stat) are read until EOF.
+// readFile reads a whole regular file, at most max bytes (larger is an
+// EFBIG error).
 func (r fsroot) readFile(p string, max int64) ([]byte, error) {
+	b, err := r.readHead(p, max+1)
+	if err == nil && int64(len(b)) > max {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EFBIG}
+	}
+	return b, err
+}
+
+// readHead reads the first n bytes of a regular file (fewer when it is
+// shorter). A FIFO, a device node or a directory where a file was expected
+// is an error, never a hang: the file is opened non-blocking and checked
+// with fstat before reading. procfs and sysfs files (size 0 in stat) are
+// read until EOF.
+func (r fsroot) readHead(p string, n int64) ([]byte, error) {
 	f, err := os.OpenFile(r.path(p), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, r.logical(err, p)
@@ -61,12 +72,9 @@ func (r fsroot) readFile(p string, max int64) ([]byte, error) {
 		}
 		return nil, &fs.PathError{Op: "read", Path: p, Err: errno}
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	b, err := io.ReadAll(io.LimitReader(f, n))
 	if err != nil {
 		return nil, r.logical(err, p)
-	}
-	if int64(len(b)) > max {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EFBIG}
 	}
 	return b, nil
 }

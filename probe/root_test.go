@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -108,6 +109,34 @@ func TestResolveROCmRoots(t *testing.T) {
 		got := resolveROCmRoots(root, env, "/", func() []string { return pythonSiteDirs(root, env) })
 		if got.source != "opt_rocm" {
 			t.Errorf("got %+v", got)
+		}
+	})
+	t.Run("the 4096-byte version test", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			data []byte
+			want bool
+		}{
+			{"cut inside a multibyte sequence", append(bytes.Repeat([]byte("7"), 4095), "\xc3\xa9"...), true},
+			{"invalid byte before the cut", append(bytes.Repeat([]byte("7"), 4095), "\xff\xa9"...), false},
+			{"invalid and short", []byte("7.2\xff"), false},
+			{"blank", []byte(" \n"), false},
+		} {
+			d := t.TempDir()
+			os.MkdirAll(filepath.Join(d, "opt/rocm/.info"), 0o755)
+			os.WriteFile(filepath.Join(d, "opt/rocm/.info/version"), tc.data, 0o644)
+			if got := usableOptROCm(fsroot(d)); got != tc.want {
+				t.Errorf("%s: usable = %v, want %v", tc.name, got, tc.want)
+			}
+		}
+		// A multi-gigabyte version file is read only as far as its first 4 KiB.
+		d := t.TempDir()
+		os.MkdirAll(filepath.Join(d, "opt/rocm/.info"), 0o755)
+		f, _ := os.Create(filepath.Join(d, "opt/rocm/.info/version"))
+		f.Truncate(8 << 30)
+		f.Close()
+		if !usableOptROCm(fsroot(d)) {
+			t.Error("a huge version file of NUL bytes is non-blank, as Python reads it")
 		}
 	})
 	t.Run("a bin-only /opt/rocm shim does not count", func(t *testing.T) {
