@@ -1,0 +1,395 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"aorta-probe/schema"
+)
+
+// The end-to-end tests run the real static binary (buildStaticProbe, as
+// TestSandboxes) as a child process, with fake tools on PATH, and check the
+// product's promises: atomic output, the deadline and SIGTERM, a hostile
+// environment, no secrets in the document. Every wait has a generous upper
+// bound that only guards against a hang; nothing asserts a duration.
+
+// hangGuard bounds every run of the binary; a run that needs it has hung.
+const hangGuard = 20 * time.Second
+
+// e2eBinary builds the binary once for the calling test.
+func e2eBinary(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the end-to-end tests need Linux, this is " + runtime.GOOS)
+	}
+	if testing.Short() {
+		t.Skip("the end-to-end tests build the binary; not run with -short")
+	}
+	return buildStaticProbe(t)
+}
+
+// fakeTools writes executable scripts into a new directory and returns it.
+// The fakes append the pid of each of their processes to the file named by
+// $E2E_PIDS (one line each; the probe passes its environment on), so the
+// test can tell which survived.
+func fakeTools(t *testing.T, scripts map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// A tool that never exits: it ignores SIGTERM, forks a grandchild that
+// keeps the probe's stdout pipe open, and waits for it.
+const stubborn = `#!/bin/sh
+trap '' TERM
+echo $$ >> "$E2E_PIDS"
+sleep 1000 &
+echo $! >> "$E2E_PIDS"
+wait
+wait
+`
+
+// probeRun is one started binary.
+type probeRun struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	done           chan struct{}
+	err            error
+}
+
+// startProbe starts bin with exactly env (nothing inherited) in dir.
+func startProbe(t *testing.T, bin, dir string, env []string, args ...string) *probeRun {
+	t.Helper()
+	p := &probeRun{cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	p.cmd.Dir, p.cmd.Env = dir, env
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// wait waits (at most hangGuard) and returns the exit status.
+func (p *probeRun) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(hangGuard):
+		p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("the binary had not exited after %v; stderr: %s", hangGuard, p.stderr.String())
+	}
+	var ee *exec.ExitError
+	switch {
+	case p.err == nil:
+		return 0
+	case errors.As(p.err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatalf("wait: %v", p.err)
+	return -1
+}
+
+// runProbe runs bin to completion.
+func runProbe(t *testing.T, bin, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	p := startProbe(t, bin, dir, env, args...)
+	code = p.wait(t)
+	return code, p.stdout.String(), p.stderr.String()
+}
+
+// baseEnv is a small, fixed environment whose PATH starts with dirs.
+func baseEnv(t *testing.T, dirs ...string) []string {
+	return []string{
+		"PATH=" + strings.Join(append(dirs, "/usr/bin", "/bin"), ":"),
+		"HOME=" + t.TempDir(),
+		"LC_ALL=C",
+	}
+}
+
+// checkDocument decodes a whole document: the 40 keys of schema 1.16 in
+// order, then probe_provenance.
+func checkDocument(t *testing.T, doc string) schema.Map[any] {
+	t.Helper()
+	v, err := schema.Decode(doc)
+	if err != nil {
+		t.Fatalf("the document does not decode: %v\n%.400s", err, doc)
+	}
+	m, ok := v.(schema.Map[any])
+	if !ok {
+		t.Fatalf("the document is a %T", v)
+	}
+	keys := m.Keys()
+	if len(keys) != 41 || keys[0] != "schema_version" || keys[39] != "therock" || keys[40] != "probe_provenance" {
+		t.Fatalf("keys (%d): %v", len(keys), keys)
+	}
+	if sv, _ := m.Get("schema_version"); sv != "1.16" {
+		t.Errorf("schema_version %v", sv)
+	}
+	return m
+}
+
+// field walks a dotted path through a decoded document.
+func field(m schema.Map[any], path string) any {
+	var v any = m
+	for _, k := range strings.Split(path, ".") {
+		mm, ok := v.(schema.Map[any])
+		if !ok {
+			return nil
+		}
+		v, _ = mm.Get(k)
+	}
+	return v
+}
+
+func reasonsOf(m schema.Map[any]) []string {
+	var out []string
+	list, _ := field(m, "partial_reasons").([]any)
+	for _, r := range list {
+		s, _ := r.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// readPids reads the pid file the fakes append to.
+func readPids(t *testing.T, path string) []int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("pid file %s: %q", path, b)
+		}
+		pids = append(pids, n)
+	}
+	return pids
+}
+
+// alive reports whether pid is a live process (a zombie is dead: it only
+// waits for its new parent to reap it).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, after, ok := bytes.Cut(b, []byte(") "))
+	return !ok || len(after) == 0 || after[0] != 'Z'
+}
+
+// pidFile is a new pid file for the fakes of one run, with env naming it.
+// At cleanup, whatever the fakes left (a SIGKILLed probe cannot clean up
+// after itself: its tools are in their own process groups) is SIGKILLed,
+// by pid and process group.
+func pidFile(t *testing.T, env []string) (string, []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "pids")
+	t.Cleanup(func() {
+		for _, pid := range readPids(t, path) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	return path, append(env[:len(env):len(env)], "E2E_PIDS="+path)
+}
+
+// checkNoSurvivors fails for every fake process still alive. The kill of a
+// group is delivered at once but death and re-parenting take a moment, so
+// it polls (bounded).
+func checkNoSurvivors(t *testing.T, pidFile string) {
+	t.Helper()
+	pids := readPids(t, pidFile)
+	if len(pids) == 0 {
+		t.Fatalf("the fake tools never ran (no pid in %s)", pidFile)
+	}
+	limit := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(limit) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if alive(pid) {
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			t.Errorf("process %d (%s) outlived the probe", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+		}
+	}
+}
+
+// waitForPids waits (bounded) until the fakes have written n pids: the
+// probe is then certainly mid-run.
+func waitForPids(t *testing.T, path string, n int) {
+	t.Helper()
+	limit := time.Now().Add(hangGuard)
+	for len(readPids(t, path)) < n {
+		if time.Now().After(limit) {
+			t.Fatalf("the fake tools did not start within %v", hangGuard)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestE2EAtomicOutput: SIGKILL mid-run leaves OUT absent or its previous
+// whole content, never a partial file and no stray file named OUT; SIGTERM
+// mid-run still writes a whole document at once.
+func TestE2EAtomicOutput(t *testing.T) {
+	bin := e2eBinary(t)
+	// A hanging python3 holds the probe mid-run (root discovery waits for
+	// it). hipconfig hangs as well for SIGTERM; not for the complete first
+	// run of the SIGKILL case (hip runs it five times, 5 s each).
+	baseSigkill := baseEnv(t, fakeTools(t, map[string]string{"python3": stubborn}))
+
+	t.Run("sigkill", func(t *testing.T) {
+		outDir := t.TempDir()
+		out := filepath.Join(outDir, "env.json")
+		// A first, complete document (no Python: the fake would hang).
+		if code, _, errs := runProbe(t, bin, outDir, baseSigkill, out, "--no-python"); code != 0 {
+			t.Fatalf("first run: exit %d: %s", code, errs)
+		}
+		before, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDocument(t, string(before))
+
+		for _, existing := range []bool{true, false} {
+			if !existing {
+				os.Remove(out)
+			}
+			pids, env := pidFile(t, baseSigkill)
+			p := startProbe(t, bin, outDir, env, out)
+			waitForPids(t, pids, 2) // the fake python3 is running
+			time.Sleep(300 * time.Millisecond)
+			p.cmd.Process.Signal(syscall.SIGKILL)
+			if code := p.wait(t); code != -1 {
+				t.Errorf("exit %d after SIGKILL", code)
+			}
+			after, err := os.ReadFile(out)
+			switch {
+			case existing && err != nil:
+				t.Errorf("OUT vanished: %v", err)
+			case existing && !bytes.Equal(after, before):
+				t.Errorf("OUT changed under SIGKILL: %d bytes, was %d", len(after), len(before))
+			case !existing && err == nil:
+				t.Errorf("OUT appeared under SIGKILL (%d bytes)", len(after))
+			}
+			entries, _ := os.ReadDir(outDir)
+			for _, e := range entries {
+				if e.Name() != "env.json" {
+					t.Errorf("stray file in OUT's directory: %s", e.Name())
+				}
+			}
+		}
+	})
+
+	t.Run("sigterm", func(t *testing.T) {
+		pids, env := pidFile(t, baseEnv(t, fakeTools(t, map[string]string{"python3": stubborn, "hipconfig": stubborn})))
+		outDir := t.TempDir()
+		out := filepath.Join(outDir, "env.json")
+		p := startProbe(t, bin, outDir, env, out)
+		waitForPids(t, pids, 2)
+		time.Sleep(300 * time.Millisecond)
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		// The default deadline is 60 s; hangGuard (20 s) is well under it.
+		if code := p.wait(t); code != 0 {
+			t.Fatalf("exit %d after SIGTERM; stderr %q", code, p.stderr.String())
+		}
+		doc, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := checkDocument(t, string(doc))
+		if field(m, "probe_provenance.deadline_hit") != true {
+			t.Error("deadline_hit is not true after SIGTERM")
+		}
+		if field(m, "partial") != true {
+			t.Error("partial is not true after SIGTERM")
+		}
+		interrupted := 0
+		for _, r := range reasonsOf(m) {
+			if strings.HasSuffix(r, ": not captured (collection interrupted)") {
+				interrupted++
+			}
+			if strings.Contains(r, "deadline of") {
+				t.Errorf("a deadline reason after SIGTERM: %q", r)
+			}
+		}
+		if interrupted == 0 {
+			t.Errorf("no '… not captured (collection interrupted)' reason in %q", reasonsOf(m))
+		}
+		entries, _ := os.ReadDir(outDir)
+		if len(entries) != 1 {
+			t.Errorf("OUT's directory holds %d entries, want only env.json", len(entries))
+		}
+		checkNoSurvivors(t, pids)
+	})
+}
+
+// TestE2EDeadline: tools that never exit, one ignoring SIGTERM with a
+// grandchild holding stdout, under --deadline 2s: the binary exits soon
+// after the deadline with a whole document, and none of them survives.
+func TestE2EDeadline(t *testing.T) {
+	bin := e2eBinary(t)
+	forever := "#!/bin/sh\necho $$ >> \"$E2E_PIDS\"\nexec sleep 1000\n"
+	tools := fakeTools(t, map[string]string{
+		"python3":               forever,
+		"hipconfig":             stubborn,
+		"rocm_agent_enumerator": stubborn,
+	})
+	outDir := t.TempDir()
+	out := filepath.Join(outDir, "env.json")
+	pids, env := pidFile(t, baseEnv(t, tools))
+	code, stdout, stderr := runProbe(t, bin, outDir, env, out, "--deadline", "2s")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	doc, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := checkDocument(t, string(doc))
+	if field(m, "probe_provenance.deadline_hit") != true {
+		t.Error("deadline_hit is not true")
+	}
+	if ms, _ := field(m, "probe_provenance.deadline_ms").(schema.Number); ms != "2000" {
+		t.Errorf("deadline_ms %v", ms)
+	}
+	found := false
+	for _, r := range reasonsOf(m) {
+		if strings.HasSuffix(r, ": not captured (deadline of 2s exceeded)") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no '… not captured (deadline of 2s exceeded)' reason in %q", reasonsOf(m))
+	}
+	checkNoSurvivors(t, pids)
+}
