@@ -393,3 +393,193 @@ func TestE2EDeadline(t *testing.T) {
 	}
 	checkNoSurvivors(t, pids)
 }
+
+// loud is a tool that must never run: it leaves a marker and fails.
+const loud = `#!/bin/sh
+echo "$0 $*" >> "$E2E_MARKER"
+echo "this tool must not run: $0" >&2
+exit 99
+`
+
+// TestE2EHostileEnvironment: relative PATH entries (ignored: a tool there
+// never runs), directories named like tools (skipped), a python3 that
+// prints megabytes before the helper's JSON, non-UTF-8 bytes and U+2028 in
+// knob values and a non-UTF-8 variable name; the document goes to stdout
+// with one trailing newline and is pure ASCII, as json.dumps writes it.
+func TestE2EHostileEnvironment(t *testing.T) {
+	bin := e2eBinary(t)
+	realPython := "/usr/bin/python3"
+	if _, err := os.Stat(realPython); err != nil {
+		t.Skip("no " + realPython + " to wrap")
+	}
+	want, err := exec.Command(realPython, "-c", "import platform; print(platform.python_version())").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "marker")
+	for _, p := range []string{"bin/python3", "bin/hipconfig", "python3", "hipconfig", "rel/python3"} {
+		os.MkdirAll(filepath.Join(work, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(work, p), []byte(loud), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dirs := t.TempDir() // holds directories named python3 and hipconfig
+	for _, d := range []string{"python3", "hipconfig"} {
+		if err := os.Mkdir(filepath.Join(dirs, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 6 MB of noise (more than the 4 MiB default command cap) ending
+	// without a newline, then the real interpreter: as a sitecustomize
+	// that prints would.
+	noisy := fakeTools(t, map[string]string{"python3": `#!/bin/sh
+head -c 6000000 /dev/zero | tr '\0' 'x'
+exec ` + realPython + ` "$@"
+`})
+	env := []string{
+		"PATH=bin:.::rel:" + dirs + ":" + noisy + ":/usr/bin:/bin",
+		"HOME=" + t.TempDir(),
+		"E2E_MARKER=" + marker,
+		"HIP_VISIBLE_DEVICES=a\xffb",
+		"NCCL_SOCKET_IFNAME=x\u2028y",
+		"\xffODD\xfe=value\xfd",
+	}
+	code, stdout, stderr := runProbe(t, bin, work, env, "-")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if !strings.HasSuffix(stdout, "}\n") || strings.HasSuffix(stdout, "\n\n") {
+		t.Errorf("stdout must end with exactly one newline: %q", stdout[max(0, len(stdout)-10):])
+	}
+	for i := 0; i < len(stdout); i++ {
+		if stdout[i] >= 0x80 {
+			t.Fatalf("non-ASCII byte %#x at %d: %q", stdout[i], i, stdout[max(0, i-40):min(len(stdout), i+10)])
+		}
+	}
+	for _, s := range []string{`"HIP_VISIBLE_DEVICES": "a\udcffb"`, `"NCCL_SOCKET_IFNAME": "x\u2028y"`} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("env_vars lacks %s", s)
+		}
+	}
+	if strings.Contains(stdout, "ODD") {
+		t.Error("a variable that is not a knob reached the document")
+	}
+	m := checkDocument(t, stdout)
+	if got := field(m, "python_version"); got != strings.TrimSpace(string(want)) {
+		t.Errorf("python_version %v, want %s; reasons %q", got, want, reasonsOf(m))
+	}
+	reasons := reasonsOf(m)
+	found := false
+	for _, r := range reasons {
+		found = found || r == "hip: hipconfig not on PATH; all hip.* fields = null"
+		if strings.Contains(r, "python_version") || strings.Contains(r, "interpreter") {
+			t.Errorf("python reason with a working interpreter: %q", r)
+		}
+	}
+	if !found {
+		t.Errorf("a directory named hipconfig was taken for the tool: %q", reasons)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("a tool on a relative PATH entry ran: %s", b)
+	}
+	cmds, _ := field(m, "probe_provenance.commands").([]any)
+	ran := false
+	for _, c := range cmds {
+		c := c.(schema.Map[any])
+		if argv, _ := c.Get("argv"); fmt.Sprint(argv) == "[python3 -]" {
+			n, _ := c.Get("stdout_bytes")
+			ran = true
+			if v, _ := strconv.Atoi(string(n.(schema.Number))); v < 6000000 {
+				t.Errorf("the noisy python3 did not run: stdout_bytes %v", n)
+			}
+		}
+	}
+	if !ran {
+		t.Errorf("no python3 command in probe_provenance: %v", cmds)
+	}
+}
+
+// TestE2EWriteFailures: OUT that cannot be written is exit 1 with one
+// stderr line in Python's OSError words, and nothing is left behind.
+func TestE2EWriteFailures(t *testing.T) {
+	bin := e2eBinary(t)
+	empty := t.TempDir()
+	args := func(out string) []string { return []string{out, "--no-python", "--root", empty} }
+	env := baseEnv(t)
+	check := func(t *testing.T, code int, stdout, stderr, want string) {
+		t.Helper()
+		if code != 1 || stdout != "" || stderr != want {
+			t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, want)
+		}
+	}
+
+	t.Run("under a file", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(file, nil, 0o644)
+		out := file + "/env.json"
+		code, stdout, stderr := runProbe(t, bin, empty, env, args(out)...)
+		check(t, code, stdout, stderr, "aorta-probe: failed to write "+out+": [Errno 20] Not a directory: '"+out+"'\n")
+	})
+
+	t.Run("permission denied", func(t *testing.T) {
+		// Root writes anywhere: run the binary as nobody then, from a
+		// directory nobody can read, into one it cannot write.
+		base := t.TempDir()
+		ro := filepath.Join(base, "ro")
+		os.Mkdir(ro, 0o555)
+		cmdBin, cred := bin, (*syscall.Credential)(nil)
+		if os.Geteuid() == 0 {
+			for _, d := range []string{filepath.Dir(base), base} {
+				if err := os.Chmod(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmdBin = filepath.Join(base, "aorta-probe")
+			b, err := os.ReadFile(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(cmdBin, b, 0o755)
+			cred = &syscall.Credential{Uid: 65534, Gid: 65534, NoSetGroups: true}
+		}
+		out := filepath.Join(ro, "env.json")
+		p := &probeRun{cmd: exec.Command(cmdBin, args(out)...), done: make(chan struct{})}
+		p.cmd.Dir, p.cmd.Env = base, env
+		p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { p.err = p.cmd.Wait(); close(p.done) }()
+		code := p.wait(t)
+		check(t, code, p.stdout.String(), p.stderr.String(), "aorta-probe: failed to write "+out+": [Errno 13] Permission denied: '"+out+"'\n")
+		if entries, _ := os.ReadDir(ro); len(entries) != 0 {
+			t.Errorf("left in the directory: %v", entries)
+		}
+	})
+
+	t.Run("a directory", func(t *testing.T) {
+		parent := t.TempDir()
+		out := filepath.Join(parent, "d")
+		os.Mkdir(out, 0o755)
+		code, stdout, stderr := runProbe(t, bin, empty, env, args(out)...)
+		check(t, code, stdout, stderr, "aorta-probe: failed to write "+out+": [Errno 21] Is a directory: '"+out+"'\n")
+		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+			t.Errorf("left beside it: %v", entries)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("left inside it: %v", entries)
+		}
+	})
+
+	t.Run("stdout", func(t *testing.T) {
+		for _, a := range [][]string{{"-"}, nil} {
+			code, stdout, stderr := runProbe(t, bin, empty, env, append(a, "--no-python", "--root", empty)...)
+			if code != 0 || stderr != "" || !strings.HasSuffix(stdout, "}\n") || strings.HasSuffix(stdout, "\n\n") {
+				t.Errorf("%q: exit %d, stderr %q, tail %q", a, code, stderr, stdout[max(0, len(stdout)-5):])
+			}
+			checkDocument(t, stdout)
+		}
+	})
+}
