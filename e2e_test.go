@@ -583,3 +583,70 @@ func TestE2EWriteFailures(t *testing.T) {
 		}
 	})
 }
+
+// TestE2ENoSecrets: the document (probe_provenance included) and stderr
+// never hold the value of a variable that is not one of the knobs, nor a
+// --buck-option config value, on success and when buck2 fails echoing
+// the override back on stderr.
+func TestE2ENoSecrets(t *testing.T) {
+	bin := e2eBinary(t)
+	fake, err := filepath.Abs("testdata/fakebuck2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := map[string]string{
+		"AORTA_E2E_SECRET":      "s3cr3t-env-6f1d2a",
+		"GITHUB_TOKEN":          "ghp_e2etoken9b7c4e",
+		"AWS_SECRET_ACCESS_KEY": "aws-e2e-5a8d3f",
+		"buck config":           "cfg-e2e-value-71c0",
+	}
+	env := baseEnv(t, fake)
+	for k, v := range secrets {
+		if k != "buck config" {
+			env = append(env, k+"="+v)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		hooks map[string]string
+	}{
+		{"success", nil},
+		{"buck2 fails echoing the override", map[string]string{
+			"deps.rc":     "2",
+			"deps.stderr": "Error: invalid value in -c build.token=" + secrets["buck config"] + " (" + secrets["buck config"] + " is not a profile)\n",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			project := t.TempDir()
+			files := map[string]string{".buckconfig": ""}
+			for k, v := range tc.hooks {
+				files[".fakebuck2/"+k] = v
+			}
+			for p, body := range files {
+				os.MkdirAll(filepath.Join(project, filepath.Dir(p)), 0o755)
+				if err := os.WriteFile(filepath.Join(project, p), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, stdout, stderr := runProbe(t, bin, project, env, "-", "--extended",
+				"--buck-target", "//app:trainer", "--buck-option", "mode=root//mode/debug",
+				"--buck-option", "config=build.token="+secrets["buck config"], "--buck-timeout", "5")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			m := checkDocument(t, stdout)
+			for name, v := range secrets {
+				if strings.Contains(stdout, v) || strings.Contains(stderr, v) {
+					i := strings.Index(stdout, v)
+					t.Errorf("the value of %s is in the output: …%s…", name, stdout[max(0, i-80):min(len(stdout), i+40)])
+				}
+			}
+			if !strings.Contains(stdout, "build.token=<redacted>") {
+				t.Errorf("no redacted override in the document (did the cquery run?); reasons %q", reasonsOf(m))
+			}
+			if field(m, "build_system.kind") != "buck2" {
+				t.Errorf("build_system.kind %v", field(m, "build_system.kind"))
+			}
+		})
+	}
+}
