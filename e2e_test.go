@@ -587,7 +587,10 @@ func TestE2EWriteFailures(t *testing.T) {
 // TestE2ENoSecrets: the document (probe_provenance included) and stderr
 // never hold the value of a variable that is not one of the knobs, nor a
 // --buck-option config value, on success and when buck2 fails echoing
-// the override back on stderr.
+// the override back on stderr. (A fixed, documented set of other variables
+// is recorded on purpose: the Buck2 placement markers and TMPDIR in
+// probe_provenance.placement, AORTA_DOCKER_IMAGE, VIRTUAL_ENV, …; they are
+// not set here.)
 func TestE2ENoSecrets(t *testing.T) {
 	bin := e2eBinary(t)
 	fake, err := filepath.Abs("testdata/fakebuck2")
@@ -599,6 +602,12 @@ func TestE2ENoSecrets(t *testing.T) {
 		"GITHUB_TOKEN":          "ghp_e2etoken9b7c4e",
 		"AWS_SECRET_ACCESS_KEY": "aws-e2e-5a8d3f",
 		"buck config":           "cfg-e2e-value-71c0",
+		// Names next to knobs: a prefix or case-insensitive match would
+		// record them.
+		"HIP_VISIBLE_DEVICES_EXTRA": "knob-prefix-e2e-1",
+		"hip_visible_devices":       "knob-case-e2e-2",
+		"XNCCL_IB_HCA":              "knob-suffix-e2e-3",
+		"NCCL_":                     "knob-stem-e2e-4",
 	}
 	env := baseEnv(t, fake)
 	for k, v := range secrets {
