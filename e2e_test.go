@@ -659,3 +659,110 @@ func TestE2ENoSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EOutputNodes: OUT that is not a plain path to a regular file. A
+// FIFO and a link to this process's stdout (/dev/stdout, a shell's >(…))
+// get the document written through, not a regular file renamed over them
+// (as root that replaced /dev/stdout itself); a link to a regular file
+// gets its target replaced and stays a link; a dangling link creates its
+// target; a link loop is ELOOP.
+func TestE2EOutputNodes(t *testing.T) {
+	bin := e2eBinary(t)
+	empty := t.TempDir()
+	env := baseEnv(t)
+	dir := t.TempDir()
+	probe := func(t *testing.T, out string) (int, string, string) {
+		t.Helper()
+		return runProbe(t, bin, dir, env, out, "--no-python", "--root", empty)
+	}
+	isLink := func(t *testing.T, p string) {
+		t.Helper()
+		if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symbolic link (%v)", p, err)
+		}
+	}
+	checkFile := func(t *testing.T, p string) {
+		t.Helper()
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.HasSuffix(b, []byte("\n")) {
+			t.Errorf("%s ends with a newline", p)
+		}
+		checkDocument(t, string(b))
+	}
+
+	t.Run("stdout link", func(t *testing.T) {
+		link := filepath.Join(dir, "stdout")
+		os.Symlink("/proc/self/fd/1", link)
+		code, stdout, stderr := probe(t, link)
+		if code != 0 || stderr != "" {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		if strings.HasSuffix(stdout, "\n") {
+			t.Error("a file write gained a newline")
+		}
+		checkDocument(t, stdout)
+		isLink(t, link)
+	})
+
+	t.Run("fifo", func(t *testing.T) {
+		fifo := filepath.Join(dir, "fifo")
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Skip("mkfifo:", err)
+		}
+		got := make(chan []byte, 1)
+		go func() { b, _ := os.ReadFile(fifo); got <- b }()
+		code, _, stderr := probe(t, fifo)
+		if code != 0 || stderr != "" {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		select {
+		case b := <-got:
+			checkDocument(t, string(b))
+		case <-time.After(hangGuard):
+			t.Fatal("the reader of the FIFO got nothing")
+		}
+		if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
+		}
+	})
+
+	t.Run("link to a file", func(t *testing.T) {
+		os.Mkdir(filepath.Join(dir, "real"), 0o755)
+		target := filepath.Join(dir, "real", "env.json")
+		os.WriteFile(target, []byte("{}"), 0o644)
+		link := filepath.Join(dir, "link.json")
+		os.Symlink("real/env.json", link)
+		if code, _, stderr := probe(t, link); code != 0 || stderr != "" {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		isLink(t, link)
+		checkFile(t, target)
+		if entries, _ := os.ReadDir(filepath.Join(dir, "real")); len(entries) != 1 {
+			t.Errorf("left beside the target: %v", entries)
+		}
+	})
+
+	t.Run("dangling link", func(t *testing.T) {
+		link := filepath.Join(dir, "dangling.json")
+		os.Symlink("created.json", link)
+		if code, _, stderr := probe(t, link); code != 0 || stderr != "" {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		isLink(t, link)
+		checkFile(t, filepath.Join(dir, "created.json"))
+	})
+
+	t.Run("link loop", func(t *testing.T) {
+		a, b := filepath.Join(dir, "loop-a"), filepath.Join(dir, "loop-b")
+		os.Symlink("loop-b", a)
+		os.Symlink("loop-a", b)
+		code, stdout, stderr := probe(t, a)
+		want := "aorta-probe: failed to write " + a + ": [Errno 40] Too many levels of symbolic links: '" + a + "'\n"
+		if code != 1 || stdout != "" || stderr != want {
+			t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
+		}
+	})
+}
