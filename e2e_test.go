@@ -310,47 +310,51 @@ func TestE2EAtomicOutput(t *testing.T) {
 		}
 	})
 
-	t.Run("sigterm", func(t *testing.T) {
-		pids, env := pidFile(t, baseEnv(t, fakeTools(t, map[string]string{"python3": stubborn, "hipconfig": stubborn})))
-		outDir := t.TempDir()
-		out := filepath.Join(outDir, "env.json")
-		p := startProbe(t, bin, outDir, env, out)
-		waitForPids(t, pids, 2)
-		time.Sleep(300 * time.Millisecond)
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		// The default deadline is 60 s; hangGuard (20 s) is well under it.
-		if code := p.wait(t); code != 0 {
-			t.Fatalf("exit %d after SIGTERM; stderr %q", code, p.stderr.String())
-		}
-		doc, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := checkDocument(t, string(doc))
-		if field(m, "probe_provenance.deadline_hit") != true {
-			t.Error("deadline_hit is not true after SIGTERM")
-		}
-		if field(m, "partial") != true {
-			t.Error("partial is not true after SIGTERM")
-		}
-		interrupted := 0
-		for _, r := range reasonsOf(m) {
-			if strings.HasSuffix(r, ": not captured (collection interrupted)") {
-				interrupted++
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			pids, env := pidFile(t, baseEnv(t, fakeTools(t, map[string]string{"python3": stubborn, "hipconfig": stubborn})))
+			outDir := t.TempDir()
+			out := filepath.Join(outDir, "env.json")
+			p := startProbe(t, bin, outDir, env, out)
+			waitForPids(t, pids, 2)
+			time.Sleep(300 * time.Millisecond)
+			start := time.Now()
+			p.cmd.Process.Signal(sig)
+			// The default deadline is 60 s; hangGuard (20 s) is well under it.
+			if code := p.wait(t); code != 0 {
+				t.Fatalf("exit %d after %v; stderr %q", code, sig, p.stderr.String())
 			}
-			if strings.Contains(r, "deadline of") {
-				t.Errorf("a deadline reason after SIGTERM: %q", r)
+			t.Logf("exited %v after %v", time.Since(start), sig)
+			doc, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if interrupted == 0 {
-			t.Errorf("no '… not captured (collection interrupted)' reason in %q", reasonsOf(m))
-		}
-		entries, _ := os.ReadDir(outDir)
-		if len(entries) != 1 {
-			t.Errorf("OUT's directory holds %d entries, want only env.json", len(entries))
-		}
-		checkNoSurvivors(t, pids)
-	})
+			m := checkDocument(t, string(doc))
+			if field(m, "probe_provenance.deadline_hit") != true {
+				t.Error("deadline_hit is not true after the signal")
+			}
+			if field(m, "partial") != true {
+				t.Error("partial is not true after the signal")
+			}
+			interrupted := 0
+			for _, r := range reasonsOf(m) {
+				if strings.HasSuffix(r, ": not captured (collection interrupted)") {
+					interrupted++
+				}
+				if strings.Contains(r, "deadline of") {
+					t.Errorf("a deadline reason after the signal: %q", r)
+				}
+			}
+			if interrupted == 0 {
+				t.Errorf("no '… not captured (collection interrupted)' reason in %q", reasonsOf(m))
+			}
+			entries, _ := os.ReadDir(outDir)
+			if len(entries) != 1 {
+				t.Errorf("OUT's directory holds %d entries, want only env.json", len(entries))
+			}
+			checkNoSurvivors(t, pids)
+		})
+	}
 }
 
 // TestE2EDeadline: tools that never exit, one ignoring SIGTERM with a
@@ -367,7 +371,9 @@ func TestE2EDeadline(t *testing.T) {
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "env.json")
 	pids, env := pidFile(t, baseEnv(t, tools))
+	start := time.Now()
 	code, stdout, stderr := runProbe(t, bin, outDir, env, out, "--deadline", "2s")
+	t.Logf("exited after %v with --deadline 2s", time.Since(start))
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
