@@ -397,6 +397,23 @@ func TestE2EDeadline(t *testing.T) {
 	if !found {
 		t.Errorf("no '… not captured (deadline of 2s exceeded)' reason in %q", reasonsOf(m))
 	}
+	// The commands killed at the deadline are in probe_provenance, though
+	// their probes were abandoned.
+	killed := map[string]bool{}
+	cmds, _ := field(m, "probe_provenance.commands").([]any)
+	for _, c := range cmds {
+		c := c.(schema.Map[any])
+		argv, _ := c.Get("argv")
+		timedOut, _ := c.Get("timed_out")
+		if a, ok := argv.([]any); ok && len(a) > 0 && timedOut == true {
+			killed[filepath.Base(fmt.Sprint(a[0]))] = true
+		}
+	}
+	for _, name := range []string{"hipconfig", "rocm_agent_enumerator"} {
+		if !killed[name] {
+			t.Errorf("no timed-out %s in probe_provenance.commands: %v", name, cmds)
+		}
+	}
 	checkNoSurvivors(t, pids)
 }
 

@@ -250,12 +250,10 @@ func (s *state) run(c Command) Result {
 }
 
 // notStarted is the result of a command asked for after the deadline or
-// SIGTERM ended the collection: it is not started, and reads as one killed
-// at the deadline.
-func (s *state) notStarted(c Command) Result {
-	r := Result{ExitCode: -int(syscall.SIGKILL), Err: ErrTimeout}
-	s.record(c, r)
-	return r
+// SIGTERM ended the collection: it is not started (nor recorded), and reads
+// as one killed at the deadline.
+func (s *state) notStarted(Command) Result {
+	return Result{ExitCode: -int(syscall.SIGKILL), Err: ErrTimeout}
 }
 
 func (s *state) record(c Command, r Result) {
@@ -378,9 +376,6 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			prov.DeadlineHit = true
 			reasons = append(reasons, fmt.Sprintf("%s: not captured (%s)", p.name, interruption(ctx, opt.Deadline)))
 		}
-		st.mu.Lock()
-		prov.Commands = append(prov.Commands, st.commands...)
-		st.mu.Unlock()
 		prov.Probes = append(prov.Probes, rec)
 	}
 
@@ -390,6 +385,14 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	select {
 	case <-c.flights.close():
 	case <-time.After(flightDrain):
+	}
+	// Every command started has returned and been recorded now, the ones
+	// killed in abandoned probes included (what hung is what a reader of
+	// a deadline_hit document wants to see).
+	for _, st := range states {
+		st.mu.Lock()
+		prov.Commands = append(prov.Commands, st.commands...)
+		st.mu.Unlock()
 	}
 
 	snap.PartialReasons = reasons
