@@ -447,6 +447,9 @@ func TestE2EHostileEnvironment(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.WriteFile(marker+".file", nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	dirs := t.TempDir() // holds directories named python3 and hipconfig
 	for _, d := range []string{"python3", "hipconfig"} {
 		if err := os.Mkdir(filepath.Join(dirs, d), 0o755); err != nil {
@@ -461,7 +464,9 @@ head -c 6000000 /dev/zero | tr '\0' 'x'
 exec ` + realPython + ` "$@"
 `})
 	env := []string{
-		"PATH=bin:.::rel:" + dirs + ":" + noisy + ":/usr/bin:/bin",
+		// Relative entries (and the empty one, the cwd for a shell), a
+		// regular file, a missing directory, directories named like tools.
+		"PATH=bin:.::rel:" + marker + ".file:/nonexistent/dir:" + dirs + ":" + noisy + ":/usr/bin:/bin",
 		"HOME=" + t.TempDir(),
 		"E2E_MARKER=" + marker,
 		"HIP_VISIBLE_DEVICES=a\xffb",
