@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		stdout.Write(append(doc, '\n'))
 		return 0
 	}
-	if err := writeAtomic(cfg.out, doc); err != nil {
+	if err := writeOutput(cfg.out, doc); err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
 		return 1
 	}

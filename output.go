@@ -6,32 +6,106 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
+// writeOutput writes doc to OUT the way _probe_main's open(path, "w") would
+// reach it, but never half-written where that can be avoided:
+//   - OUT that exists and is not a regular file or directory (a FIFO, a
+//     terminal, a socket: what /dev/stdout and a shell's >(…) name) is
+//     written through: a reader holds it open, and a rename would replace
+//     the node itself (as root, /dev/stdout) instead of feeding the reader;
+//   - OUT that is a symbolic link is followed, so the file it names is
+//     replaced atomically and the link stays; a link into /proc (a file
+//     descriptor of this process: /dev/stdout, /dev/fd/N) is written
+//     through, as Python reopens it;
+//   - otherwise writeAtomic.
+//
+// Errors read as Python's OSError text and name path, as the user gave it.
+func writeOutput(path string, doc []byte) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("[Errno 21] Is a directory: %s", pyfmt.Repr(path))
+	case err == nil && !fi.Mode().IsRegular():
+		return writeThrough(path, doc)
+	}
+	target, viaProc, err := followLinks(path)
+	if err != nil {
+		return pyError(err, path)
+	}
+	if viaProc {
+		return writeThrough(path, doc)
+	}
+	return writeAtomic(target, path, doc)
+}
+
+// followLinks resolves path while its last element is a symbolic link (40
+// links at most, the kernel's limit) and returns the path finally named,
+// which may not exist yet (a dangling link: open(path, "w") creates its
+// target). viaProc is true when a link leads into /proc, whose links are
+// not paths to rename onto.
+func followLinks(path string) (target string, viaProc bool, err error) {
+	p := path
+	for range 40 {
+		if strings.HasPrefix(p, "/proc/") {
+			return p, true, nil
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return p, false, nil
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			return "", false, err
+		}
+		if !filepath.IsAbs(t) {
+			// Not filepath.Join: ".." after a linked directory must be
+			// resolved by the kernel, not lexically.
+			t = filepath.Dir(p) + "/" + t
+		}
+		p = t
+	}
+	return "", false, &os.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
+}
+
+// writeThrough is Python's open(path, "w").write(doc): no temporary file.
+func writeThrough(path string, doc []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return pyError(err, path)
+	}
+	if _, err := f.Write(doc); err != nil {
+		f.Close()
+		return pyError(err, path)
+	}
+	if err := f.Close(); err != nil {
+		return pyError(err, path)
+	}
+	return nil
+}
+
 // writeAtomic writes doc to path so that path is either absent, its old
 // content, or the whole new document: a temporary file in the same
 // directory, fsync, rename over path, fsync of the directory. Parent
-// directories are not created (as _probe_main). The error reads as
-// Python's OSError text, e.g. "[Errno 2] No such file or directory: '/x/env.json'".
-func writeAtomic(path string, doc []byte) error {
+// directories are not created (as _probe_main). Errors name shown (the
+// path the user gave), e.g. "[Errno 2] No such file or directory: '/x/env.json'".
+func writeAtomic(path, shown string, doc []byte) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("[Errno 21] Is a directory: %s", pyfmt.Repr(path))
-	}
 	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		return pyError(err, path)
+		return pyError(err, shown)
 	}
 	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return pyError(err, path)
+		return pyError(err, shown)
 	}
 	if _, err := tmp.Write(doc); err != nil {
 		return fail(err)
@@ -44,11 +118,11 @@ func writeAtomic(path string, doc []byte) error {
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return pyError(err, path)
+		return pyError(err, shown)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		return pyError(err, path)
+		return pyError(err, shown)
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()

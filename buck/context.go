@@ -221,8 +221,18 @@ func Fingerprint(argv []string, confirmed bool) string {
 }
 
 // Redact replaces every occurrence of each full KEY=VALUE override in text
-// by KEY=<redacted>, longest override first (context.md §20.6).
+// by KEY=<redacted>, longest override first (context.md §20.6); then every
+// remaining bare occurrence of a VALUE of at least MinBareRedact bytes by
+// <redacted> (a divergence, docs/buck2.md §7).
 func (c Context) Redact(text string) string { return Redact(text, c.ConfigOverrides()) }
+
+// MinBareRedact is the shortest config value Redact also removes where it
+// appears without its KEY= (buck2 echoing a rejected value, `'VALUE' is
+// not …`). The Python probe redacts only the KEY=VALUE form and so leaks a
+// value echoed alone; shorter values (1, true, debug, a mode name) are not
+// credentials, and replacing them everywhere would rewrite unrelated words
+// and numbers of the diagnostic.
+const MinBareRedact = 8
 
 // Redact is Context.Redact over an explicit list of overrides.
 func Redact(text string, overrides []string) string {
@@ -231,6 +241,12 @@ func Redact(text string, overrides []string) string {
 	for _, o := range sorted {
 		key, _, _ := strings.Cut(o, "=")
 		text = strings.ReplaceAll(text, o, key+"=<redacted>")
+	}
+	for _, o := range sorted {
+		_, value, _ := strings.Cut(o, "=")
+		if len(value) >= MinBareRedact && value != "<redacted>" {
+			text = strings.ReplaceAll(text, value, "<redacted>")
+		}
 	}
 	return text
 }

@@ -187,6 +187,17 @@ func TestRedact(t *testing.T) {
 	if got != want {
 		t.Errorf("Redact = %q, want %q", got, want)
 	}
+	// A value echoed without its key is removed too when it is long
+	// enough to be a credential; short ones stay (they would rewrite
+	// unrelated words), as do partial matches.
+	got = Redact("rejected private-placeholder (not a b) 'private-placeholde'", overrides)
+	want = "rejected <redacted> (not a b) 'private-placeholde'"
+	if got != want {
+		t.Errorf("Redact (bare) = %q, want %q", got, want)
+	}
+	if got := Redact("x <redacted> y", []string{"k=<redacted>"}); got != "x <redacted> y" {
+		t.Errorf("Redact of the marker itself = %q", got)
+	}
 	argv := RedactArgv([]string{"buck2", "cquery", "@m", "-c", "k.x=secret", "--config", "y=z", "--config=q=r", "-m", "a=b", "-c"})
 	wantArgv := []string{"buck2", "cquery", "@m", "-c", "k.x=<redacted>", "--config", "y=<redacted>", "--config=q=<redacted>", "-m", "a=b", "-c"}
 	if !slices.Equal(argv, wantArgv) {

@@ -81,7 +81,65 @@ type collector struct {
 	// hashes is the one file-hash pool of the run (hash.go).
 	hashes *hashPool
 	slots  map[string]*slot
+	// flights counts the commands running now, so that Collect returns
+	// only once every command it started has been killed and reaped.
+	flights flights
 }
+
+// flights tracks the commands in flight. Once closed (the collection is
+// ending) no new command starts: a probe abandoned at the deadline or on
+// SIGTERM keeps running in its goroutine, and a command it started after
+// Collect returned would outlive the probe (main exits without waiting for
+// it, and nothing would kill its process group).
+type flights struct {
+	mu     sync.Mutex
+	closed bool
+	n      int
+	idle   chan struct{}
+}
+
+// enter registers a command about to start; false once closed.
+func (f *flights) enter() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.n++
+	return true
+}
+
+// leave marks a command entered earlier as finished (reaped).
+func (f *flights) leave() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n--
+	if f.n == 0 && f.idle != nil {
+		close(f.idle)
+		f.idle = nil
+	}
+}
+
+// close refuses new commands and returns a channel closed once none runs.
+func (f *flights) close() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	ch := make(chan struct{})
+	if f.n == 0 {
+		close(ch)
+	} else {
+		f.idle = ch
+	}
+	return ch
+}
+
+// flightDrain bounds how long Collect waits, after cancelling, for the
+// commands still running to be killed and reaped. ExecRunner needs
+// milliseconds (SIGKILL to the group, then at most its WaitDelay for pipes
+// held by escaped descendants); the bound only guards against a Runner
+// that ignores cancellation.
+const flightDrain = time.Second
 
 // slot is one probe's result, published when the probe returns.
 type slot struct {
@@ -177,11 +235,25 @@ func (s *state) run(c Command) Result {
 			c.Path = p
 		}
 	}
+	if !s.flights.enter() {
+		return s.notStarted(c)
+	}
+	defer s.flights.leave()
+	if s.ctx.Err() != nil {
+		return s.notStarted(c)
+	}
 	start := s.opt.Now()
 	r := s.opt.Runner.Run(s.ctx, c)
 	r.Duration = s.opt.Now().Sub(start)
 	s.record(c, r)
 	return r
+}
+
+// notStarted is the result of a command asked for after the deadline or
+// SIGTERM ended the collection: it is not started (nor recorded), and reads
+// as one killed at the deadline.
+func (s *state) notStarted(Command) Result {
+	return Result{ExitCode: -int(syscall.SIGKILL), Err: ErrTimeout}
 }
 
 func (s *state) record(c Command, r Result) {
@@ -310,10 +382,23 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			prov.DeadlineHit = true
 			reasons = append(reasons, fmt.Sprintf("%s: not captured (%s)", p.name, interruption(ctx, opt.Deadline)))
 		}
+		prov.Probes = append(prov.Probes, rec)
+	}
+
+	// Kill what still runs (the probes abandoned above), refuse new
+	// commands, and wait until every process group started is gone.
+	cancel()
+	select {
+	case <-c.flights.close():
+	case <-time.After(flightDrain):
+	}
+	// Every command started has returned and been recorded now, the ones
+	// killed in abandoned probes included (what hung is what a reader of
+	// a deadline_hit document wants to see).
+	for _, st := range states {
 		st.mu.Lock()
 		prov.Commands = append(prov.Commands, st.commands...)
 		st.mu.Unlock()
-		prov.Probes = append(prov.Probes, rec)
 	}
 
 	snap.PartialReasons = reasons

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,5 +198,56 @@ func TestCollectPanicReasonRedacted(t *testing.T) {
 	}
 	if strings.Contains(string(schema.Encode(snap)), "private-placeholder") {
 		t.Error("the config value reached the document")
+	}
+}
+
+// Collect returns only once every command it started has returned (been
+// killed and reaped), and a probe abandoned at the deadline starts no new
+// command afterwards: main exits right after Collect, and a command started
+// then would outlive the probe. hip runs hipconfig five times in a row, so
+// the abandoned hip probe asks for four more after the first is cancelled.
+func TestCollectReapsCommands(t *testing.T) {
+	opt := dpkgRoot(t)
+	if err := os.WriteFile(filepath.Join(opt.Root, "bin", "hipconfig"), []byte("#!/bin/sh\nexit 99\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu       sync.Mutex
+		active   int
+		returned bool
+		late     []string
+	)
+	opt.Runner = runnerFunc(func(ctx context.Context, c Command) Result {
+		mu.Lock()
+		if returned {
+			late = append(late, strings.Join(c.Argv, " "))
+		}
+		active++
+		mu.Unlock()
+		<-ctx.Done()
+		time.Sleep(20 * time.Millisecond) // the kill and the reap
+		mu.Lock()
+		active--
+		mu.Unlock()
+		return Result{Err: ErrTimeout, ExitCode: -9}
+	})
+	opt.Deadline = 100 * time.Millisecond
+	opt.Now = time.Now
+	snap := Collect(context.Background(), opt)
+	mu.Lock()
+	returned = true
+	if active != 0 {
+		t.Errorf("Collect returned with %d commands still running", active)
+	}
+	mu.Unlock()
+	if reasonIndex(snap.PartialReasons, "hip: not captured (deadline of 100ms exceeded)") < 0 {
+		t.Errorf("no deadline reason for hip in %q", snap.PartialReasons)
+	}
+	// Give the abandoned probes the time to ask for their next command.
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(late) > 0 {
+		t.Errorf("commands started after Collect returned: %q", late)
 	}
 }
