@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,6 +56,10 @@ type Options struct {
 // large host takes ~16 s) so that a slow but healthy tool still answers.
 const DefaultDeadline = 60 * time.Second
 
+// probeGrace is how long probes may still finish after the deadline or an
+// interruption, once their commands have been killed.
+const probeGrace = 200 * time.Millisecond
+
 // Uname is the part of uname(2) the document records.
 type Uname struct{ Release, Version, Machine string }
 
@@ -63,11 +68,17 @@ var ExecutionContexts = []string{"direct", "buck2_run", "buck2_action"}
 
 // collector is the shared state of one collection.
 type collector struct {
-	opt   Options
-	root  fsroot
-	path  []string
-	ctx   context.Context
-	roots rocmRoots
+	opt  Options
+	root fsroot
+	path []string
+	ctx  context.Context
+	// rocm resolves the ROCm roots once (core.md §1.2) and waits for the
+	// answer; rootsDone is closed once it is known (rocm_roots.go).
+	rocm      func() rocmRoots
+	rootsDone chan struct{}
+	// rootsInterrupted: the roots were resolved without the interpreter's
+	// answer because the collection ended first.
+	rootsInterrupted bool
 	// sites is the Python search path as the filesystem shows it
 	// (pythonSiteDirs), computed once.
 	sites func() []string
@@ -154,6 +165,12 @@ type state struct {
 	*collector
 	name    string
 	reasons []string
+	// interrupted is set when the deadline or SIGTERM cut something this
+	// probe relied on (a command killed, an awaited block, the Python
+	// helper, the roots): its block is then not captured, even if it
+	// finishes in the grace period, since what it would say is a guess.
+	// Atomic: a probe may work in several goroutines (hash.go parallel).
+	interrupted atomic.Bool
 
 	mu       sync.Mutex
 	commands []schema.CommandRecord
@@ -193,8 +210,29 @@ func await[T any](s *state, name string) (T, bool) {
 		}
 		return v, true
 	case <-s.ctx.Done():
+		s.interrupted.Store(true)
 		return zero, false
 	}
+}
+
+// python is the collection's one Python helper run (collector.python), and
+// marks this probe interrupted when the deadline killed the helper.
+func (s *state) python() *pyFacts {
+	f := s.collector.python()
+	if f.interrupted {
+		s.interrupted.Store(true)
+	}
+	return f
+}
+
+// rocm is the collection's ROCm roots (collector.rocm), and marks this probe
+// interrupted when they were resolved without the interpreter's answer.
+func (s *state) rocm() rocmRoots {
+	r := s.collector.rocm()
+	if s.collector.rootsInterrupted {
+		s.interrupted.Store(true)
+	}
+	return r
 }
 
 func (s *state) reason(format string, args ...any) {
@@ -246,6 +284,9 @@ func (s *state) run(c Command) Result {
 	r := s.opt.Runner.Run(s.ctx, c)
 	r.Duration = s.opt.Now().Sub(start)
 	s.record(c, r)
+	if r.Err == ErrTimeout && s.ctx.Err() != nil {
+		s.interrupted.Store(true)
+	}
 	return r
 }
 
@@ -253,6 +294,7 @@ func (s *state) run(c Command) Result {
 // SIGTERM ended the collection: it is not started (nor recorded), and reads
 // as one killed at the deadline.
 func (s *state) notStarted(Command) Result {
+	s.interrupted.Store(true)
 	return Result{ExitCode: -int(syscall.SIGKILL), Err: ErrTimeout}
 }
 
@@ -301,10 +343,22 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	if c.path == nil && (opt.Root == "/" || opt.Root == "") {
 		c.path = searchPath(opt.Env)
 	}
-	// Root discovery runs once, before any probe (core.md §1.2).
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
 	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
-	c.roots = resolveROCmRoots(c.root, opt.Env, opt.Cwd, func() []string { return importSites(c) })
+	// Root discovery runs once, started before any probe (core.md §1.2).
+	// Only when neither the environment, /opt/rocm nor the filesystem's
+	// site-packages answer does it need the interpreter's find_spec; the
+	// probes that need no roots do not wait for that.
+	c.rootsDone = make(chan struct{})
+	c.rocm = sync.OnceValue(func() rocmRoots {
+		defer close(c.rootsDone)
+		return resolveROCmRoots(c.root, opt.Env, opt.Cwd, c.sites, func() []string {
+			sites := interpreterSites(c)
+			c.rootsInterrupted = c.python().interrupted
+			return sites
+		})
+	})
+	go c.rocm()
 
 	table := probeTable()
 	states := make([]*state, len(table))
@@ -355,15 +409,33 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	snap.Provenance = prov
 
 	reasons := []string{}
+	// Once the deadline passes (or SIGTERM), every command is killed, so a
+	// probe that was only waiting on one finishes at once with what it has;
+	// those still running after probeGrace are abandoned.
+	grace := context.Background()
 	for i, p := range table {
 		sl, st := c.slots[p.name], states[i]
 		rec := schema.ProbeRecord{Name: p.name}
 		select {
 		case <-sl.done:
 		case <-ctx.Done():
+			if grace == context.Background() {
+				var stop context.CancelFunc
+				grace, stop = context.WithTimeout(context.Background(), probeGrace)
+				defer stop()
+			}
+			select {
+			case <-sl.done:
+			case <-grace.Done():
+			}
 		}
+		finished := false
 		select {
 		case <-sl.done:
+			finished = !st.interrupted.Load()
+		default:
+		}
+		if finished {
 			if sl.ok {
 				p.put(snap, sl.value)
 				rec.Outcome = "ok"
@@ -376,13 +448,25 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			rec.DurationUS = durations[i].Microseconds()
 			rec.Reasons = len(st.reasons)
 			reasons = append(reasons, st.reasons...)
-		default:
+		} else {
 			rec.Outcome = "deadline"
 			rec.Reasons = 1
 			prov.DeadlineHit = true
 			reasons = append(reasons, fmt.Sprintf("%s: not captured (%s)", p.name, interruption(ctx, opt.Deadline)))
 		}
 		prov.Probes = append(prov.Probes, rec)
+	}
+	// A rocm or therock block that was not captured still names the roots
+	// as far as they were resolved (the disaster shape of core.md §4.6).
+	if r := c.knownRoots(); !captured(prov.Probes, "rocm") || !captured(prov.Probes, "therock") {
+		rocm, therock := snap.ROCm, snap.TheRock
+		fillRoots(snap, r)
+		if captured(prov.Probes, "rocm") {
+			snap.ROCm = rocm
+		}
+		if captured(prov.Probes, "therock") {
+			snap.TheRock = therock
+		}
 	}
 
 	// Kill what still runs (the probes abandoned above), refuse new
@@ -427,15 +511,47 @@ func interruption(ctx context.Context, d time.Duration) string {
 // env knob name).
 func notCaptured(c *collector) *schema.Snapshot {
 	snap := schema.NotCaptured()
-	snap.ROCm.Root, snap.ROCm.LibRoot = c.roots.core, c.roots.lib
-	snap.ROCm.RootSource, snap.ROCm.Layout = c.roots.source, c.roots.layout
-	snap.TheRock.ManifestPath = c.roots.manifestPath()
+	fillRoots(snap, c.knownRoots())
+	// runtime_context.type needs no interpreter: even when the block is not
+	// captured (its python_env waits for the helper) the type is the real
+	// one, never a hard-coded "baremetal" that would hide a container.
+	snap.RuntimeContext.Type = runtimeType(&state{collector: c})
 	snap.ExecutionContext.ProbeInvocation = validExecutionContext(c.opt.ExecutionContext)
 	snap.BuckInvocation = requestedBuckInvocation(c.opt.Buck)
 	for _, k := range envKnobs {
 		snap.EnvVars = append(snap.EnvVars, schema.Entry[*string]{Key: k.name})
 	}
 	return snap
+}
+
+// captured reports whether the named probe finished and stored its block.
+func captured(recs []schema.ProbeRecord, name string) bool {
+	for _, r := range recs {
+		if r.Name == name {
+			return r.Outcome == "ok" || r.Outcome == "partial"
+		}
+	}
+	return false
+}
+
+// knownRoots is the resolved roots if resolution has finished, else what
+// is known without the interpreter's answer: nothing, so /opt/rocm with
+// source none.
+func (c *collector) knownRoots() rocmRoots {
+	select {
+	case <-c.rootsDone:
+		return c.rocm()
+	default:
+		return classicRoots("/opt/rocm", "none")
+	}
+}
+
+// fillRoots writes the root attribution into the not-captured rocm and
+// therock blocks (core.md §4.6: filled even in the disaster shape).
+func fillRoots(snap *schema.Snapshot, r rocmRoots) {
+	snap.ROCm.Root, snap.ROCm.LibRoot = r.core, r.lib
+	snap.ROCm.RootSource, snap.ROCm.Layout = r.source, r.layout
+	snap.TheRock.ManifestPath = r.manifestPath()
 }
 
 func validExecutionContext(label string) string {

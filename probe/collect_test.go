@@ -251,3 +251,44 @@ func TestCollectReapsCommands(t *testing.T) {
 		t.Errorf("commands started after Collect returned: %q", late)
 	}
 }
+
+// Root discovery needs the interpreter only when nothing else answers, and
+// then only the probes that need the roots wait for it: with a python3 that
+// hangs and no ROCm anywhere, an interrupted collection still captures the
+// blocks that need neither, and the blocks that relied on the killed
+// interpreter are not captured (what they would say is a guess) — with
+// runtime_context.type still the real one.
+func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "python3"), []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".dockerenv"), nil, 0o644)
+	opt := Options{
+		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
+		Env:   func(string) (string, bool) { return "", false },
+		Uname: func() (Uname, error) { return Uname{"r", "v", "m"}, nil },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, cancel)
+	snap := Collect(ctx, opt)
+	outcome := map[string]string{}
+	for _, p := range snap.Provenance.Probes {
+		outcome[p.Name] = p.Outcome
+	}
+	for _, name := range []string{"host", "env_vars", "probe_namespace", "container_detected", "docker"} {
+		if o := outcome[name]; o != "ok" && o != "partial" {
+			t.Errorf("%s: outcome %q, want it captured while the interpreter hangs", name, o)
+		}
+	}
+	for _, name := range []string{"runtime_context", "rocm", "pytorch_version", "triton"} {
+		if o := outcome[name]; o != "deadline" {
+			t.Errorf("%s: outcome %q, want not captured", name, o)
+		}
+	}
+	if snap.RuntimeContext.Type != "docker" || snap.Docker == nil {
+		t.Errorf("runtime_context %+v, docker %+v: the type must stay the real one", snap.RuntimeContext, snap.Docker)
+	}
+	if snap.ROCm.Root != "/opt/rocm" || snap.ROCm.RootSource != "none" {
+		t.Errorf("not-captured rocm roots %+v", snap.ROCm)
+	}
+}

@@ -47,7 +47,7 @@ func parseCKVersion(text string) (version, commit *string) {
 func collectComposableKernel(s *state) composableKernel {
 	var ck composableKernel
 	b := &ck.block
-	header := s.roots.inc + "/include/ck/version.h"
+	header := s.rocm().inc + "/include/ck/version.h"
 	text := s.root.readText(header)
 	if text != nil {
 		b.System.Version, b.System.Commit = parseCKVersion(*text)
@@ -66,7 +66,7 @@ func collectComposableKernel(s *state) composableKernel {
 	default:
 		s.reason("composable_kernel.system.commit: %s did not contain a readable CK_COMMIT_ID define", header)
 	}
-	b.System.CKTilePresent = s.root.exists(s.roots.inc + "/include/ck_tile/core/config.hpp")
+	b.System.CKTilePresent = s.root.exists(s.rocm().inc + "/include/ck_tile/core/config.hpp")
 
 	const prefix = "composable_kernel.pytorch_bundled"
 	switch t, exc := s.python().torchAt(prefix); {

@@ -6,8 +6,9 @@ import "aorta-probe/schema"
 // (including k8s and RE sandboxes, which read baremetal), else the image
 // and digest the launcher exported and the id found in /proc/self/cgroup.
 func collectDocker(s *state) *schema.Docker {
-	rc, ok := await[schema.RuntimeContext](s, "runtime_context")
-	if !ok || rc.Type == "baremetal" {
+	// The same rule as runtime_context.type, evaluated here rather than
+	// awaited: runtime_context also waits for the Python helper.
+	if runtimeType(s) == "baremetal" {
 		return nil
 	}
 	d := &schema.Docker{Image: s.envPtr("AORTA_DOCKER_IMAGE"), Digest: s.envPtr("AORTA_DOCKER_DIGEST")}

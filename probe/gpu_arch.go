@@ -23,7 +23,7 @@ func collectGPUArch(s *state) schema.GPUArch {
 	var g schema.GPUArch
 	path, argv0, ok := findAgentEnumerator(s)
 	if !ok {
-		s.reason("gpu_arch: rocm_agent_enumerator not on PATH (install rocminfo / rocm-core, or add %s/bin to PATH)", s.roots.core)
+		s.reason("gpu_arch: rocm_agent_enumerator not on PATH (install rocminfo / rocm-core, or add %s/bin to PATH)", s.rocm().core)
 		return g
 	}
 	r := s.run(Command{Path: path, Argv: []string{argv0}, Timeout: LongTimeout, MaxOutput: agentEnumeratorMaxOutput})
@@ -64,7 +64,7 @@ func findAgentEnumerator(s *state) (path, argv0 string, ok bool) {
 	if p, ok := s.which("rocm_agent_enumerator"); ok {
 		return p, p, true
 	}
-	logical := s.roots.core + "/bin/rocm_agent_enumerator"
+	logical := s.rocm().core + "/bin/rocm_agent_enumerator"
 	if s.root.exists(logical) && (s.root == "/" || s.root == "" || s.opt.Path != nil) {
 		return s.root.path(logical), logical, true
 	}

@@ -35,9 +35,9 @@ func collectRocBLAS(s *state) schema.GemmLibrary { return collectGemm(s, rocblas
 
 func collectGemm(s *state, l gemmLib) schema.GemmLibrary {
 	g := schema.NotCapturedGemmLibrary()
-	header := s.roots.inc + l.header
-	libDir := s.roots.lib + "/lib"
-	kdir := s.roots.lib + l.tensile
+	header := s.rocm().inc + l.header
+	libDir := s.rocm().lib + "/lib"
+	kdir := s.rocm().lib + l.tensile
 
 	text := s.root.readText(header)
 	g.RocmReleaseTweak, g.PackageVersion = hdrParse(text, l.prefix)

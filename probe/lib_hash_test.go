@@ -13,7 +13,8 @@ import (
 func testState(t *testing.T, root string) *state {
 	t.Helper()
 	opt := withDefaults(Options{Root: root, Cwd: "/"})
-	return &state{collector: &collector{opt: opt, root: fsroot(root), ctx: context.Background(), hashes: newHashPool()}, name: "test"}
+	return &state{collector: &collector{opt: opt, root: fsroot(root), ctx: context.Background(), hashes: newHashPool(),
+		rocm: func() rocmRoots { return rocmRoots{} }}, name: "test"}
 }
 
 // mkfiles creates files (content = name) and links ("name -> target") under root.

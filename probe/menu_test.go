@@ -133,7 +133,7 @@ func TestHostileHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := testState(t, root)
-	s.roots = classicRoots("/opt/rocm", "opt_rocm")
+	s.collector.rocm = func() rocmRoots { return classicRoots("/opt/rocm", "opt_rocm") }
 	// therock is awaited: give it a finished slot.
 	done := make(chan struct{})
 	close(done)

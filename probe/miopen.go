@@ -10,8 +10,8 @@ import "aorta-probe/schema"
 // miopen_catalog honours MIOPEN_SYSTEM_DB_PATH).
 func collectMIOpen(s *state) schema.MIOpen {
 	var m schema.MIOpen
-	header := s.roots.inc + "/include/miopen/version.h"
-	libDir := s.roots.lib + "/lib"
+	header := s.rocm().inc + "/include/miopen/version.h"
+	libDir := s.rocm().lib + "/lib"
 	db := miopenDefaultDB(s)
 
 	text := s.root.readText(header)
@@ -42,4 +42,4 @@ func collectMIOpen(s *state) schema.MIOpen {
 	return m
 }
 
-func miopenDefaultDB(s *state) string { return s.roots.lib + "/share/miopen/db" }
+func miopenDefaultDB(s *state) string { return s.rocm().lib + "/share/miopen/db" }

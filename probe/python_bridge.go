@@ -44,10 +44,13 @@ const (
 // with the outcome of the run. A nil sub-struct means the helper never
 // reached that step.
 type pyFacts struct {
-	outcome string
-	detail  string // why the run was not ok, for the python_version reason
-	stage   string // the step in progress when the helper was killed
-	command *schema.CommandRecord
+	// interrupted is true when the deadline or SIGTERM killed the helper:
+	// what it did not report is unknown, not absent.
+	interrupted bool
+	outcome     string
+	detail      string // why the run was not ok, for the python_version reason
+	stage       string // the step in progress when the helper was killed
+	command     *schema.CommandRecord
 
 	Interpreter *pyInterpreter
 	// TorchSites is the import outcome per call site: ok, ImportError or
@@ -212,7 +215,7 @@ func runPythonBridge(c *collector) *pyFacts {
 	parseHelperOutput(f, r.Stdout)
 	switch {
 	case r.Err == ErrTimeout && c.ctx.Err() != nil:
-		f.outcome = pyTimeout
+		f.outcome, f.interrupted = pyTimeout, true
 		f.detail = fmt.Sprintf("interpreter %s stopped when the collection ended (%s) while %s", argv0, interruption(c.ctx, c.opt.Deadline), describeStage(f.stage))
 	case r.Err == ErrTimeout:
 		f.outcome = pyTimeout
@@ -339,15 +342,13 @@ func (f *pyFacts) packageOutcome(reported string, present bool) string {
 	return "ImportError"
 }
 
-// importSites answers core.md §2.2 step 3 (find_spec("_rocm_sdk_core") in
-// the running interpreter) from the helper: the site directory holding the
-// package, or nothing when the interpreter does not see it. Only when no
-// interpreter reported (none found, --no-python, or it died first) does the
-// filesystem stand-in pythonSiteDirs answer instead.
-func importSites(c *collector) []string {
+// interpreterSites is where the workload interpreter's find_spec places
+// _rocm_sdk_core: the package's parent directory, or nothing when the
+// interpreter does not see it or none reported.
+func interpreterSites(c *collector) []string {
 	f := c.python()
 	if f.Interpreter == nil {
-		return c.sites()
+		return nil
 	}
 	if d := f.Interpreter.RocmSDKCore; d != nil && *d != "" {
 		return []string{pyDirname(*d)}

@@ -16,8 +16,8 @@ import (
 // (process scope: it is this process's environment).
 func collectRCCL(s *state) schema.RCCL {
 	r := schema.RCCL{NetPluginMode: "internal"}
-	header := s.roots.inc + "/include/rccl/rccl.h"
-	libDir := s.roots.lib + "/lib"
+	header := s.rocm().inc + "/include/rccl/rccl.h"
+	libDir := s.rocm().lib + "/lib"
 
 	text := s.root.readText(header)
 	r.VersionCode = rcclVersionCode(text)

@@ -21,7 +21,7 @@ func collectRocFFTCatalog(s *state) schema.RocFFTCatalog {
 		p := pathlibStr(*sys)
 		cands = append(cands, cand{p, "ROCFFT_RTC_SYS_CACHE_PATH"}, cand{pathlibJoin(p, "rocfft_kernel_cache.db"), "ROCFFT_RTC_SYS_CACHE_PATH"})
 	}
-	lib := s.roots.lib + "/lib"
+	lib := s.rocm().lib + "/lib"
 	cands = append(cands, cand{lib + "/rocfft_kernel_cache.db", "rocm_lib"}, cand{lib + "/rocfft/rocfft_kernel_cache.db", "rocm_lib"})
 	for _, cd := range cands {
 		fi, err := s.statFollow(cd.path)

@@ -12,7 +12,7 @@ func TestRocFFTUnreadable(t *testing.T) {
 	root := t.TempDir()
 	mkfiles(t, root, "opt/rocm/lib/rocfft/rocfft_kernel_cache.db")
 	s := testState(t, root)
-	s.roots = classicRoots("/opt/rocm", "opt_rocm")
+	s.collector.rocm = func() rocmRoots { return classicRoots("/opt/rocm", "opt_rocm") }
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s.ctx = ctx

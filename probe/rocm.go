@@ -9,10 +9,10 @@ import (
 
 // collectROCm is the rocm block (core.md §6).
 func collectROCm(s *state) schema.ROCm {
-	r := schema.ROCm{Root: s.roots.core, LibRoot: s.roots.lib, RootSource: s.roots.source, Layout: s.roots.layout}
+	r := schema.ROCm{Root: s.rocm().core, LibRoot: s.rocm().lib, RootSource: s.rocm().source, Layout: s.rocm().layout}
 	tr, _ := await[theRock](s, "therock")
 
-	versionFile := s.roots.core + "/.info/version"
+	versionFile := s.rocm().core + "/.info/version"
 	source := ""
 	switch {
 	case set(&r.Version, s.root.readText(versionFile)):
@@ -30,7 +30,7 @@ func collectROCm(s *state) schema.ROCm {
 		r.VersionSource = &source
 	}
 
-	r.VersionDev = s.root.readText(s.roots.core + "/.info/version-dev")
+	r.VersionDev = s.root.readText(s.rocm().core + "/.info/version-dev")
 	if r.VersionDev == nil && tr.manifest != nil {
 		r.VersionDev = manifestString(tr.manifest, "rocm_package_version")
 	}
@@ -40,7 +40,7 @@ func collectROCm(s *state) schema.ROCm {
 		s.reason("rocm.version: no version from %s, TheRock manifest, pip metadata, or torch", versionFile)
 	}
 	if r.VersionDev == nil {
-		s.reason("rocm.version_dev: %s/.info/version-dev missing, empty, or unreadable", s.roots.core)
+		s.reason("rocm.version_dev: %s/.info/version-dev missing, empty, or unreadable", s.rocm().core)
 	}
 	if r.KmdVersion == nil {
 		s.reason("rocm.kmd_version: /sys/module/amdgpu/version missing, empty, or unreadable")

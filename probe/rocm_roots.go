@@ -28,7 +28,12 @@ func classicRoots(dir, source string) rocmRoots {
 // resolveROCmRoots is core.md §2.2: $ROCM_PATH, then $ROCM_HOME, then a
 // usable /opt/rocm, then a _rocm_sdk_core package on the Python search path,
 // else /opt/rocm with source "none". It never fails.
-func resolveROCmRoots(root fsroot, env func(string) (string, bool), cwd string, sites func() []string) rocmRoots {
+//
+// Step 3 asks each source of site directories in turn and stops at the
+// first that holds _rocm_sdk_core: the filesystem's site-packages first
+// (pythonSiteDirs, no process), then the workload interpreter's find_spec
+// (which waits for the Python helper).
+func resolveROCmRoots(root fsroot, env func(string) (string, bool), cwd string, sites ...func() []string) rocmRoots {
 	for _, name := range []string{"ROCM_PATH", "ROCM_HOME"} {
 		v, _ := env(name)
 		if v == "" {
@@ -47,10 +52,12 @@ func resolveROCmRoots(root fsroot, env func(string) (string, bool), cwd string, 
 	if usableOptROCm(root) {
 		return classicRoots("/opt/rocm", "opt_rocm")
 	}
-	for _, site := range sites() {
-		if r, ok := wheelRoots(root, site); ok {
-			r.source = "import:_rocm_sdk_core"
-			return r
+	for _, source := range sites {
+		for _, site := range source() {
+			if r, ok := wheelRoots(root, site); ok {
+				r.source = "import:_rocm_sdk_core"
+				return r
+			}
 		}
 	}
 	return classicRoots("/opt/rocm", "none")

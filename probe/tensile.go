@@ -12,8 +12,8 @@ import "aorta-probe/schema"
 // in <lib>/lib/hipblaslt/library and <lib>/lib/rocblas/library (§3.5, no
 // gfx subdirectories).
 func collectTensile(s *state) schema.Tensile {
-	hb := s.roots.lib + hipblasltLib.tensile
-	rb := s.roots.lib + rocblasLib.tensile
+	hb := s.rocm().lib + hipblasltLib.tensile
+	rb := s.rocm().lib + rocblasLib.tensile
 	t := schema.Tensile{PackageVersion: tensilePackageVersion(s), KernelDBCombinedHash: combinedFingerprint(s, hb, rb)}
 	if t.KernelDBCombinedHash == nil {
 		s.reason("tensile.kernel_db_combined_hash: no kernel files under %s or %s", hb, rb)

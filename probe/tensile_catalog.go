@@ -9,8 +9,8 @@ import "aorta-probe/schema"
 func collectTensileCatalog(s *state) schema.TensileCatalog {
 	c := schema.TensileCatalog{Doc: schema.TensileCatalogDoc, Status: "partial"}
 	parallel(
-		func() { c.HipBLASLt.Menu = menu(s, s.roots.lib+hipblasltLib.tensile, tensileMenu) },
-		func() { c.RocBLAS.Menu = menu(s, s.roots.lib+rocblasLib.tensile, tensileMenu) },
+		func() { c.HipBLASLt.Menu = menu(s, s.rocm().lib+hipblasltLib.tensile, tensileMenu) },
+		func() { c.RocBLAS.Menu = menu(s, s.rocm().lib+rocblasLib.tensile, tensileMenu) },
 	)
 
 	// The copies wait for their blocks only after the menus are hashed, so

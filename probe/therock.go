@@ -16,7 +16,7 @@ type theRock struct {
 // normal case on classic installs and appends no reason; it never appends
 // one.
 func collectTheRock(s *state) theRock {
-	t := theRock{block: schema.TheRock{Status: "absent", ManifestPath: s.roots.manifestPath(), Submodules: []schema.TheRockSubmodule{}}}
+	t := theRock{block: schema.TheRock{Status: "absent", ManifestPath: s.rocm().manifestPath(), Submodules: []schema.TheRockSubmodule{}}}
 	text := s.root.readText(t.block.ManifestPath)
 	if text == nil {
 		return t
