@@ -49,17 +49,12 @@ func ParseOption(raw string) (Option, error) {
 	if value == "" || strings.ContainsRune(value, 0) {
 		return Option{}, errOptionValue
 	}
-	switch typ {
-	case Mode:
-		value = strings.TrimPrefix(value, "@")
-		if value == "" {
-			return Option{}, errOptionMode
-		}
-	case Config:
-		key, _, ok := strings.Cut(value, "=")
-		if !ok || pyfmt.Strip(key) == "" {
-			return Option{}, errOptionCfg
-		}
+	value, ok = normalizeValue(typ, value)
+	switch {
+	case !ok && typ == Mode:
+		return Option{}, errOptionMode
+	case !ok:
+		return Option{}, errOptionCfg
 	}
 	return Option{Type: typ, Value: value}, nil
 }
@@ -108,17 +103,12 @@ func NewContext(ordered []Option, modeFiles, configs, modifiers []string, defaul
 	c := Context{DefaultConfirmed: defaultConfirmed}
 	for _, g := range groups {
 		for _, v := range g.values {
-			switch g.typ {
-			case Mode:
-				v = strings.TrimPrefix(v, "@")
-				if v == "" {
-					return Context{}, errGroupedMode
-				}
-			case Config:
-				key, _, ok := strings.Cut(v, "=")
-				if !ok || pyfmt.Strip(key) == "" {
-					return Context{}, errGroupedCfg
-				}
+			v, ok := normalizeValue(g.typ, v)
+			switch {
+			case !ok && g.typ == Mode:
+				return Context{}, errGroupedMode
+			case !ok:
+				return Context{}, errGroupedCfg
 			}
 			c.Options = append(c.Options, Option{Type: g.typ, Value: v})
 		}
@@ -271,4 +261,19 @@ func RedactArgv(argv []string) []string {
 		}
 	}
 	return out
+}
+
+// normalizeValue applies the per-type rule shared by both input styles
+// (context.md §20.2): a mode file loses one leading "@" and must not be
+// empty then; a config override needs "=" after a non-blank key.
+func normalizeValue(typ, v string) (string, bool) {
+	switch typ {
+	case Mode:
+		v = strings.TrimPrefix(v, "@")
+		return v, v != ""
+	case Config:
+		key, _, ok := strings.Cut(v, "=")
+		return v, ok && pyfmt.Strip(key) != ""
+	}
+	return v, true
 }
