@@ -47,8 +47,14 @@ type amdgpuPackage struct{ name, version, fullName, manager string }
 // amdgpu-kmod (core.md §8.3). The format strings carry real TAB and LF
 // bytes and the glob is a literal argument: there is no shell.
 func findAMDGPUPackage(s *state) *amdgpuPackage {
-	for _, cand := range []string{"amdgpu-dkms", "amdgpu-kmod"} {
-		if _, ok := s.which("dpkg-query"); ok && dpkgMayKnow(s.root, cand) {
+	cands := []string{"amdgpu-dkms", "amdgpu-kmod"}
+	_, haveDpkg := s.which("dpkg-query")
+	var known map[string]bool
+	if haveDpkg {
+		known = dpkgKnows(s.root, cands)
+	}
+	for _, cand := range cands {
+		if haveDpkg && known[cand] {
 			r := s.run(Command{Argv: []string{"dpkg-query", "-W", "-f=${Package}\t${Version}\n", cand + "*"}, Timeout: ShortTimeout})
 			if r.Err == nil {
 				for _, f := range packageLines(string(r.Stdout), 2) {
@@ -76,31 +82,36 @@ func findAMDGPUPackage(s *state) *amdgpuPackage {
 	return nil
 }
 
-// dpkgMayKnow reports whether dpkg's status database, the file dpkg-query
-// -W reads, has a package whose name starts with cand. Without one the
-// query's answer is known to be empty, and the 10–20 ms it costs are saved.
-// The file is streamed line by line; when it cannot be read, dpkg-query is
-// run.
-func dpkgMayKnow(root fsroot, cand string) bool {
+// dpkgKnows reports, for each candidate, whether dpkg's status database
+// (the file dpkg-query -W reads) has a package whose name starts with it.
+// Without one the query's answer is known to be empty, and the 10–20 ms it
+// costs are saved. The file is streamed once, line by line; when it cannot
+// be read, every candidate is "may know" and dpkg-query is run.
+func dpkgKnows(root fsroot, cands []string) map[string]bool {
+	known := map[string]bool{}
 	f, err := os.Open(root.path("/var/lib/dpkg/status"))
 	if err != nil {
-		return true
+		for _, c := range cands {
+			known[c] = true
+		}
+		return known
 	}
 	defer f.Close()
-	want := []byte("Package: " + cand)
 	r := bufio.NewReaderSize(f, 64<<10)
 	for {
 		line, err := r.ReadSlice('\n')
-		if bytes.HasPrefix(line, want) {
-			return true
-		}
-		if err == bufio.ErrBufferFull {
-			for err == bufio.ErrBufferFull { // skip the rest of a huge line
-				_, err = r.ReadSlice('\n')
+		if name, ok := bytes.CutPrefix(line, []byte("Package: ")); ok {
+			for _, c := range cands {
+				if bytes.HasPrefix(name, []byte(c)) {
+					known[c] = true
+				}
 			}
 		}
+		for err == bufio.ErrBufferFull { // skip the rest of a huge line
+			_, err = r.ReadSlice('\n')
+		}
 		if err != nil {
-			return false
+			return known
 		}
 	}
 }

@@ -86,6 +86,8 @@ type collector struct {
 	// command (its argv and error text): Buck config values
 	// (redactArgv in buck_invocation.go).
 	redact func(string) string
+	// runtimeType is context.md §3.1, evaluated once (runtime_context.go).
+	runtimeType func() string
 	// python is the one Python helper run of the collection
 	// (python_bridge.go), started by its first user.
 	python func() *pyFacts
@@ -344,6 +346,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		c.path = searchPath(opt.Env)
 	}
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
+	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
 	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
 	// Root discovery runs once, started before any probe (core.md §1.2).
 	// Only when neither the environment, /opt/rocm nor the filesystem's

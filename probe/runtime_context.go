@@ -9,8 +9,12 @@ import (
 // runtimeType is context.md §3.1: the first of /.dockerenv, /run/.containerenv,
 // $SINGULARITY_NAME and the /proc/1/cgroup tokens singularity, docker,
 // podman; else baremetal. containerd, k8s and RE sandboxes read baremetal
-// (container_detected and the isolation evidence cover them).
-func runtimeType(s *state) string {
+// (container_detected and the isolation evidence cover them). It is
+// evaluated once per collection (collector.runtimeType) and shared by
+// runtime_context, docker and the not-captured document.
+func runtimeType(s *state) string { return s.collector.runtimeType() }
+
+func detectRuntimeType(s *state) string {
 	switch {
 	case s.root.exists("/.dockerenv"):
 		return "docker"
