@@ -154,14 +154,7 @@ func TestCollectPanicKeepsRequestedBuckInvocation(t *testing.T) {
 	opt := dpkgRoot(t)
 	os.WriteFile(filepath.Join(opt.Root, "bin/buck2"), []byte("#!/bin/sh\nexit 99\n"), 0o755)
 	opt.Runner = runnerFunc(func(context.Context, Command) Result { panic("runner exploded") })
-	o, err := buck.ParseOption("config=build.profile=debug")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if opt.Buck.Context, err = buck.NewContext([]buck.Option{o}, nil, nil, nil, false); err != nil {
-		t.Fatal(err)
-	}
-	opt.Buck.Target = "//app:trainer"
+	requestTarget(t, &opt, "config=build.profile=debug")
 	snap := Collect(context.Background(), opt)
 	if reasonIndex(snap.PartialReasons, "collect_env: unexpected failure (panic in buck_invocation probe") < 0 {
 		t.Fatalf("buck_invocation did not panic: %q", snap.PartialReasons)
@@ -175,6 +168,19 @@ func TestCollectPanicKeepsRequestedBuckInvocation(t *testing.T) {
 	}
 }
 
+// requestTarget asks for //app:trainer in a context of one ordered option.
+func requestTarget(t *testing.T, opt *Options, option string) {
+	t.Helper()
+	o, err := buck.ParseOption(option)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Buck.Context, err = buck.NewContext([]buck.Option{o}, nil, nil, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	opt.Buck.Target = "//app:trainer"
+}
+
 // The panic reason is redacted like every exception text placed in a
 // reason (context.md §20.6): a Buck config value quoted by the panic
 // message never reaches the document.
@@ -183,14 +189,7 @@ func TestCollectPanicReasonRedacted(t *testing.T) {
 	opt.Runner = runnerFunc(func(context.Context, Command) Result {
 		panic("bad argv [buck2 -c service.token=private-placeholder]")
 	})
-	o, err := buck.ParseOption("config=service.token=private-placeholder")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if opt.Buck.Context, err = buck.NewContext([]buck.Option{o}, nil, nil, nil, false); err != nil {
-		t.Fatal(err)
-	}
-	opt.Buck.Target = "//app:trainer"
+	requestTarget(t, &opt, "config=service.token=private-placeholder")
 	snap := Collect(context.Background(), opt)
 	want := "collect_env: unexpected failure (panic in amdgpu_driver probe: bad argv [buck2 -c service.token=<redacted>])"
 	if reasonIndex(snap.PartialReasons, want) < 0 {
