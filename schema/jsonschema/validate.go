@@ -1,0 +1,401 @@
+package jsonschema
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"aorta-probe/schema"
+)
+
+// Problem is one way a document departs from the schema.
+type Problem struct {
+	// Path locates the value: $ for the document, then .key or ["key"]
+	// for members and [i] for array items, e.g. $.rocm.version.
+	Path string
+	// Msg says what is wrong, e.g. "expected string or null, got 3".
+	Msg string
+}
+
+func (p Problem) String() string { return p.Path + ": " + p.Msg }
+
+// schemas are the two generated documents by $id, built once.
+var schemas = sync.OnceValue(func() map[string]schema.Map[any] {
+	env, prov := Generate(nil)
+	return map[string]schema.Map[any]{EnvID: env, ProvenanceID: prov}
+})
+
+// Validate checks an env.json document as schema.Decode returns it and
+// returns its problems in document order, nil when it is valid.
+//
+// The document's own schema_version decides the rules (docs/schema.md):
+// "1.16" is checked in full, top-level key order included; "1.0" to "1.15"
+// against the 1.16 shape, except that a key added after that version may be
+// missing and the top-level order is not checked (it changed in 1.10 and
+// 1.16). Any other value of schema_version is itself a problem and the rest
+// is checked as 1.16.
+func Validate(doc any) []Problem {
+	v := &validator{docs: schemas(), minor: 16}
+	if m, ok := doc.(schema.Map[any]); ok {
+		if sv, ok := m.Get("schema_version"); ok {
+			if n, ok := parseMinor(sv); ok {
+				v.minor = n
+			}
+		}
+	}
+	root := v.docs[EnvID]
+	v.check(root, root, doc, "$")
+	if m, ok := doc.(schema.Map[any]); ok && v.minor == 16 {
+		v.checkOrder(root, m)
+	}
+	return v.problems
+}
+
+// ValidateJSON decodes text as Python's json.loads does and validates it. The
+// error is the decoder's, when text is not JSON.
+func ValidateJSON(text string) ([]Problem, error) {
+	doc, err := schema.Decode(text)
+	if err != nil {
+		return nil, err
+	}
+	return Validate(doc), nil
+}
+
+// parseMinor returns N of "1.N", 0 <= N <= 16, written without leading zeros.
+func parseMinor(v any) (int, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	rest, ok := strings.CutPrefix(s, "1.")
+	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 || n > 16 || strings.HasPrefix(rest, "+") {
+		return 0, false
+	}
+	return n, true
+}
+
+type validator struct {
+	docs     map[string]schema.Map[any]
+	minor    int // the document's schema 1.N
+	problems []Problem
+}
+
+func (v *validator) add(path, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// resolve follows a $ref: "#/$defs/Name" within doc, or another document's $id.
+func (v *validator) resolve(ref string, doc schema.Map[any]) (s, in schema.Map[any]) {
+	id, frag, _ := strings.Cut(ref, "#")
+	if id != "" {
+		doc = v.docs[id]
+	}
+	if doc == nil {
+		panic("jsonschema: unresolved $ref " + ref)
+	}
+	s = doc
+	for _, part := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+		if part == "" {
+			continue
+		}
+		next, _ := s.Get(part)
+		s, _ = next.(schema.Map[any])
+		if s == nil {
+			panic("jsonschema: unresolved $ref " + ref)
+		}
+	}
+	return s, doc
+}
+
+// check validates val against s, a schema inside the document doc, and
+// appends what is wrong. It handles the keywords Generate emits: $ref,
+// anyOf, oneOf, type, enum, properties, required, additionalProperties,
+// items; annotations (description, title, x-added-in) are ignored.
+func (v *validator) check(s, doc schema.Map[any], val any, path string) {
+	if ref, ok := s.Get("$ref"); ok {
+		t, tdoc := v.resolve(ref.(string), doc)
+		v.check(t, tdoc, val, path)
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if alts, ok := s.Get(kw); ok {
+			v.alternatives(kw, alts.([]any), doc, val, path)
+		}
+	}
+	if ts, ok := s.Get("type"); ok {
+		types := typeList(ts)
+		if !typeMatches(types, val) {
+			v.add(path, "expected %s, got %s", orList(types), show(val))
+			return
+		}
+	}
+	if enum, ok := s.Get("enum"); ok {
+		if !inEnum(enum.([]any), val) {
+			var vals []string
+			for _, e := range enum.([]any) {
+				vals = append(vals, show(e))
+			}
+			v.add(path, "expected one of %s, got %s", strings.Join(vals, ", "), show(val))
+			return
+		}
+	}
+	switch val := val.(type) {
+	case schema.Map[any]:
+		v.object(s, doc, val, path)
+	case []any:
+		if items, ok := s.Get("items"); ok {
+			for i, it := range val {
+				v.check(items.(schema.Map[any]), doc, it, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+}
+
+func (v *validator) object(s, doc schema.Map[any], val schema.Map[any], path string) {
+	props, _ := s.Get("properties")
+	pm, _ := props.(schema.Map[any])
+	if req, ok := s.Get("required"); ok {
+		for _, k := range req.([]any) {
+			key := k.(string)
+			if _, ok := val.Get(key); ok {
+				continue
+			}
+			if p, ok := pm.Get(key); ok && v.addedLater(p.(schema.Map[any])) {
+				continue
+			}
+			v.add(member(path, key), "missing")
+		}
+	}
+	extra, _ := s.Get("additionalProperties") // absent: any member allowed
+	for _, e := range val {
+		if p, ok := pm.Get(e.Key); ok {
+			v.check(p.(schema.Map[any]), doc, e.Value, member(path, e.Key))
+			continue
+		}
+		switch x := extra.(type) {
+		case bool:
+			if !x {
+				v.add(member(path, e.Key), "unexpected key")
+			}
+		case schema.Map[any]:
+			v.check(x, doc, e.Value, member(path, e.Key))
+		}
+	}
+}
+
+// addedLater reports whether the property was introduced after the
+// document's schema version.
+func (v *validator) addedLater(p schema.Map[any]) bool {
+	a, ok := p.Get("x-added-in")
+	if !ok {
+		return false
+	}
+	n, ok := parseMinor(a)
+	return ok && n > v.minor
+}
+
+// alternatives handles anyOf/oneOf. A value that matches no alternative's
+// type gets one "expected A or B" problem; otherwise the problems of the
+// closest alternative (fewest problems, first on a tie) are reported.
+func (v *validator) alternatives(kw string, alts []any, doc schema.Map[any], val any, path string) {
+	var best []Problem
+	matched, bestSet := 0, false
+	var types []string
+	for _, a := range alts {
+		as := a.(schema.Map[any])
+		ts := v.typesOf(as, doc)
+		types = append(types, ts...)
+		if !typeMatches(ts, val) {
+			continue
+		}
+		sub := &validator{docs: v.docs, minor: v.minor}
+		sub.check(as, doc, val, path)
+		if len(sub.problems) == 0 {
+			matched++
+			continue
+		}
+		if !bestSet || len(sub.problems) < len(best) {
+			best, bestSet = sub.problems, true
+		}
+	}
+	switch {
+	case matched == 1 || (matched > 1 && kw == "anyOf"):
+	case matched > 1:
+		v.add(path, "matches more than one alternative of oneOf")
+	case bestSet:
+		v.problems = append(v.problems, best...)
+	default:
+		v.add(path, "expected %s, got %s", orList(dedupe(types)), show(val))
+	}
+}
+
+// typesOf returns the JSON types an alternative allows, following $ref;
+// nil means any.
+func (v *validator) typesOf(s, doc schema.Map[any]) []string {
+	if ref, ok := s.Get("$ref"); ok {
+		t, tdoc := v.resolve(ref.(string), doc)
+		return v.typesOf(t, tdoc)
+	}
+	if ts, ok := s.Get("type"); ok {
+		return typeList(ts)
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if alts, ok := s.Get(kw); ok {
+			var out []string
+			for _, a := range alts.([]any) {
+				out = append(out, v.typesOf(a.(schema.Map[any]), doc)...)
+			}
+			return dedupe(out)
+		}
+	}
+	return nil
+}
+
+// checkOrder reports the first top-level key out of the schema's order:
+// keys the schema does not know are skipped (they are reported already).
+func (v *validator) checkOrder(root, doc schema.Map[any]) {
+	props, _ := root.Get("properties")
+	pm := props.(schema.Map[any])
+	var want []string
+	for _, k := range pm.Keys() {
+		if _, ok := doc.Get(k); ok {
+			want = append(want, k)
+		}
+	}
+	i := 0
+	for _, k := range doc.Keys() {
+		if _, known := pm.Get(k); !known {
+			continue
+		}
+		if k != want[i] {
+			v.add("$", "keys out of order: expected %s, got %s", show(want[i]), show(k))
+			return
+		}
+		i++
+	}
+}
+
+func typeList(ts any) []string {
+	switch t := ts.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		out := make([]string, len(t))
+		for i, x := range t {
+			out[i] = x.(string)
+		}
+		return out
+	}
+	return nil
+}
+
+func dedupe(l []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range l {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// typeMatches reports whether val has one of the JSON types; nil allows all.
+func typeMatches(types []string, val any) bool {
+	if types == nil {
+		return true
+	}
+	for _, t := range types {
+		if jsonType(val, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonType(val any, t string) bool {
+	switch t {
+	case "null":
+		return val == nil
+	case "boolean":
+		_, ok := val.(bool)
+		return ok
+	case "string":
+		_, ok := val.(string)
+		return ok
+	case "number":
+		_, ok := val.(schema.Number)
+		return ok
+	case "integer":
+		n, ok := val.(schema.Number)
+		return ok && n.IsInteger()
+	case "array":
+		_, ok := val.([]any)
+		return ok
+	case "object":
+		_, ok := val.(schema.Map[any])
+		return ok
+	}
+	return false
+}
+
+func inEnum(enum []any, val any) bool {
+	for _, e := range enum {
+		switch e := e.(type) {
+		case nil:
+			if val == nil {
+				return true
+			}
+		case string, bool:
+			if val == e {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// orList joins ["a", "b", "c"] as "a, b or c".
+func orList(l []string) string {
+	if len(l) <= 1 {
+		return strings.Join(l, "")
+	}
+	return strings.Join(l[:len(l)-1], ", ") + " or " + l[len(l)-1]
+}
+
+// show renders a value for a message: scalars as compact JSON (long
+// strings cut), containers as "object" or "array".
+func show(val any) string {
+	switch val.(type) {
+	case schema.Map[any]:
+		return "object"
+	case []any:
+		return "array"
+	}
+	s := string(schema.EncodeCompact(val))
+	if len(s) > 80 {
+		s = s[:76] + `..."`
+	}
+	return s
+}
+
+// member is the path of key inside path: .key for identifiers, else
+// ["key"] with the key as a JSON string.
+func member(path, key string) string {
+	ident := key != ""
+	for i, c := range key {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			ident = false
+			break
+		}
+	}
+	if ident {
+		return path + "." + key
+	}
+	return path + "[" + string(schema.EncodeCompact(key)) + "]"
+}

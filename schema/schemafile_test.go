@@ -1,0 +1,168 @@
+package schema_test
+
+import (
+	"bytes"
+	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"aorta-probe/schema"
+	"aorta-probe/schema/jsonschema"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/schema/*.schema.json from the schema types")
+
+// TestSchemaFiles regenerates the published JSON Schema from the types of
+// this package, the tables of enums.go and the doc comments, and compares it
+// with docs/schema/; `go test ./schema -update` rewrites the files.
+func TestSchemaFiles(t *testing.T) {
+	describe := docComments(t)
+	env, prov := jsonschema.Generate(describe)
+	for name, doc := range map[string]schema.Map[any]{jsonschema.EnvID: env, jsonschema.ProvenanceID: prov} {
+		got := append(schema.Encode(doc), '\n')
+		path := filepath.Join("..", "docs", "schema", name)
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./schema -update)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s drifted from the schema types; run go test ./schema -update and review the diff", path)
+		}
+	}
+}
+
+// TestSchemaTablesName checks that every key of the tables in enums.go names
+// a real "GoType.json_key" (or a real shape of Variants), so a renamed field
+// cannot silently lose its enum or version.
+func TestSchemaTablesName(t *testing.T) {
+	keys := map[string]bool{}
+	var walk func(reflect.Type)
+	seen := map[reflect.Type]bool{}
+	walk = func(rt reflect.Type) {
+		for rt.Kind() == reflect.Pointer || rt.Kind() == reflect.Slice {
+			if rt.Kind() == reflect.Slice && strings.HasPrefix(rt.Name(), "Map[") {
+				rt = rt.Elem().Field(1).Type
+				continue
+			}
+			rt = rt.Elem()
+		}
+		if rt.Kind() != reflect.Struct || seen[rt] {
+			return
+		}
+		seen[rt] = true
+		for i := range rt.NumField() {
+			f := rt.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name != "" {
+				keys[rt.Name()+"."+name] = true
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeFor[schema.Snapshot]())
+	for k := range schema.Enums {
+		if !keys[k] {
+			t.Errorf("Enums[%q] names no field", k)
+		}
+	}
+	for k := range schema.AddedIn {
+		if !keys[k] {
+			t.Errorf("AddedIn[%q] names no field", k)
+		}
+	}
+	for shape, pins := range schema.Variants {
+		typ, _, _ := strings.Cut(shape, "+")
+		for k := range pins {
+			if !keys[typ+"."+k] {
+				t.Errorf("Variants[%q][%q] names no field", shape, k)
+			}
+		}
+	}
+}
+
+// specRef drops "(core.md §6)"-style references: the published schema
+// cites docs/ only.
+var specRef = regexp.MustCompile(`\s*\((?:[a-z0-9]+\.md )?§[^)]*\)`)
+
+// docComments reads the doc and line comments of the types and fields of
+// this package's sources.
+func docComments(t *testing.T) jsonschema.Describe {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{}
+	clean := func(groups ...*ast.CommentGroup) string {
+		var parts []string
+		for _, g := range groups {
+			if g == nil {
+				continue
+			}
+			text := strings.Join(strings.Fields(g.Text()), " ")
+			text = strings.TrimSpace(specRef.ReplaceAllString(text, ""))
+			if text != "" {
+				parts = append(parts, text)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range af.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					continue
+				}
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				docs[ts.Name.Name] = clean(doc)
+				for _, fl := range st.Fields.List {
+					if fl.Tag == nil || len(fl.Names) != 1 {
+						continue
+					}
+					tag, _ := strconv.Unquote(fl.Tag.Value)
+					key, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+					docs[ts.Name.Name+"."+key] = clean(fl.Doc, fl.Comment)
+				}
+			}
+		}
+	}
+	return func(goType, key string) string {
+		if key == "" {
+			return docs[goType]
+		}
+		return docs[goType+"."+key]
+	}
+}
