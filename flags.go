@@ -11,6 +11,7 @@ import (
 )
 
 const usage = `Usage: aorta-probe [OUT|-] [flags]
+       aorta-probe validate FILE...  (check documents; see validate --help)
 
 Capture the environment this process runs in (ROCm, amdgpu, GPUs, NICs,
 Python/PyTorch, env knobs, container and namespace signals, Buck2) and write

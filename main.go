@@ -2,6 +2,7 @@
 // writes it as one env.json document, schema 1.16 of the aorta probe.
 //
 //	aorta-probe [OUT|-] [flags]
+//	aorta-probe validate FILE...
 //
 // See docs/usage.md.
 package main
@@ -35,6 +36,9 @@ func main() {
 // the exit status: 0 when the document was written (partial or not), 1 when
 // it could not be, 2 for a usage error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "validate" {
+		return runValidate(args[1:], os.Stdin, stdout, stderr) // validate_cmd.go
+	}
 	cfg, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)

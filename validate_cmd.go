@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"aorta-probe/schema/jsonschema"
+)
+
+const validateUsage = `Usage: aorta-probe validate FILE... (- reads stdin)
+
+Check env.json documents (written by aorta-probe or by the aorta Python
+probe, schema 1.0 to 1.16) against docs/schema/env-1.16.schema.json. Each
+problem is one line on stdout: FILE: $.path: what is wrong. A valid document
+prints nothing. See docs/schema.md.
+
+Exit status: 0 when every document is valid, 1 when one is invalid, 2 when a
+file cannot be read or is not JSON (one line on stderr), or for a usage error.
+`
+
+// maxDocument bounds what validate reads of one file: far above any real
+// env.json, low enough that /dev/zero cannot exhaust memory.
+const maxDocument = 64 << 20
+
+// runValidate is `aorta-probe validate FILE...`.
+func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var files []string
+	stdinSeen := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			files = append(files, args[i+1:]...)
+			i = len(args)
+		case a == "--help" || a == "-h":
+			io.WriteString(stdout, validateUsage)
+			return 0
+		case a != "-" && strings.HasPrefix(a, "-"):
+			return validateUsageError(stderr, "unknown option "+a)
+		default:
+			files = append(files, a)
+		}
+	}
+	for _, f := range files {
+		if f == "-" {
+			if stdinSeen {
+				return validateUsageError(stderr, "- (stdin) given more than once")
+			}
+			stdinSeen = true
+		}
+	}
+	if len(files) == 0 {
+		return validateUsageError(stderr, "no FILE given")
+	}
+	code := 0
+	for _, f := range files {
+		text, err := readDocument(f, stdin)
+		if err == nil {
+			var ps []jsonschema.Problem
+			if ps, err = jsonschema.ValidateJSON(text); err == nil {
+				for _, p := range ps {
+					fmt.Fprintf(stdout, "%s: %s\n", f, p)
+				}
+				if len(ps) > 0 {
+					code = max(code, 1)
+				}
+				continue
+			}
+			err = fmt.Errorf("not JSON: %w", err)
+		}
+		fmt.Fprintf(stderr, "%s: %v\n", f, err)
+		code = 2
+	}
+	return code
+}
+
+func validateUsageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "aorta-probe validate: %s\n", msg)
+	fmt.Fprintln(stderr, "Try 'aorta-probe validate --help' for help.")
+	return 2
+}
+
+// readDocument reads a file, or stdin for "-", up to maxDocument bytes. The
+// error names the operation, not the path (the caller prints the path).
+func readDocument(name string, stdin io.Reader) (string, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", cannot(err)
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxDocument+1))
+	if err != nil {
+		return "", cannot(err)
+	}
+	if len(b) > maxDocument {
+		return "", fmt.Errorf("larger than %d MiB: not an env.json document", maxDocument>>20)
+	}
+	return string(b), nil
+}
+
+func cannot(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("cannot %s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
