@@ -17,16 +17,24 @@ type Buck2 struct {
 // BuckInvocation is the Buck context a --buck-target was resolved in
 // (context.md §20). Config values are never stored, only keys.
 type BuckInvocation struct {
-	Status               string   `json:"status"`
-	Target               *string  `json:"target"`
-	ContextSource        string   `json:"context_source"`
-	ModeFiles            []string `json:"mode_files"`
-	ConfigKeys           []string `json:"config_keys"`
-	Modifiers            []string `json:"modifiers"`
-	OptionOrder          []string `json:"option_order"`
-	ContextFingerprint   *string  `json:"context_fingerprint"`
-	ConfiguredRootTarget *string  `json:"configured_root_target"`
-	Comparison           string   `json:"comparison"`
+	// not_requested without --buck-target; else whether the cquery succeeded.
+	Status string  `json:"status"`
+	Target *string `json:"target"` // The --buck-target verbatim.
+	// default_confirmed (--buck-default-context), explicit
+	// (mode/config/modifier inputs) or unspecified.
+	ContextSource string `json:"context_source"`
+	// Effective mode files, without a leading @.
+	ModeFiles []string `json:"mode_files"`
+	// The key of each config override; values are never written.
+	ConfigKeys []string `json:"config_keys"`
+	Modifiers  []string `json:"modifiers"` // Effective modifiers in order.
+	// mode, config or modifier per input, in effective order.
+	OptionOrder []string `json:"option_order"`
+	// sha256:<hex> of the canonical context inputs.
+	ContextFingerprint *string `json:"context_fingerprint"`
+	// The cquery label of the requested target, or null.
+	ConfiguredRootTarget *string `json:"configured_root_target"`
+	Comparison           string  `json:"comparison"` // Always not_compared.
 }
 
 // NotRequestedBuckInvocation is the block without --buck-target.
@@ -36,19 +44,19 @@ func NotRequestedBuckInvocation() BuckInvocation {
 
 // LibraryEntry is one known library among the target's deps (context.md §21.3).
 type LibraryEntry struct {
-	Name             string  `json:"name"`
-	Source           string  `json:"source"` // buck
-	Revision         *string `json:"revision"`
-	Target           string  `json:"target"`
-	ConfiguredTarget string  `json:"configured_target"`
+	Name             string  `json:"name"`              // hipblaslt, pytorch, rccl, ainic or rocm.
+	Source           string  `json:"source"`            // buck
+	Revision         *string `json:"revision"`          // build_system.revision.
+	Target           string  `json:"target"`            // The label without its configuration suffix.
+	ConfiguredTarget string  `json:"configured_target"` // The raw cquery label.
 }
 
 // LibraryAlternate is the package-side identity of a Buck-provided library
 // (context.md §21.5).
 type LibraryAlternate struct {
-	Name           string  `json:"name"`
-	Source         string  `json:"source"` // package
-	Revision       *string `json:"revision"`
-	PackageVersion *string `json:"package_version"`
-	LibHash        *string `json:"lib_hash"`
+	Name           string  `json:"name"`            // The library.
+	Source         string  `json:"source"`          // package
+	Revision       *string `json:"revision"`        // Its block's rocm_release_tweak, else version.
+	PackageVersion *string `json:"package_version"` // Its block's package_version, else version.
+	LibHash        *string `json:"lib_hash"`        // Its block's lib_hash.
 }

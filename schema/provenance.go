@@ -5,20 +5,20 @@ package schema
 // drops it and leaves the exact 40-key document.
 type Provenance struct {
 	Implementation string `json:"implementation"` // always "aorta-probe"
-	Version        string `json:"version"`
-	Build          Build  `json:"build"`
+	Version        string `json:"version"`        // aorta-probe's version.
+	Build          Build  `json:"build"`          // The running binary.
 	// StartedAt is the UTC start of collection, microseconds kept.
 	StartedAt  string `json:"started_at"`
-	DurationUS int64  `json:"duration_us"`
-	DeadlineMS int64  `json:"deadline_ms"`
+	DurationUS int64  `json:"duration_us"` // Collection wall time in microseconds.
+	DeadlineMS int64  `json:"deadline_ms"` // The --deadline in milliseconds.
 	// DeadlineHit is true when at least one probe was abandoned at the
 	// deadline; its block then has its not-captured shape.
 	DeadlineHit bool `json:"deadline_hit"`
 	// Root is the filesystem root probed ("/" in production).
 	Root     string          `json:"root"`
-	Detail   string          `json:"detail"` // compact | full
-	Probes   []ProbeRecord   `json:"probes"`
-	Commands []CommandRecord `json:"commands"`
+	Detail   string          `json:"detail"`   // compact | full
+	Probes   []ProbeRecord   `json:"probes"`   // The probe table as it ran, in order.
+	Commands []CommandRecord `json:"commands"` // Every external command run, in order.
 	// OSRelease is the distribution of the probed filesystem, or null.
 	OSRelease *OSRelease `json:"os_release"`
 	// Isolation is every isolation signal checked, in order.
@@ -80,47 +80,47 @@ type PlatformEvidence struct {
 // OSRelease is the identity of the probed filesystem's distribution.
 // Source: /etc/os-release, else /usr/lib/os-release.
 type OSRelease struct {
-	Path       string  `json:"path"`
-	ID         *string `json:"id"`
-	VersionID  *string `json:"version_id"`
-	PrettyName *string `json:"pretty_name"`
+	Path       string  `json:"path"`        // The os-release file read.
+	ID         *string `json:"id"`          // ID.
+	VersionID  *string `json:"version_id"`  // VERSION_ID.
+	PrettyName *string `json:"pretty_name"` // PRETTY_NAME.
 }
 
 // Build describes the running binary, from runtime/debug.ReadBuildInfo.
 type Build struct {
-	GoVersion  string  `json:"go_version"`
-	GOOS       string  `json:"goos"`
-	GOARCH     string  `json:"goarch"`
-	CGOEnabled *string `json:"cgo_enabled"` // build setting CGO_ENABLED, when recorded
-	VCS        *string `json:"vcs_revision"`
+	GoVersion  string  `json:"go_version"`   // Go toolchain version.
+	GOOS       string  `json:"goos"`         // Target OS.
+	GOARCH     string  `json:"goarch"`       // Target architecture.
+	CGOEnabled *string `json:"cgo_enabled"`  // build setting CGO_ENABLED, when recorded
+	VCS        *string `json:"vcs_revision"` // vcs.revision build setting, when recorded.
 }
 
 // ProbeRecord is one entry of the probe table as it ran.
 type ProbeRecord struct {
-	Name string `json:"name"`
+	Name string `json:"name"` // The probe (a block name).
 	// Outcome is ok (no reason), partial (reasons appended), panic (the
 	// probe crashed; its block has the not-captured shape) or deadline (it
 	// did not finish in time; same shape).
 	Outcome    string `json:"outcome"`
-	DurationUS int64  `json:"duration_us"`
-	Reasons    int    `json:"reasons"`
+	DurationUS int64  `json:"duration_us"` // Its wall time in microseconds.
+	Reasons    int    `json:"reasons"`     // Partial reasons it appended.
 }
 
 // CommandRecord is one external command the probe ran.
 type CommandRecord struct {
-	Argv []string `json:"argv"`
-	Dir  *string  `json:"dir"`
+	Argv []string `json:"argv"` // The command line as run, Buck config values redacted.
+	Dir  *string  `json:"dir"`  // Working directory, or null for the probe's.
 	// ExitStatus is the exit code, -N for a child killed by signal N (as
 	// Python reports it), or null when the command did not run to an exit.
 	ExitStatus *int    `json:"exit_status"`
-	TimedOut   bool    `json:"timed_out"`
-	Error      *string `json:"error"`
-	DurationUS int64   `json:"duration_us"`
+	TimedOut   bool    `json:"timed_out"`   // Killed at its timeout.
+	Error      *string `json:"error"`       // Why it did not run to an exit, or null.
+	DurationUS int64   `json:"duration_us"` // Its wall time in microseconds.
 	// StdoutBytes and StderrBytes count what was kept; Truncated says the
 	// cap cut either stream.
 	StdoutBytes int  `json:"stdout_bytes"`
-	StderrBytes int  `json:"stderr_bytes"`
-	Truncated   bool `json:"truncated"`
+	StderrBytes int  `json:"stderr_bytes"` // Stderr bytes kept.
+	Truncated   bool `json:"truncated"`    // The cap cut stdout or stderr.
 }
 
 // Isolation is the evidence behind container_detected.
@@ -128,21 +128,21 @@ type Isolation struct {
 	// Verdict is "isolated" when any signal fired, else "no_signal" (which
 	// is not proof of bare metal).
 	Verdict string   `json:"verdict"`
-	Signals []Signal `json:"signals"`
+	Signals []Signal `json:"signals"` // Every isolation signal checked, in order.
 	// Contradictions are pairs of signals that disagree, in words.
 	Contradictions []string `json:"contradictions"`
 }
 
 // Signal is one isolation check.
 type Signal struct {
-	Name string `json:"name"`
+	Name string `json:"name"` // The check.
 	// Source is the file, link or variable read.
 	Source string `json:"source"`
 	// Observed is what was read, or null when the source was unreadable
 	// (Error then says why).
 	Observed *string `json:"observed"`
-	Error    *string `json:"error"`
-	Fired    bool    `json:"fired"`
+	Error    *string `json:"error"` // Why the source was unreadable, or null.
+	Fired    bool    `json:"fired"` // The signal indicates isolation.
 	// Anchor is true for the signals of the Python probe's own
 	// container_detected test (context.md §4).
 	Anchor bool `json:"anchor"`

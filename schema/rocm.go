@@ -23,32 +23,40 @@ type ROCm struct {
 
 // TheRock is the TheRock build manifest, when the install has one (core.md §7).
 type TheRock struct {
-	Status              string             `json:"status"` // present | absent
-	ManifestPath        string             `json:"manifest_path"`
-	RocmVersion         *string            `json:"rocm_version"`
-	RocmPackageVersion  *string            `json:"rocm_package_version"`
-	TheRockCommit       *string            `json:"the_rock_commit"`
-	GithubRunID         *string            `json:"github_run_id"`
-	GithubJob           *string            `json:"github_job"`
-	GemmLibrariesCommit *string            `json:"gemm_libraries_commit"`
-	Submodules          []TheRockSubmodule `json:"submodules"`
+	Status string `json:"status"` // present | absent
+	// Path of therock_manifest.json; always filled, even when absent.
+	ManifestPath string  `json:"manifest_path"`
+	RocmVersion  *string `json:"rocm_version"` // Manifest rocm_version, cleaned.
+	// Manifest rocm_package_version, cleaned.
+	RocmPackageVersion *string `json:"rocm_package_version"`
+	// Manifest the_rock_commit, cleaned.
+	TheRockCommit *string `json:"the_rock_commit"`
+	GithubRunID   *string `json:"github_run_id"` // Manifest github_run_id, cleaned.
+	GithubJob     *string `json:"github_job"`    // Manifest github_job, cleaned.
+	// pin_sha of the submodule named rocm-libraries (the last one when
+	// several), or null.
+	GemmLibrariesCommit *string `json:"gemm_libraries_commit"`
+	// The manifest's submodule objects, in order; [] when none.
+	Submodules []TheRockSubmodule `json:"submodules"`
 }
 
 // TheRockSubmodule is one pinned submodule of the manifest.
 type TheRockSubmodule struct {
-	Name    *string `json:"name"`
-	URL     *string `json:"url"`
-	PinSHA  *string `json:"pin_sha"`
+	Name    *string `json:"name"`    // submodule_name, cleaned.
+	URL     *string `json:"url"`     // submodule_url, cleaned.
+	PinSHA  *string `json:"pin_sha"` // pin_sha, cleaned.
 	Patches Any     `json:"patches"` // the manifest's array verbatim, else []
 }
 
 // AMDGPUDriver is the amdgpu kernel driver: package, module and KFD nodes
 // (core.md §8).
 type AMDGPUDriver struct {
-	Scope            string  `json:"scope"`              // always host_kernel
-	Status           string  `json:"status"`             // present | absent
-	PackageName      *string `json:"package_name"`       // Source: dpkg-query / rpm (amdgpu-dkms, amdgpu-kmod)
-	PackageVersion   *string `json:"package_version"`    // Source: dpkg ${Version} / rpm %{VERSION}-%{RELEASE}
+	Scope  string `json:"scope"`  // always host_kernel
+	Status string `json:"status"` // present | absent
+	// Source: dpkg-query / rpm (amdgpu-dkms, amdgpu-kmod)
+	PackageName *string `json:"package_name"`
+	// Source: dpkg ${Version} / rpm %{VERSION}-%{RELEASE}
+	PackageVersion   *string `json:"package_version"`
 	PackageFullName  *string `json:"package_full_name"`  // Source: same query
 	PackageManager   *string `json:"package_manager"`    // dpkg | rpm
 	ModuleVersion    *string `json:"module_version"`     // Source: modinfo amdgpu (version)
@@ -132,9 +140,9 @@ type RDMALink struct {
 // PATH. Scope: root via `sudo -n -E nicctl ...`.
 type AINICDetail struct {
 	NicctlVersion *string      `json:"nicctl_version"` // Source: nicctl --version
-	Card          AINICCard    `json:"card"`
-	Profile       AINICProfile `json:"profile"`
-	DCQCN         AINICDCQCN   `json:"dcqcn"`
+	Card          AINICCard    `json:"card"`           // The card's identity.
+	Profile       AINICProfile `json:"profile"`        // The card's device configuration profile.
+	DCQCN         AINICDCQCN   `json:"dcqcn"`          // DCQCN profile 1 of the first RDMA device.
 }
 
 // AINICCard identifies the AINIC card.
@@ -154,9 +162,9 @@ type AINICProfile struct {
 // AINICDCQCN is DCQCN profile 1 of the first AINIC RDMA device.
 // Source: nicctl show dcqcn --roce-device <dev> --profile-id 1.
 type AINICDCQCN struct {
-	Enabled         *bool `json:"enabled"`
-	TokenBucketSize *int  `json:"token_bucket_size"`
-	AIRate          *int  `json:"ai_rate"`
-	HAIRate         *int  `json:"hai_rate"`
-	CNPDSCP         *int  `json:"cnp_dscp"`
+	Enabled         *bool `json:"enabled"`           // DCQCN enabled.
+	TokenBucketSize *int  `json:"token_bucket_size"` // Token bucket size.
+	AIRate          *int  `json:"ai_rate"`           // Additive increase rate.
+	HAIRate         *int  `json:"hai_rate"`          // Hyper additive increase rate.
+	CNPDSCP         *int  `json:"cnp_dscp"`          // DSCP of congestion notification packets.
 }

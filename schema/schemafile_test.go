@@ -27,6 +27,9 @@ func TestSchemaFiles(t *testing.T) {
 	describe := docComments(t)
 	env, prov := jsonschema.Generate(describe)
 	for name, doc := range map[string]schema.Map[any]{jsonschema.EnvID: env, jsonschema.ProvenanceID: prov} {
+		for _, p := range undescribed(doc, "$") {
+			t.Errorf("%s: %s has no description: give its field a doc comment", name, p)
+		}
 		got := append(schema.Encode(doc), '\n')
 		path := filepath.Join("..", "docs", "schema", name)
 		if *update {
@@ -46,6 +49,35 @@ func TestSchemaFiles(t *testing.T) {
 			t.Errorf("%s drifted from the schema types; run go test ./schema -update and review the diff", path)
 		}
 	}
+}
+
+// undescribed lists the properties without a description, anywhere in s.
+func undescribed(s any, path string) []string {
+	var out []string
+	switch s := s.(type) {
+	case schema.Map[any]:
+		for _, e := range s {
+			sub := path
+			if e.Key == "properties" {
+				for _, p := range e.Value.(schema.Map[any]) {
+					if _, ok := p.Value.(schema.Map[any]).Get("description"); !ok {
+						out = append(out, path+"."+p.Key)
+					}
+					out = append(out, undescribed(p.Value, path+"."+p.Key)...)
+				}
+				continue
+			}
+			if e.Key == "$defs" {
+				sub = "#"
+			}
+			out = append(out, undescribed(e.Value, sub)...)
+		}
+	case []any:
+		for _, v := range s {
+			out = append(out, undescribed(v, path)...)
+		}
+	}
+	return out
 }
 
 // TestSchemaTablesName checks that every key of the tables in enums.go names

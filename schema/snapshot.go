@@ -14,46 +14,98 @@ const Version = "1.16"
 // core.md §4.1 (therock last, after partial_reasons), then this probe's one
 // extension block.
 type Snapshot struct {
-	SchemaVersion                  string             `json:"schema_version"`
-	CapturedAt                     string             `json:"captured_at"`
-	Host                           Host               `json:"host"`
-	RuntimeContext                 RuntimeContext     `json:"runtime_context"`
-	ContainerDetected              bool               `json:"container_detected"`
-	ExecutionContext               ExecutionContext   `json:"execution_context"`
-	ProbeNamespace                 *string            `json:"probe_namespace"`
-	Docker                         *Docker            `json:"docker"`
-	ROCm                           ROCm               `json:"rocm"`
-	AMDGPUDriver                   AMDGPUDriver       `json:"amdgpu_driver"`
-	HIP                            HIP                `json:"hip"`
-	GPUArch                        GPUArch            `json:"gpu_arch"`
-	NICs                           NICs               `json:"nics"`
-	HipBLASLt                      GemmLibrary        `json:"hipblaslt"`
-	RocBLAS                        GemmLibrary        `json:"rocblas"`
-	ComposableKernel               ComposableKernel   `json:"composable_kernel"`
-	Tensile                        Tensile            `json:"tensile"`
-	TensileCatalog                 TensileCatalog     `json:"tensile_catalog"`
-	MIOpen                         MIOpen             `json:"miopen"`
-	MIOpenCatalog                  MIOpenCatalog      `json:"miopen_catalog"`
-	RocFFTCatalog                  RocFFTCatalog      `json:"rocfft_catalog"`
-	RCCL                           RCCL               `json:"rccl"`
-	Triton                         Triton             `json:"triton"`
-	FBGEMM                         FBGEMM             `json:"fbgemm"`
-	TorchRec                       TorchRec           `json:"torchrec"`
-	Aiter                          Aiter              `json:"aiter"`
-	AOTriton                       AOTriton           `json:"aotriton"`
-	BuildSystem                    BuildSystem        `json:"build_system"`
-	BuckInvocation                 BuckInvocation     `json:"buck_invocation"`
-	LibraryIntrospection           []LibraryEntry     `json:"library_introspection"`
+	// Always 1.16 from this writer; older documents carry 1.0 to 1.15.
+	SchemaVersion string `json:"schema_version"`
+	// UTC time the document was assembled, YYYY-MM-DDTHH:MM:SSZ (microseconds
+	// truncated); "" if even that failed.
+	CapturedAt string `json:"captured_at"`
+	// Kernel and libc the probe ran on.
+	Host Host `json:"host"`
+	// Container runtime and Python environment kind.
+	RuntimeContext RuntimeContext `json:"runtime_context"`
+	// True when any isolation signal fired (container runtime, marker file,
+	// mount namespace differs from PID 1, container cgroup); false is no
+	// signal, not proof of bare metal.
+	ContainerDetected bool `json:"container_detected"`
+	// Where the caller says the probe runs, and the advisory Buck execution
+	// platform.
+	ExecutionContext ExecutionContext `json:"execution_context"`
+	// Salted hash of the mount (else cgroup) namespace handle: mnt:,
+	// mnt-local:, cgroup-ns: or cgroup-ns-local: and 16 hex digits; null
+	// when neither is readable.
+	ProbeNamespace *string `json:"probe_namespace"`
+	// Launcher-declared image and cgroup container id; null when
+	// runtime_context.type is baremetal.
+	Docker *Docker `json:"docker"`
+	// ROCm userspace on the filesystem: version, roots and layout.
+	ROCm ROCm `json:"rocm"`
+	// amdgpu kernel driver: package, module and KFD nodes.
+	AMDGPUDriver AMDGPUDriver `json:"amdgpu_driver"`
+	// What hipconfig on PATH reports.
+	HIP HIP `json:"hip"`
+	// GPU agents rocm_agent_enumerator lists.
+	GPUArch GPUArch `json:"gpu_arch"`
+	// Presence and identity of the RDMA NIC families ainic, broadcom and cx7,
+	// in that order.
+	NICs NICs `json:"nics"`
+	// hipBLASLt identity.
+	HipBLASLt GemmLibrary `json:"hipblaslt"`
+	// rocBLAS identity.
+	RocBLAS GemmLibrary `json:"rocblas"`
+	// System CK headers and the CK inside PyTorch.
+	ComposableKernel ComposableKernel `json:"composable_kernel"`
+	// Tensile package and the combined kernel-DB filename fingerprint.
+	Tensile Tensile `json:"tensile"`
+	// Installed Tensile solution menus of hipBLASLt and rocBLAS.
+	TensileCatalog TensileCatalog `json:"tensile_catalog"`
+	// MIOpen identity.
+	MIOpen MIOpen `json:"miopen"`
+	// Installed MIOpen databases.
+	MIOpenCatalog MIOpenCatalog `json:"miopen_catalog"`
+	// rocFFT's optional system kernel cache.
+	RocFFTCatalog RocFFTCatalog `json:"rocfft_catalog"`
+	// RCCL identity and its network plugin.
+	RCCL RCCL `json:"rccl"`
+	// The triton package the workload interpreter imports.
+	Triton Triton `json:"triton"`
+	// fbgemm_gpu and torch's FBGEMM flags.
+	FBGEMM FBGEMM `json:"fbgemm"`
+	// torchrec identity (never imported).
+	TorchRec TorchRec `json:"torchrec"`
+	// aiter package and its HSA kernel trees.
+	Aiter Aiter `json:"aiter"`
+	// AOTriton bundled with PyTorch.
+	AOTriton AOTriton `json:"aotriton"`
+	// The Buck2 checkout the probe ran in, or kind none.
+	BuildSystem BuildSystem `json:"build_system"`
+	// The Buck context a --buck-target was resolved in; config values are
+	// never stored.
+	BuckInvocation BuckInvocation `json:"buck_invocation"`
+	// Known libraries among the --buck-target's deps, first label per library.
+	LibraryIntrospection []LibraryEntry `json:"library_introspection"`
+	// Package-side identity of the Buck-provided libraries hipblaslt, rocblas,
+	// miopen, rccl.
 	LibraryIntrospectionAlternates []LibraryAlternate `json:"library_introspection_alternates"`
-	PythonVersion                  string             `json:"python_version"`
-	PytorchVersion                 *string            `json:"pytorch_version"`
-	PytorchBuild                   PytorchBuild       `json:"pytorch_build"`
-	PytorchSDPA                    PytorchSDPA        `json:"pytorch_sdpa"`
-	EnvVars                        Map[*string]       `json:"env_vars"`
-	SystemHealth                   Any                `json:"system_health"`
-	Partial                        bool               `json:"partial"`
-	PartialReasons                 []string           `json:"partial_reasons"`
-	TheRock                        TheRock            `json:"therock"`
+	// platform.python_version() of the workload interpreter; "" when unknown.
+	PythonVersion string `json:"python_version"`
+	// torch.__version__ as a string, or null when torch is not importable.
+	PytorchVersion *string `json:"pytorch_version"`
+	// How the workload's PyTorch was built.
+	PytorchBuild PytorchBuild `json:"pytorch_build"`
+	// SDPA backends torch reports enabled.
+	PytorchSDPA PytorchSDPA `json:"pytorch_sdpa"`
+	// The canonical knob registry (137 names in registry order) with each
+	// value, or null when unset.
+	EnvVars Map[*string] `json:"env_vars"`
+	// rdhc's JSON output verbatim (normally an object), or null.
+	SystemHealth Any `json:"system_health"`
+	// True when partial_reasons is not empty.
+	Partial bool `json:"partial"`
+	// Why each missing value is missing, in probe order, in the spec's
+	// wording.
+	PartialReasons []string `json:"partial_reasons"`
+	// The TheRock build manifest, when the install has one.
+	TheRock TheRock `json:"therock"`
 
 	// Provenance is this probe's extension (architecture.md §2.5); nil
 	// with --no-provenance.
