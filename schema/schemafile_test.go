@@ -68,7 +68,10 @@ func undescribed(s any, path string) []string {
 				continue
 			}
 			if e.Key == "$defs" {
-				sub = "#"
+				for _, d := range e.Value.(schema.Map[any]) {
+					out = append(out, undescribed(d.Value, "#/$defs/"+d.Key)...)
+				}
+				continue
 			}
 			out = append(out, undescribed(e.Value, sub)...)
 		}
