@@ -329,3 +329,37 @@ func TestParseMinor(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidateJSON: any input either fails to decode or yields problems,
+// never a panic; every problem line has a path starting with $.
+func FuzzValidateJSON(f *testing.F) {
+	for _, text := range goldensF(f) {
+		f.Add(text)
+	}
+	f.Add(`{"schema_version": "1.3", "nics": {"cx7": {"present": true, "links": [{}]}}}`)
+	f.Add(`[1, "a", null, {"docker": {}}]`)
+	f.Fuzz(func(t *testing.T, text string) {
+		ps, err := ValidateJSON(text)
+		if err != nil {
+			return
+		}
+		for _, p := range ps {
+			if !strings.HasPrefix(p.Path, "$") || p.Msg == "" {
+				t.Fatalf("bad problem %q", p)
+			}
+		}
+	})
+}
+
+func goldensF(f *testing.F) []string {
+	files, _ := filepath.Glob("../../testdata/golden/*.json")
+	var out []string
+	for _, name := range files[:min(3, len(files))] {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
+}
