@@ -105,7 +105,7 @@ var sandboxCases = []sandboxCase{
 	{
 		// The root has no markers, but /proc is the host's: PID 1's cgroup
 		// still counts. The kernel hides the real root mount.
-		key: "chroot-proc", signals: []string{"root_mount_container_like"}, mount: "differs",
+		key: "chroot-proc", signals: []string{"root_mount_unlisted"}, mount: "differs",
 		wantType: func(h hostFacts, _ *sandbox.Summary) string { return h.withoutMarkers().runtimeType(h.pid1Cgroup) },
 	},
 	{
