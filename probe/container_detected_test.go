@@ -324,3 +324,18 @@ func TestKernelMajorMinor(t *testing.T) {
 		}
 	}
 }
+
+// FuzzKernelMajorMinor: never panics, and a parsed release starts with the
+// numbers it returns.
+func FuzzKernelMajorMinor(f *testing.F) {
+	for _, s := range []string{"6.18.44-fc-v1147", "6.8.0-49-generic", "7.0", "", "6", "6.", ".18", "-1.-2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, release string) {
+		v, ok := kernelMajorMinor(release)
+		if ok && !strings.HasPrefix(release, fmt.Sprintf("%d.", v[0])) && !strings.HasPrefix(release, fmt.Sprintf("+%d.", v[0])) &&
+			!strings.HasPrefix(release, "0") && !strings.HasPrefix(release, "-") && !strings.HasPrefix(release, "+") {
+			t.Errorf("kernelMajorMinor(%q) = %v", release, v)
+		}
+	})
+}
