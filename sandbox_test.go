@@ -212,6 +212,16 @@ func TestSandboxes(t *testing.T) {
 		if deciding := s.FiredDeciding(); s.ContainerDetected != (len(deciding) > 0) {
 			t.Errorf("container_detected = %v, deciding signals fired: %v", s.ContainerDetected, deciding)
 		}
+		// A marker and nothing else (this project's CI VMs ship
+		// /.dockerenv in their initial namespaces) is named as such, and
+		// only then.
+		markerOnly := len(s.Fired()) > 0
+		for _, n := range s.Fired() {
+			markerOnly = markerOnly && (n == "dockerenv" || n == "containerenv")
+		}
+		if got := s.HasContradiction("yet no other signal fired"); got != markerOnly {
+			t.Errorf("marker-only contradiction present = %v, fired %v: %q", got, s.Fired(), s.Provenance.Isolation.Contradictions)
+		}
 		if s.RuntimeContext.Type != "baremetal" && !s.ContainerDetected {
 			t.Errorf("runtime_context.type %q but container_detected false", s.RuntimeContext.Type)
 		}

@@ -57,9 +57,11 @@ type isolation struct {
 
 // collectContainerDetected is container_detected (context.md §4) widened
 // with the signals the anchor misses. The anchor's signals come first and
-// in its order; container_detected is true when any signal fires, so it is
-// true whenever the anchor's own test is. Every signal checked is recorded,
-// fired or not, with what was observed. docs/isolation.md describes each.
+// in its order; container_detected is true when any deciding signal
+// fires, and every anchor signal decides, so it is true whenever the
+// anchor's own test is. Every signal checked is recorded, fired or not,
+// with what was observed and whether it decides. docs/isolation.md
+// describes each.
 func collectContainerDetected(s *state) isolation {
 	var sigs []schema.Signal
 	// Every signal decides (its firing alone sets container_detected)
