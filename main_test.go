@@ -13,22 +13,25 @@ import (
 )
 
 // bareHost is a root whose namespaces are all the kernel's initial ones and
-// that has no container marker: container_detected is false there.
+// that has no container marker: container_detected is false there. Its
+// mount and network namespaces carry the fixed initial numbers (kernels
+// ≥ 6.18), so it reads the same whatever kernel runs the test.
 const bareHost = `A bare-metal host as seen from its initial namespaces.
--- proc/self/ns/mnt -> mnt:[4026531840] --
+-- proc/self/ns/mnt -> mnt:[4026531832] --
+-- proc/self/ns/net -> net:[4026531833] --
 -- proc/self/ns/pid -> pid:[4026531836] --
 -- proc/self/ns/user -> user:[4026531837] --
 -- proc/self/ns/cgroup -> cgroup:[4026531835] --
 -- proc/self/ns/uts -> uts:[4026531838] --
 -- proc/self/ns/ipc -> ipc:[4026531839] --
--- proc/1/ns/mnt -> mnt:[4026531840] --
+-- proc/1/ns/mnt -> mnt:[4026531832] --
 -- proc/self/uid_map --
          0          0 4294967295
 -- proc/self/status --
 Pid:	4242
 PPid:	4000
 NSpid:	4242
--- proc/4000/ns/mnt -> mnt:[4026531840] --
+-- proc/4000/ns/mnt -> mnt:[4026531832] --
 -- proc/self/cgroup --
 0::/user.slice/user-1000.slice/session-3.scope
 -- proc/1/cgroup --

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,9 +40,17 @@ type sandboxCase struct {
 	key string
 	// signals must fire.
 	signals []string
+	// signalsFor, when set, computes signals from the host instead (what
+	// can see the case depends on the kernel and on PID 1's links); a
+	// non-empty skip says no signal can see it on this machine.
+	signalsFor func(h hostFacts) (signals []string, skip string)
+	// contradiction must be part of a contradiction; noContradiction
+	// must be part of none.
+	contradiction, noContradiction string
 	// mount says how probe_namespace relates to the host's: "same" (same
 	// mount namespace: the exact value is known), "differs" (a new mount
-	// namespace: a different, non-null value) or "null" (no /proc).
+	// namespace: a different, non-null value), "null" (no /proc) or
+	// "unreadable" (a procfs that does not list the probe).
 	mount string
 	// wantType is runtime_context.type, from the host's own facts.
 	wantType func(h hostFacts, s *sandbox.Summary) string
@@ -95,12 +105,59 @@ var sandboxCases = []sandboxCase{
 	{
 		// The root has no markers, but /proc is the host's: PID 1's cgroup
 		// still counts. The kernel hides the real root mount.
-		key: "chroot-proc", signals: []string{"root_mount_container_like"}, mount: "differs",
+		key: "chroot-proc", signals: []string{"root_mount_unlisted"}, mount: "differs",
 		wantType: func(h hostFacts, _ *sandbox.Summary) string { return h.withoutMarkers().runtimeType(h.pid1Cgroup) },
+	},
+	{
+		// Left the sandbox's process tree: no ancestor shows the new
+		// mount namespace. Only the kernel's fixed initial number (or
+		// PID 1's link, where readable) can.
+		key: "unshare-m-setsid", mount: "differs",
+		signalsFor: func(h hostFacts) ([]string, string) {
+			return h.escaped("mnt", "mnt_ns_not_initial", "mnt_ns_differs_from_pid1")
+		},
+		wantType: func(h hostFacts, _ *sandbox.Summary) string { return h.runtimeType(h.pid1Cgroup) },
+	},
+	{
+		key: "unshare-n-setsid", mount: "same",
+		signalsFor: func(h hostFacts) ([]string, string) {
+			return h.escaped("net", "net_ns_not_initial", "net_ns_differs_from_ancestor")
+		},
+		wantType: func(h hostFacts, _ *sandbox.Summary) string { return h.runtimeType(h.pid1Cgroup) },
+	},
+	{
+		// The container's procfs does not list the probe: said as such,
+		// not as a missing /proc. PID 1 there is the container's sleep,
+		// in the test's cgroup.
+		key: "nsenter-m", signals: []string{"procfs_foreign"}, mount: "unreadable",
+		wantType: func(h hostFacts, _ *sandbox.Summary) string { return h.runtimeType(h.selfCgroup) },
+	},
+	{
+		key: "proot", signals: []string{"proot_tracer"}, mount: "same",
+		wantType: func(h hostFacts, _ *sandbox.Summary) string { return h.runtimeType(h.pid1Cgroup) },
+	},
+	{
+		// nspawn announces itself (/run/host/container-manager): not an
+		// "unmarked sandbox", though the Python probe's signals are silent.
+		key: "systemd-nspawn", signals: []string{"pid_ns_not_initial", "host_container_manager"}, mount: "differs",
+		contradiction: "a container that announces itself through", noContradiction: "unmarked sandbox",
+		wantType: func(h hostFacts, s *sandbox.Summary) string {
+			if sg, _ := s.Signal("cgroup_ns_not_initial"); sg.Fired {
+				return h.withoutMarkers().runtimeType(nil)
+			}
+			return h.withoutMarkers().runtimeType(h.selfCgroup)
+		},
 	},
 	{
 		key: "podman", signals: []string{"containerenv", "pid_ns_not_initial", "probe_is_pid1"}, mount: "differs",
 		wantType: func(hostFacts, *sandbox.Summary) string { return "podman" },
+	},
+	{
+		// Every namespace but mnt is the host's; the overlay root backs
+		// the marker, so it is not "a marker and nothing else".
+		key: "podman-host-ns", signals: []string{"containerenv", "root_mount_container_like"}, mount: "differs",
+		noContradiction: "yet no other signal fired",
+		wantType:        func(hostFacts, *sandbox.Summary) string { return "podman" },
 	},
 	{
 		key: "docker", signals: []string{"dockerenv", "pid_ns_not_initial", "probe_is_pid1"}, mount: "differs",
@@ -152,9 +209,18 @@ func TestSandboxes(t *testing.T) {
 				t.Errorf("signal %s fired = %v, but the host shows %v (observed %s)", name, sg.Fired, want, deref(sg.Observed))
 			}
 		}
-		fired := s.Fired()
-		if s.ContainerDetected != (len(fired) > 0) {
-			t.Errorf("container_detected = %v, signals fired: %v", s.ContainerDetected, fired)
+		if deciding := s.FiredDeciding(); s.ContainerDetected != (len(deciding) > 0) {
+			t.Errorf("container_detected = %v, deciding signals fired: %v", s.ContainerDetected, deciding)
+		}
+		// A marker and nothing else (this project's CI VMs ship
+		// /.dockerenv in their initial namespaces) is named as such, and
+		// only then.
+		markerOnly := len(s.Fired()) > 0
+		for _, n := range s.Fired() {
+			markerOnly = markerOnly && (n == "dockerenv" || n == "containerenv")
+		}
+		if got := s.HasContradiction("yet no other signal fired"); got != markerOnly {
+			t.Errorf("marker-only contradiction present = %v, fired %v: %q", got, s.Fired(), s.Provenance.Isolation.Contradictions)
 		}
 		if s.RuntimeContext.Type != "baremetal" && !s.ContainerDetected {
 			t.Errorf("runtime_context.type %q but container_detected false", s.RuntimeContext.Type)
@@ -162,8 +228,39 @@ func TestSandboxes(t *testing.T) {
 		checkNamespace(t, s, h, "same")
 	})
 
+	// The host again with $KUBERNETES_SERVICE_HOST: it corroborates and
+	// never decides, so container_detected is what the deciding signals
+	// say, exactly as on the plain host.
+	t.Run("host-k8s-env", func(t *testing.T) {
+		s := runSandbox(t, "host-k8s-env", bin)
+		sg, ok := s.Signal("kubernetes_service_env")
+		if !ok || !sg.Fired || sg.Deciding || deref(sg.Observed) != strconv.Quote(sandbox.K8sServiceHost) {
+			t.Errorf("kubernetes_service_env = %+v, want fired, not deciding, observed %s", sg, sandbox.K8sServiceHost)
+		}
+		deciding := s.FiredDeciding()
+		if s.ContainerDetected != (len(deciding) > 0) {
+			t.Errorf("container_detected = %v, deciding signals fired: %v", s.ContainerDetected, deciding)
+		}
+		for name, want := range h.signals {
+			if sg, _ := s.Signal(name); sg.Fired != want {
+				t.Errorf("signal %s fired = %v, but the host shows %v", name, sg.Fired, want)
+			}
+		}
+		if len(deciding) == 0 && !s.HasContradiction("only corroborating signals fired") {
+			t.Errorf("no deciding signal, but no corroborating-only contradiction: %q", s.Provenance.Isolation.Contradictions)
+		}
+	})
+
 	for _, c := range sandboxCases {
 		t.Run(c.key, func(t *testing.T) {
+			signals := c.signals
+			if c.signalsFor != nil {
+				var skip string
+				if signals, skip = c.signalsFor(h); skip != "" {
+					// A kernel limit, not a missing tool: nothing to install.
+					t.Skip(skip)
+				}
+			}
 			s := runSandbox(t, c.key, bin)
 			// The probe must never report the absence of isolation that
 			// is really there.
@@ -171,7 +268,7 @@ func TestSandboxes(t *testing.T) {
 				t.Errorf("container_detected = %v, verdict %q inside %s; signals fired: %v",
 					s.ContainerDetected, s.Verdict(), c.key, s.Fired())
 			}
-			for _, name := range c.signals {
+			for _, name := range signals {
 				sg, ok := s.Signal(name)
 				switch {
 				case !ok:
@@ -183,6 +280,12 @@ func TestSandboxes(t *testing.T) {
 			}
 			if want := c.wantType(h, s); s.RuntimeContext.Type != want {
 				t.Errorf("runtime_context.type = %q, want %q", s.RuntimeContext.Type, want)
+			}
+			if c.contradiction != "" && !s.HasContradiction(c.contradiction) {
+				t.Errorf("no contradiction contains %q: %q", c.contradiction, s.Provenance.Isolation.Contradictions)
+			}
+			if c.noContradiction != "" && s.HasContradiction(c.noContradiction) {
+				t.Errorf("a contradiction contains %q: %q", c.noContradiction, s.Provenance.Isolation.Contradictions)
 			}
 			checkNamespace(t, s, h, c.mount)
 		})
@@ -245,6 +348,14 @@ func checkNamespace(t *testing.T, s *sandbox.Summary, h hostFacts, mount string)
 		case h.namespace != nil && *s.ProbeNamespace == *h.namespace:
 			t.Errorf("probe_namespace = %s, the host's, in a new mount namespace", *s.ProbeNamespace)
 		}
+	case "unreadable":
+		if s.ProbeNamespace != nil {
+			t.Errorf("probe_namespace = %s under a procfs that does not list the probe, want null", *s.ProbeNamespace)
+		}
+		r := "probe_namespace.mount_namespace: /proc/self/ns/mnt unreadable (FileNotFoundError: [Errno 2] No such file or directory: '/proc/self/ns/mnt'); trying cgroup namespace"
+		if !slices.Contains(s.PartialReasons, r) {
+			t.Errorf("partial_reasons lack %q: %q", r, s.PartialReasons)
+		}
 	case "null":
 		if s.ProbeNamespace != nil {
 			t.Errorf("probe_namespace = %s without /proc, want null", *s.ProbeNamespace)
@@ -287,6 +398,29 @@ type hostFacts struct {
 	// signals maps the isolation signals whose outcome the host itself
 	// shows to that outcome.
 	signals map[string]bool
+	// fixedNumbering: this kernel gives the initial mount and network
+	// namespaces fixed numbers (this process's own link shows one, or
+	// the release is 6.18 or later), so a process that left its
+	// sandbox's tree is still seen.
+	fixedNumbering bool
+	// pid1Links maps "mnt" and "net" to whether /proc/1/ns/KIND is
+	// readable by this process.
+	pid1Links map[string]bool
+}
+
+// escaped is what must fire for a process that left a new KIND
+// namespace's process tree: fixed when the kernel numbers the initial
+// namespace, else viaPID1 when PID 1's link is readable; otherwise no
+// signal can see it, and skip says why.
+func (h hostFacts) escaped(kind, fixed, viaPID1 string) ([]string, string) {
+	switch {
+	case h.fixedNumbering:
+		return []string{fixed}, ""
+	case h.pid1Links[kind]:
+		return []string{viaPID1}, ""
+	}
+	return nil, "this kernel has no fixed initial " + kind + " namespace number and /proc/1/ns/" + kind +
+		" is unreadable: no signal can see a process that left its sandbox's tree (docs/isolation.md)"
 }
 
 // initialNS are the kernel's fixed initial namespace inodes
@@ -329,7 +463,32 @@ func readHostFacts(t *testing.T) hostFacts {
 		ino, err := strconv.ParseUint(strings.TrimSuffix(n, "]"), 10, 64)
 		h.signals[kind+"_ns_not_initial"] = ok && err == nil && ino != initial
 	}
-	t.Logf("host signals as this process sees them: %v", h.signals)
+	for kind, ino := range map[string]uint64{"mnt": 0xEFFFFFF8, "net": 0xEFFFFFF9} {
+		if link, err := os.Readlink("/proc/self/ns/" + kind); err == nil && link == fmt.Sprintf("%s:[%d]", kind, ino) {
+			h.fixedNumbering = true
+		}
+	}
+	var u syscall.Utsname
+	if syscall.Uname(&u) == nil {
+		var rel []byte
+		for _, c := range u.Release {
+			if c == 0 {
+				break
+			}
+			rel = append(rel, byte(c))
+		}
+		var major, minor int
+		if n, _ := fmt.Sscanf(string(rel), "%d.%d", &major, &minor); n == 2 && (major > 6 || major == 6 && minor >= 18) {
+			h.fixedNumbering = true
+		}
+	}
+	h.pid1Links = map[string]bool{}
+	for _, kind := range []string{"mnt", "net"} {
+		_, err := os.Readlink("/proc/1/ns/" + kind)
+		h.pid1Links[kind] = err == nil
+	}
+	t.Logf("host signals as this process sees them: %v; fixed initial mnt/net numbers: %v; PID 1 links readable: %v",
+		h.signals, h.fixedNumbering, h.pid1Links)
 	return h
 }
 

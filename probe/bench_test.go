@@ -32,3 +32,13 @@ func BenchmarkEncode(b *testing.B) {
 		schema.Encode(snap)
 	}
 }
+
+// BenchmarkContainerDetected is the isolation evidence alone, on this
+// machine: go test ./probe -run XXX -bench ContainerDetected -benchmem
+func BenchmarkContainerDetected(b *testing.B) {
+	s := &state{collector: &collector{root: fsroot("/"), opt: withDefaults(Options{})}}
+	b.ReportAllocs()
+	for b.Loop() {
+		collectContainerDetected(s)
+	}
+}

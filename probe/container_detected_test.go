@@ -1,10 +1,13 @@
 package probe
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
 )
 
 // TestAncestorNamespace walks fake parent chains: a differing
@@ -120,4 +123,219 @@ func TestAncestorNamespace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIsolationCases runs collectContainerDetected over fake roots for the
+// placement blind spots of docs/isolation.md: what must decide, what only
+// corroborates, and which contradictions the whole evidence allows.
+func TestIsolationCases(t *testing.T) {
+	// initialNS is a process in every initial namespace but mnt and net.
+	const initialNS = "-- proc/self/ns/pid -> pid:[4026531836] --\n-- proc/self/ns/user -> user:[4026531837] --\n" +
+		"-- proc/self/ns/cgroup -> cgroup:[4026531835] --\n-- proc/self/ns/uts -> uts:[4026531838] --\n" +
+		"-- proc/self/ns/ipc -> ipc:[4026531839] --\n-- proc/self/ns/time -> time:[4026531834] --\n" +
+		"-- proc/self/uid_map --\n0 0 4294967295\n-- proc/1/cgroup --\n0::/init.scope\n-- proc/self/cgroup --\n0::/user.slice\n"
+	const ext4Root = "-- proc/self/mountinfo --\n27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+	// status has PPid 1 (a process that left its sandbox's tree is
+	// re-parented to PID 1), whose links are unreadable (no ptrace rights).
+	status := func(tracer int) string {
+		return fmt.Sprintf("-- proc/self/status --\nPid:\t2481\nPPid:\t1\nTracerPid:\t%d\nNSpid:\t2481\n", tracer)
+	}
+	hostNS := "-- proc/self/ns/mnt -> mnt:[4026531832] --\n-- proc/self/ns/net -> net:[4026531833] --\n"
+	tests := []struct {
+		name     string
+		archive  string
+		env      map[string]string
+		release  string // default 6.8.0-49-generic
+		detected bool
+		fired    []string
+		silent   []string
+		observed map[string]string // signal -> substring of observed
+		contra   []string          // substrings, one per contradiction, in order
+	}{
+		{
+			name: "k8s variable on a bare host", archive: initialNS + hostNS + ext4Root + status(0),
+			env:    map[string]string{"KUBERNETES_SERVICE_HOST": "10.96.0.1"},
+			fired:  []string{"kubernetes_service_env"},
+			contra: []string{"only corroborating signals fired (kubernetes_service_env)"},
+		},
+		{
+			name: "btrfs subvolume root on a bare host", archive: initialNS + hostNS + status(0) +
+				"-- proc/self/mountinfo --\n36 1 0:32 /@ / rw,relatime shared:1 - btrfs /dev/sda2 rw,subvol=/@\n",
+			fired: []string{"root_mount_container_like"}, silent: []string{"root_mount_unlisted"},
+			contra: []string{"only corroborating signals fired (root_mount_container_like)"},
+		},
+		{
+			name: "unshare -m, setsid: mount namespace not initial, net shows the numbering", archive: initialNS + ext4Root + status(0) +
+				"-- proc/self/ns/mnt -> mnt:[4026532175] --\n-- proc/self/ns/net -> net:[4026531833] --\n",
+			detected: true, fired: []string{"mnt_ns_not_initial"}, silent: []string{"net_ns_not_initial"},
+			observed: map[string]string{"mnt_ns_not_initial": "mnt:[4026532175] (initial 4026531832: this kernel numbers initial namespaces so, as net:[4026531833] shows)"},
+			contra:   []string{"but mnt_ns_not_initial fired: an unmarked sandbox"},
+		},
+		{
+			name: "unshare -n, setsid", archive: initialNS + ext4Root + status(0) +
+				"-- proc/self/ns/mnt -> mnt:[4026531832] --\n-- proc/self/ns/net -> net:[4026532180] --\n",
+			detected: true, fired: []string{"net_ns_not_initial"}, silent: []string{"mnt_ns_not_initial"},
+			observed: map[string]string{"net_ns_not_initial": "as mnt:[4026531832] shows"},
+			contra:   []string{"but net_ns_not_initial fired: an unmarked sandbox"},
+		},
+		{
+			name: "old kernel: dynamic numbers are not compared", archive: initialNS + ext4Root + status(0) +
+				"-- proc/self/ns/mnt -> mnt:[4026531840] --\n-- proc/self/ns/net -> net:[4026531992] --\n",
+			silent: []string{"mnt_ns_not_initial", "net_ns_not_initial"},
+			observed: map[string]string{"mnt_ns_not_initial": "mnt:[4026531840] (not compared: kernel 6.8.0-49-generic is not known to fix the initial number (6.18 and later do)",
+				"net_ns_not_initial": "not compared"},
+		},
+		{
+			name: "kernel 6.18 fixes the numbers", release: "6.18.44-fc-v1147", archive: initialNS + ext4Root + status(0) +
+				"-- proc/self/ns/mnt -> mnt:[4026532175] --\n-- proc/self/ns/net -> net:[4026532180] --\n",
+			detected: true, fired: []string{"mnt_ns_not_initial", "net_ns_not_initial"},
+			observed: map[string]string{"mnt_ns_not_initial": "(initial 4026531832: kernel 6.18.44-fc-v1147 ≥ 6.18 fixes it)"},
+			contra:   []string{"but mnt_ns_not_initial, net_ns_not_initial fired"},
+		},
+		{
+			name: "proot", archive: initialNS + hostNS + ext4Root + status(500) + "-- proc/500/comm --\nproot\n",
+			detected: true, fired: []string{"proot_tracer"},
+			observed: map[string]string{"proot_tracer": "TracerPid 500 (proot)"},
+			contra:   []string{"but proot_tracer fired: an unmarked sandbox"},
+		},
+		{
+			name: "strace on a bare host", archive: initialNS + hostNS + ext4Root + status(500) + "-- proc/500/comm --\nstrace\n",
+			silent:   []string{"proot_tracer"},
+			observed: map[string]string{"proot_tracer": "TracerPid 500 (strace)"},
+		},
+		{
+			name: "nsenter -m into a container: foreign procfs", archive: "-- proc/1/comm --\nsleep\n",
+			detected: true, fired: []string{"procfs_foreign"}, silent: []string{"procfs_missing"},
+			observed: map[string]string{"procfs_missing": "absent, but /proc is mounted (it lists pid 1)",
+				"procfs_foreign": "/proc lists pid 1 but not this process"},
+			contra: []string{"but procfs_foreign fired"},
+		},
+		{
+			name: "chroot without /proc", archive: "-- aorta-probe --\n",
+			detected: true, fired: []string{"procfs_missing"}, silent: []string{"procfs_foreign"},
+			contra: []string{"but procfs_missing fired"},
+		},
+		{
+			name: "docker with every host namespace: overlay root corroborates the marker", archive: "-- .dockerenv --\n" + initialNS + hostNS + status(0) +
+				"-- proc/self/mountinfo --\n500 400 0:50 / / rw - overlay overlay rw,lowerdir=/l\n",
+			detected: true, fired: []string{"dockerenv", "root_mount_container_like"},
+		},
+		{
+			name: "VM shipping /.dockerenv", archive: "-- .dockerenv --\n" + initialNS + hostNS + ext4Root + status(0),
+			detected: true, fired: []string{"dockerenv"},
+			contra: []string{"/.dockerenv present, yet no other signal fired"},
+		},
+		{
+			name: "systemd-nspawn", archive: strings.Replace(initialNS, "pid:[4026531836]", "pid:[4026532178]", 1) +
+				ext4Root + status(0) + hostNS + "-- run/host/container-manager --\nsystemd-nspawn\n",
+			detected: true, fired: []string{"pid_ns_not_initial", "host_container_manager"},
+			contra: []string{"but pid_ns_not_initial, host_container_manager fired: a container that announces itself through /run/host/container-manager, which the Python probe does not read"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			a, err := fakeroot.Parse([]byte("isolation case\n" + tt.archive))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Expand(root); err != nil {
+				t.Fatal(err)
+			}
+			release := tt.release
+			if release == "" {
+				release = "6.8.0-49-generic"
+			}
+			opt := Options{
+				Env:   func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
+				Uname: func() (Uname, error) { return Uname{release, "#1", "x86_64"}, nil },
+			}
+			s := &state{collector: &collector{root: fsroot(root), opt: opt}}
+			iso := collectContainerDetected(s)
+			byName := map[string]schema.Signal{}
+			var fired []string
+			for _, sg := range iso.evidence.Signals {
+				byName[sg.Name] = sg
+				if sg.Fired {
+					fired = append(fired, sg.Name)
+				}
+			}
+			if iso.detected != tt.detected {
+				t.Errorf("detected = %v, want %v; fired %v", iso.detected, tt.detected, fired)
+			}
+			if want := map[bool]string{true: "isolated", false: "no_signal"}[tt.detected]; iso.evidence.Verdict != want {
+				t.Errorf("verdict %q, want %q", iso.evidence.Verdict, want)
+			}
+			for _, n := range tt.fired {
+				if sg, ok := byName[n]; !ok || !sg.Fired {
+					t.Errorf("%s did not fire (observed %s); fired %v", n, strOrNull(sg.Observed), fired)
+				}
+			}
+			for _, n := range tt.silent {
+				if sg, ok := byName[n]; !ok || sg.Fired {
+					t.Errorf("%s fired or missing (observed %s)", n, strOrNull(sg.Observed))
+				}
+			}
+			for n, want := range tt.observed {
+				if got := strOrNull(byName[n].Observed); !strings.Contains(got, want) {
+					t.Errorf("%s observed %q, want it to contain %q", n, got, want)
+				}
+			}
+			got := iso.evidence.Contradictions
+			if len(got) != len(tt.contra) {
+				t.Fatalf("contradictions %q, want %d matching %q", got, len(tt.contra), tt.contra)
+			}
+			for i, want := range tt.contra {
+				if !strings.Contains(got[i], want) {
+					t.Errorf("contradiction %d = %q, want it to contain %q", i, got[i], want)
+				}
+			}
+		})
+	}
+}
+
+func strOrNull(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+
+func TestKernelMajorMinor(t *testing.T) {
+	tests := []struct {
+		in   string
+		want [2]int
+		ok   bool
+	}{
+		{"6.18.44-fc-v1147", [2]int{6, 18}, true},
+		{"6.8.0-49-generic", [2]int{6, 8}, true},
+		{"7.0", [2]int{7, 0}, true},
+		{"6.18-rc1", [2]int{6, 18}, true},
+		{"6", [2]int{}, false},
+		{"", [2]int{}, false},
+		{"r", [2]int{}, false},
+		{"x.18.1", [2]int{}, false},
+		{"6.x", [2]int{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := kernelMajorMinor(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("kernelMajorMinor(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// FuzzKernelMajorMinor: never panics, and a parsed release starts with the
+// numbers it returns.
+func FuzzKernelMajorMinor(f *testing.F) {
+	for _, s := range []string{"6.18.44-fc-v1147", "6.8.0-49-generic", "7.0", "", "6", "6.", ".18", "-1.-2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, release string) {
+		v, ok := kernelMajorMinor(release)
+		if ok && !strings.HasPrefix(release, fmt.Sprintf("%d.", v[0])) && !strings.HasPrefix(release, fmt.Sprintf("+%d.", v[0])) &&
+			!strings.HasPrefix(release, "0") && !strings.HasPrefix(release, "-") && !strings.HasPrefix(release, "+") {
+			t.Errorf("kernelMajorMinor(%q) = %v", release, v)
+		}
+	})
 }

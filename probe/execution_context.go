@@ -67,6 +67,9 @@ func placementEvidence(env func(string) *string, cwd string) schema.Placement {
 	add("BUCK2_DAEMON_UUID", uuid, true, nil)
 	add("BUCK_BUILD_ID", build, true, nil)
 	var tmpDetail *string
+	// tmpInScratch is the fact behind the "ending in" detail; the evidence
+	// tests it, never the rendered detail ("not ending in" contains it).
+	tmpInScratch := false
 	if set(tmpdir) {
 		d := "relative path"
 		if filepath.IsAbs(*tmpdir) {
@@ -74,6 +77,7 @@ func placementEvidence(env func(string) *string, cwd string) schema.Placement {
 			if set(scratch) {
 				if tail := scratchTail(*scratch); tail != "" && strings.HasSuffix(path.Clean(*tmpdir), "/"+tail) {
 					d += " ending in BUCK_SCRATCH_PATH"
+					tmpInScratch = true
 				} else {
 					d += " not ending in BUCK_SCRATCH_PATH"
 				}
@@ -111,7 +115,7 @@ func placementEvidence(env func(string) *string, cwd string) schema.Placement {
 		p.Suggests = "local_action"
 		ev("BUCK_SCRATCH_PATH is set, so this looks like a Buck2 build action")
 		ev("BUCK2_DAEMON_UUID and BUCK_BUILD_ID are set: buck2's local executor adds these, and buck2 does not send them to remote execution")
-		if tmpDetail != nil && strings.Contains(*tmpDetail, " ending in") {
+		if tmpInScratch {
 			ev("TMPDIR is an absolute path ending in the scratch path, as buck2's local executor sets it")
 		}
 	case set(scratch) && noLocal:

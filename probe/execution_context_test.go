@@ -36,8 +36,18 @@ func TestPlacementEvidence(t *testing.T) {
 				m[k] = v
 			}
 			return m
-		}(), "/", "local_action", "disagree", ""},
+		}(), "/", "local_action", "disagree", "absolute path ending in BUCK_SCRATCH_PATH"},
 		{"tmpdir elsewhere", map[string]string{"BUCK_SCRATCH_PATH": "buck-out/v2/tmp/x", "TMPDIR": "/tmp"}, "/", "remote_action", "consistent with a remote-execution worker", "absolute path not ending in BUCK_SCRATCH_PATH"},
+		// A local action whose TMPDIR is elsewhere: the detail says "not
+		// ending in", and the evidence must not claim that it does.
+		{"local tmpdir elsewhere", func() map[string]string {
+			m := map[string]string{}
+			for k, v := range local {
+				m[k] = v
+			}
+			m["TMPDIR"] = "/tmp"
+			return m
+		}(), "/home/u/proj", "local_action", "BUCK2_DAEMON_UUID and BUCK_BUILD_ID are set", "absolute path not ending in BUCK_SCRATCH_PATH"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,6 +63,11 @@ func TestPlacementEvidence(t *testing.T) {
 			}
 			if !slices.ContainsFunc(p.Evidence, func(s string) bool { return strings.Contains(s, tt.evidence) }) {
 				t.Errorf("evidence %q lacks %q", p.Evidence, tt.evidence)
+			}
+			const tmpClaim = "TMPDIR is an absolute path ending in the scratch path"
+			wantClaim := tt.tmpdir == "absolute path ending in BUCK_SCRATCH_PATH" && tt.suggests == "local_action"
+			if got := slices.ContainsFunc(p.Evidence, func(s string) bool { return strings.Contains(s, tmpClaim) }); got != wantClaim {
+				t.Errorf("evidence %q: claims TMPDIR ends in the scratch path = %v, want %v", p.Evidence, got, wantClaim)
 			}
 			if last := p.Evidence[len(p.Evidence)-1]; !strings.Contains(last, "not proof") {
 				t.Errorf("last sentence %q", last)

@@ -125,8 +125,8 @@ type CommandRecord struct {
 
 // Isolation is the evidence behind container_detected.
 type Isolation struct {
-	// Verdict is "isolated" when any signal fired, else "no_signal" (which
-	// is not proof of bare metal).
+	// Verdict is "isolated" when any deciding signal fired, else
+	// "no_signal" (which is not proof of bare metal).
 	Verdict string   `json:"verdict"`
 	Signals []Signal `json:"signals"` // Every isolation signal checked, in order.
 	// Contradictions are pairs of signals that disagree, in words.
@@ -146,4 +146,8 @@ type Signal struct {
 	// Anchor is true for the signals of the Python probe's own
 	// container_detected test (context.md §4).
 	Anchor bool `json:"anchor"`
+	// Deciding is true for a signal whose firing alone makes
+	// container_detected true; a corroborating one (false) can fire on a
+	// bare host and only adds weight (docs/isolation.md).
+	Deciding bool `json:"deciding"`
 }

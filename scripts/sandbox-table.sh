@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the static aorta-probe binary and prints a Markdown table of what
 # its env.json says on the host and in each real sandbox (unshare, bwrap,
-# a bare chroot, FROM-scratch podman and docker): container_detected,
+# a bare chroot, setsid-escaped unshare, nsenter -m, proot,
+# systemd-nspawn, FROM-scratch podman and docker): container_detected,
 # runtime_context.type, probe_namespace and the isolation signals that
 # fired. Cases that cannot run here (tool missing, not root) are listed as
 # skipped. Run as root for the full table.

@@ -45,10 +45,21 @@ type Sandbox struct {
 // ProbeName is the binary's name inside images and chroots.
 const ProbeName = "aorta-probe"
 
+// K8sServiceHost is the value the host-k8s-env case exports.
+const K8sServiceHost = "10.96.0.1"
+
 // All returns every case, host first: the others compare with it.
 func All() []Sandbox {
 	return []Sandbox{
 		{Key: "host", Label: "host (no sandbox)", run: wrapped(nil)},
+		// The host again, with a variable that only corroborates.
+		{
+			Key: "host-k8s-env", Label: "host with KUBERNETES_SERVICE_HOST set",
+			Tools: []string{"env"},
+			run: wrapped(func(string) []string {
+				return []string{"env", "KUBERNETES_SERVICE_HOST=" + K8sServiceHost}
+			}),
+		},
 		unshare("unshare-m", true, "-m"),
 		unshareShell(),
 		unshare("unshare-pf-mount-proc", true, "-pf", "--mount-proc"),
@@ -57,10 +68,19 @@ func All() []Sandbox {
 		unshare("unshare-U", false, "-U"),
 		unshare("unshare-Ur", false, "-Ur"),
 		unshare("unshare-n", true, "-n"),
+		unshareEscaped("unshare-m-setsid", "-m"),
+		unshareEscaped("unshare-n-setsid", "-n"),
+		nsenterMount(),
+		prootCase(),
+		nspawn(),
 		bubblewrap(),
 		chroot(),
 		chrootProc(),
-		podman(),
+		podman("podman", "podman run (FROM scratch)"),
+		// Every namespace but mnt is the host's: the marker is genuine,
+		// the root mount (overlay) says so.
+		podman("podman-host-ns", "podman run --pid=host --network=host --ipc=host --uts=host --cgroupns=host",
+			"--pid=host", "--network=host", "--ipc=host", "--uts=host", "--cgroupns=host"),
 		docker(),
 	}
 }
@@ -78,13 +98,8 @@ func Lookup(key string) (Sandbox, bool) {
 // Unavailable says why the case cannot run here ("" when it can): a
 // missing tool, no root, or a sandbox that refuses to start.
 func (sb Sandbox) Unavailable(ctx context.Context) string {
-	for _, tool := range sb.Tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Sprintf("%s: %s not found on $PATH", sb.Label, tool)
-		}
-	}
-	if sb.Root && os.Geteuid() != 0 {
-		return fmt.Sprintf("%s: needs root (euid is %d)", sb.Label, os.Geteuid())
+	if why := sb.missing(os.Geteuid(), exec.LookPath); why != "" {
+		return why
 	}
 	if sb.wrap != nil {
 		tru, err := exec.LookPath("true")
@@ -101,9 +116,25 @@ func (sb Sandbox) Unavailable(ctx context.Context) string {
 			return fmt.Sprintf("%s: the sandbox does not start here: %v", sb.Label, err)
 		}
 	}
-	if sb.Key == "podman" {
+	if strings.HasPrefix(sb.Key, "podman") {
 		if _, err := command(ctx, io.Discard, podmanArgv("info")...); err != nil {
 			return fmt.Sprintf("%s: podman does not work here: %v", sb.Label, err)
+		}
+	}
+	return ""
+}
+
+// missing is the part of Unavailable that needs no command: root first,
+// since the tools of root-only cases (chroot, dockerd) live in /usr/sbin,
+// which is not on an ordinary user's $PATH, and "not found" would hide
+// the real reason.
+func (sb Sandbox) missing(euid int, lookPath func(string) (string, error)) string {
+	if sb.Root && euid != 0 {
+		return fmt.Sprintf("%s: needs root (euid is %d)", sb.Label, euid)
+	}
+	for _, tool := range sb.Tools {
+		if _, err := lookPath(tool); err != nil {
+			return fmt.Sprintf("%s: %s not found on $PATH", sb.Label, tool)
 		}
 	}
 	return ""
@@ -232,9 +263,9 @@ func podmanArgv(args ...string) []string {
 
 // podman imports a tarball holding only the binary as an image and runs it
 // exactly as architecture.md §7 says; the image is removed afterwards.
-func podman() Sandbox {
+func podman(key, label string, extra ...string) Sandbox {
 	return Sandbox{
-		Key: "podman", Label: "podman run (FROM scratch)",
+		Key: key, Label: label,
 		Tools: []string{"podman", "runc"}, Root: true,
 		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
 			tarball, out, image, err := imageInputs(bin, dir, "podman")
@@ -245,9 +276,9 @@ func podman() Sandbox {
 				return nil, err
 			}
 			defer command(context.WithoutCancel(ctx), log, podmanArgv("rmi", "--force", image)...)
-			if _, err := command(ctx, log, podmanArgv("run", "--rm",
-				"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096",
-				"-v", out+":/out", image, "/"+ProbeName, "/out/env.json")...); err != nil {
+			args := append([]string{"run", "--rm", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"}, extra...)
+			args = append(args, "-v", out+":/out", image, "/"+ProbeName, "/out/env.json")
+			if _, err := command(ctx, log, podmanArgv(args...)...); err != nil {
 				return nil, err
 			}
 			return readDoc(filepath.Join(out, "env.json"))

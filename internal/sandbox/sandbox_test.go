@@ -102,3 +102,29 @@ func TestAllKeysUnique(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingSaysNeedsRoot: a root-only case whose tool lives in /usr/sbin
+// (not on a user's $PATH) must say "needs root", not "not found".
+func TestMissingSaysNeedsRoot(t *testing.T) {
+	notFound := func(string) (string, error) { return "", exec.ErrNotFound }
+	found := func(p string) (string, error) { return "/usr/sbin/" + p, nil }
+	chroot, _ := Lookup("chroot")
+	tests := []struct {
+		name   string
+		sb     Sandbox
+		euid   int
+		lookup func(string) (string, error)
+		want   string
+	}{
+		{"user, tool off PATH", chroot, 1000, notFound, "chroot (binary only): needs root (euid is 1000)"},
+		{"user, tool on PATH", chroot, 1000, found, "chroot (binary only): needs root (euid is 1000)"},
+		{"root, tool missing", chroot, 0, notFound, "chroot (binary only): chroot not found on $PATH"},
+		{"root, tool present", chroot, 0, found, ""},
+		{"no root needed, tool missing", Sandbox{Label: "proot", Tools: []string{"proot"}}, 1000, notFound, "proot: proot not found on $PATH"},
+	}
+	for _, tt := range tests {
+		if got := tt.sb.missing(tt.euid, tt.lookup); got != tt.want {
+			t.Errorf("%s: missing = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -56,6 +56,28 @@ func (s *Summary) Fired() []string {
 	return out
 }
 
+// FiredDeciding names the deciding signals that fired, in document order:
+// container_detected is true exactly when there is one.
+func (s *Summary) FiredDeciding() []string {
+	var out []string
+	for _, sg := range s.Provenance.Isolation.Signals {
+		if sg.Fired && sg.Deciding {
+			out = append(out, sg.Name)
+		}
+	}
+	return out
+}
+
+// HasContradiction says whether a contradiction contains text.
+func (s *Summary) HasContradiction(text string) bool {
+	for _, c := range s.Provenance.Isolation.Contradictions {
+		if strings.Contains(c, text) {
+			return true
+		}
+	}
+	return false
+}
+
 // Signal returns the named signal.
 func (s *Summary) Signal(name string) (Signal, bool) {
 	for _, sg := range s.Provenance.Isolation.Signals {
