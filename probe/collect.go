@@ -33,8 +33,13 @@ type Options struct {
 	// Uname answers uname(2); default the syscall.
 	Uname func() (Uname, error)
 	// Cwd is the working directory relative paths resolve against;
-	// default os.Getwd.
+	// default os.Getwd. Under a Root other than "/" it is taken as a
+	// path inside that root (docs/rocm-roots.md).
 	Cwd string
+	// PortableResolve resolves paths under Root with the portable
+	// component walk even where the kernel has openat2 (rootfs.go), so
+	// that tests cover both resolvers on one machine.
+	PortableResolve bool
 	// Deadline bounds the whole collection; default DefaultDeadline.
 	Deadline time.Duration
 	// Extended keeps the per-file catalog lists (detail "full").
@@ -69,7 +74,7 @@ var ExecutionContexts = []string{"direct", "buck2_run", "buck2_action"}
 // collector is the shared state of one collection.
 type collector struct {
 	opt  Options
-	root fsroot
+	root *rootFS
 	path []string
 	ctx  context.Context
 	// rocm resolves the ROCm roots once (core.md §1.2) and waits for the
@@ -339,7 +344,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, opt.Deadline)
 	defer cancel()
 
-	c := &collector{opt: opt, root: fsroot(opt.Root), ctx: ctx, hashes: newHashPool(), slots: map[string]*slot{}}
+	c := &collector{opt: opt, root: newRootFS(opt.Root, opt.Cwd, opt.PortableResolve), ctx: ctx, hashes: newHashPool(), slots: map[string]*slot{}}
 	c.redact = opt.Buck.Context.Redact
 	c.path = opt.Path
 	if c.path == nil && (opt.Root == "/" || opt.Root == "") {

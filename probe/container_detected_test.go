@@ -97,7 +97,7 @@ func TestAncestorNamespace(t *testing.T) {
 			if err := a.Expand(root); err != nil {
 				t.Fatal(err)
 			}
-			s := &state{collector: &collector{root: fsroot(root)}}
+			s := &state{collector: &collector{root: newRootFS(root, "/", false)}}
 			kind, self, fromParent := "mnt", self, false
 			if tt.kind == "net" {
 				kind, self, fromParent = "net", "net:[4026532178]", true

@@ -90,7 +90,7 @@ func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state,
 		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/", Runner: hr,
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
-	c := &collector{opt: opt, root: fsroot(root), path: opt.Path, ctx: context.Background(),
+	c := &collector{opt: opt, root: newRootFS(root, "/", false), path: opt.Path, ctx: context.Background(),
 		rocm: func() rocmRoots { return classicRoots("/opt/rocm", "none") }, hashes: newHashPool(), slots: map[string]*slot{}}
 	return &state{collector: c, name: "test"}, root
 }
