@@ -99,6 +99,11 @@ type collector struct {
 	// hashes is the one file-hash pool of the run (hash.go).
 	hashes *hashPool
 	slots  map[string]*slot
+	// temps are host files this collection created (the rdhc output
+	// file), removed when Collect returns even if the probe that made
+	// one was abandoned (removeAtEnd).
+	tempMu sync.Mutex
+	temps  []string
 	// flights counts the commands running now, so that Collect returns
 	// only once every command it started has been killed and reaped.
 	flights flights
@@ -484,6 +489,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	case <-c.flights.close():
 	case <-time.After(flightDrain):
 	}
+	c.removeTemps()
 	// Every command started has returned and been recorded now, the ones
 	// killed in abandoned probes included (what hung is what a reader of
 	// a deadline_hit document wants to see).
@@ -503,6 +509,26 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		snap.Provenance = nil
 	}
 	return snap
+}
+
+// removeAtEnd registers a temp file of this collection for removal when
+// Collect returns, whatever the probe that created it is doing then (a
+// probe abandoned at the deadline may never reach its own cleanup: main
+// exits once the document is written).
+func (c *collector) removeAtEnd(p string) {
+	c.tempMu.Lock()
+	c.temps = append(c.temps, p)
+	c.tempMu.Unlock()
+}
+
+// removeTemps removes the files of removeAtEnd (already removed is fine).
+func (c *collector) removeTemps() {
+	c.tempMu.Lock()
+	defer c.tempMu.Unlock()
+	for _, p := range c.temps {
+		os.Remove(p)
+	}
+	c.temps = nil
 }
 
 // interruption says why a probe was abandoned.
