@@ -257,7 +257,7 @@ func TestSystemHealthHostile(t *testing.T) {
 	// writes, or for a link to /dev/zero: the read is refused at once,
 	// and the file (whatever it now is) is removed.
 	for name, swap := range map[string]string{
-		"rdhc swaps its output for a FIFO": `rm "$4"; mkfifo "$4"; sleep 600 > "$4" & exit 0`,
+		"rdhc swaps its output for a FIFO":    `rm "$4"; mkfifo "$4"; sleep 600 > "$4" & exit 0`,
 		"rdhc swaps its output for /dev/zero": `rm "$4"; ln -s /dev/zero "$4"`,
 	} {
 		t.Run(name, func(t *testing.T) {
