@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"aorta-probe/internal/fakeroot"
 	"aorta-probe/schema"
 )
 
@@ -30,5 +31,22 @@ func BenchmarkEncode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		schema.Encode(snap)
+	}
+}
+
+// BenchmarkCollectScenario is a whole collection of the richest fake root
+// (mi350-host), every read going through rootFS under a root: go test
+// ./probe -run XXX -bench CollectScenario -benchmem
+func BenchmarkCollectScenario(b *testing.B) {
+	root := b.TempDir()
+	a, err := fakeroot.Materialize("../testdata/roots/mi350-host.txtar", root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := &testing.T{}
+	opt := scenarioOptions(t, root, a)
+	b.ReportAllocs()
+	for b.Loop() {
+		Collect(context.Background(), opt)
 	}
 }
