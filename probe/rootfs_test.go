@@ -295,3 +295,37 @@ func TestHostileRoot(t *testing.T) {
 		})
 	}
 }
+
+// TestRelativeEnvPathUnderRoot: a relative path from the environment
+// (MIOPEN_SYSTEM_DB_PATH=db) is taken against the working directory inside
+// the root, never against the host's.
+func TestRelativeEnvPathUnderRoot(t *testing.T) {
+	root := t.TempDir()
+	mkfiles(t, root, "work/db/gfx942.txt", "work/db/gfx90a/x.txt")
+	for _, tc := range []struct {
+		cwd  string
+		want bool
+	}{{"/work", true}, {"/", false}, {"", false}} {
+		s := testState(t, root)
+		s.opt.Cwd = tc.cwd
+		s.root = newRootFS(root, tc.cwd, false)
+		if got := nameFingerprint(s, "db", miopenDBSuffixes) != nil; got != tc.want {
+			t.Errorf("cwd %q: db fingerprinted %v, want %v", tc.cwd, got, tc.want)
+		}
+	}
+	for _, rv := range resolvers {
+		r := newRootFS(root, "/work", rv.portable)
+		if !r.isDir("db") || r.readText("db/gfx942.txt") == nil || r.readText("./db/../db/gfx942.txt") == nil {
+			t.Errorf("%s: relative paths not read against the cwd inside the root", rv.name)
+		}
+	}
+	// The host directory the test runs in holds a db/ the root has not.
+	host := t.TempDir()
+	mkfiles(t, host, "db/gfx942.txt")
+	t.Chdir(host)
+	s := testState(t, root)
+	s.root = newRootFS(root, "/", false)
+	if nameFingerprint(s, "db", miopenDBSuffixes) != nil {
+		t.Error("the host's working directory was read")
+	}
+}
