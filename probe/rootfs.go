@@ -223,8 +223,12 @@ func (r *rootFS) openWalk(p string, flags int) (int, error) {
 }
 
 // resolveParent resolves every component of p but the last, which is
-// appended as is ("", "." and ".." are resolved too: they name no link).
+// appended as is ("", "." and ".." are resolved too: they name no link; a
+// trailing slash makes the kernel follow the last link too).
 func (r *rootFS) resolveParent(p string) (string, error) {
+	if strings.HasSuffix(p, "/") {
+		return r.walk(p, true)
+	}
 	dir, base := p, ""
 	if i := strings.LastIndexByte(strings.TrimRight(p, "/"), '/'); i >= 0 {
 		dir, base = p[:i+1], strings.TrimRight(p[i+1:], "/")
@@ -249,11 +253,12 @@ func (r *rootFS) resolveParent(p string) (string, error) {
 func (r *rootFS) walk(p string, strict bool) (string, error) {
 	resolved := ""
 	rest := p
-	mustDir := strings.HasSuffix(p, "/") && strings.Trim(p, "/") != ""
 	links := 0
 	for rest != "" {
-		var c string
-		c, rest, _ = strings.Cut(rest, "/")
+		// more: a slash follows c (even a trailing one: "file/" is
+		// ENOTDIR, as in the kernel).
+		c, tail, more := strings.Cut(rest, "/")
+		rest = tail
 		switch c {
 		case "", ".":
 			continue
@@ -265,10 +270,11 @@ func (r *rootFS) walk(p string, strict bool) (string, error) {
 		}
 		next := resolved + "/" + c
 		fi, err := os.Lstat(r.host(next))
-		if err == nil && fi.Mode()&fs.ModeSymlink == 0 && !fi.IsDir() && (strings.Trim(rest, "/") != "" || mustDir && rest == "") {
+		isLink := err == nil && fi.Mode()&fs.ModeSymlink != 0
+		if err == nil && !isLink && !fi.IsDir() && more {
 			err = syscall.ENOTDIR
 		}
-		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if isLink {
 			if links++; links > maxSymlinks {
 				err = syscall.ELOOP
 			}
@@ -279,7 +285,7 @@ func (r *rootFS) walk(p string, strict bool) (string, error) {
 			}
 			return lexical(resolved + "/" + c + "/" + rest), nil
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
+		if !isLink {
 			resolved = next
 			continue
 		}
@@ -293,10 +299,10 @@ func (r *rootFS) walk(p string, strict bool) (string, error) {
 		if strings.HasPrefix(t, "/") {
 			resolved = ""
 		}
-		if rest == "" {
-			rest = t
-		} else {
+		if more {
 			rest = t + "/" + rest
+		} else {
+			rest = t
 		}
 	}
 	if resolved == "" {

@@ -329,3 +329,65 @@ func TestRelativeEnvPathUnderRoot(t *testing.T) {
 		t.Error("the host's working directory was read")
 	}
 }
+
+// FuzzRootFSResolvers: for any path, openat2 and the portable walk agree
+// (the same file, or the same errno) on a tree of links of every kind.
+func FuzzRootFSResolvers(f *testing.F) {
+	root := f.TempDir()
+	mkfilesF(f, root, "opt/rocm-7.2.1/lib/x", "opt/rocm-7.2.1/include/",
+		"opt/rocm -> /opt/rocm-7.2.1", "up -> ../../..", "deep/a/b -> ../../opt/rocm",
+		"loop -> loop2", "loop2 -> loop", "dangling -> nowhere", "file-link -> opt/rocm-7.2.1/lib/x",
+		"abs-dir -> /opt/", "dot -> .", "dotdot -> ..")
+	for _, s := range []string{"/opt/rocm/lib/x", "/up/opt/rocm/../rocm/lib/x", "/file-link/..", "lib/x",
+		"/deep/a/b/include/", "/dot/dot/dotdot/opt", "/loop/x", "//abs-dir//rocm-7.2.1/.", "../../opt"} {
+		f.Add(s)
+	}
+	kernel := newRootFS(root, "/opt/rocm", false)
+	walk := newRootFS(root, "/opt/rocm", true)
+	if _, err := kernel.stat("/"); err != nil || kernel.noOpenat2.Load() {
+		f.Skip("no usable openat2 on this kernel: nothing to compare")
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if strings.IndexByte(p, 0) >= 0 || len(p) > 512 {
+			return
+		}
+		for _, op := range []struct {
+			name string
+			fn   func(*rootFS, string) (fs.FileInfo, error)
+		}{{"stat", (*rootFS).stat}, {"lstat", (*rootFS).lstat}} {
+			a, aerr := op.fn(kernel, p)
+			b, berr := op.fn(walk, p)
+			var ae, be syscall.Errno
+			errors.As(aerr, &ae)
+			errors.As(berr, &be)
+			switch {
+			case (aerr == nil) != (berr == nil) || ae != be:
+				t.Errorf("%s(%q): openat2 %v, walk %v", op.name, p, aerr, berr)
+			case aerr == nil && !os.SameFile(a, b):
+				t.Errorf("%s(%q): openat2 and walk reach different files", op.name, p)
+			}
+		}
+	})
+}
+
+func mkfilesF(f *testing.F, root string, specs ...string) {
+	for _, s := range specs {
+		name, target, isLink := cutArrow(s)
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		var err error
+		switch {
+		case isLink:
+			err = os.Symlink(target, p)
+		case strings.HasSuffix(name, "/"):
+			err = os.MkdirAll(p, 0o755)
+		default:
+			err = os.WriteFile(p, []byte(name), 0o644)
+		}
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
+}
