@@ -43,6 +43,9 @@ type rootFS struct {
 	portable bool
 	// noOpenat2 is set once openat2 failed with ENOSYS or EPERM.
 	noOpenat2 atomic.Bool
+	// openat2Nr is the syscall number tried: sysOpenat2 (a test puts a
+	// number the kernel lacks there, to see the ENOSYS fallback).
+	openat2Nr uintptr
 
 	dirOnce sync.Once
 	dirFD   int   // O_PATH descriptor of root, for openat2
@@ -61,7 +64,7 @@ func newRootFS(root, cwd string, portable bool) *rootFS {
 			root = "/"
 		}
 	}
-	return &rootFS{root: root, cwd: cwd, portable: portable, dirFD: -1}
+	return &rootFS{root: root, cwd: cwd, portable: portable, dirFD: -1, openat2Nr: sysOpenat2}
 }
 
 // live reports whether this is the machine the probe runs on.
@@ -157,7 +160,7 @@ func (r *rootFS) openat2(p string, flags int) (fd int, err error, ok bool) {
 	}
 	how := openHow{flags: uint64(flags | syscall.O_CLOEXEC), resolve: resolveInRoot | resolveNoMagiclinks}
 	for try := 0; ; try++ {
-		r1, _, e := syscall.Syscall6(sysOpenat2, uintptr(dir), uintptr(unsafe.Pointer(b)),
+		r1, _, e := syscall.Syscall6(r.openat2Nr, uintptr(dir), uintptr(unsafe.Pointer(b)),
 			uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
 		runtime.KeepAlive(b)
 		switch {

@@ -157,6 +157,25 @@ func TestRootFSResolve(t *testing.T) {
 	}
 }
 
+// TestRootFSNoOpenat2: a kernel without openat2 (ENOSYS; a seccomp filter
+// answering EPERM is handled alike) falls back to the walk, with the same
+// answers.
+func TestRootFSNoOpenat2(t *testing.T) {
+	root := t.TempDir()
+	mkfiles(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> /opt/rocm-7.2.1", "esc -> ../../../../../../../../etc/hostname")
+	r := newRootFS(root, "/", false)
+	r.openat2Nr = 1<<16 - 1 // no such syscall: ENOSYS
+	if b, err := r.readFile("/opt/rocm/lib/x", 100); err != nil || string(b) != "opt/rocm-7.2.1/lib/x" {
+		t.Errorf("readFile = %q, %v", b, err)
+	}
+	if !r.noOpenat2.Load() {
+		t.Error("ENOSYS did not switch to the walk")
+	}
+	if r.exists("/esc") {
+		t.Error("the walk followed an escaping link")
+	}
+}
+
 // TestRootFSLive: under "/" the kernel resolves, as for the workload.
 func TestRootFSLive(t *testing.T) {
 	dir := t.TempDir()
