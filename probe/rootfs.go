@@ -146,17 +146,17 @@ func (r *rootFS) rootDir() (int, error) {
 
 // openat2 opens machine path p inside the root. ok is false when the
 // kernel has no usable openat2 (the caller walks instead).
-func (r *rootFS) openat2(p string, flags int) (fd int, err error, ok bool) {
+func (r *rootFS) openat2(p string, flags int) (fd int, ok bool, err error) {
 	if r.portable || r.noOpenat2.Load() {
-		return -1, nil, false
+		return -1, false, nil
 	}
 	dir, err := r.rootDir()
 	if err != nil {
-		return -1, err, true
+		return -1, true, err
 	}
 	b, err := syscall.BytePtrFromString(p)
 	if err != nil {
-		return -1, err, true
+		return -1, true, err
 	}
 	how := openHow{flags: uint64(flags | syscall.O_CLOEXEC), resolve: resolveInRoot | resolveNoMagiclinks}
 	for try := 0; ; try++ {
@@ -165,14 +165,14 @@ func (r *rootFS) openat2(p string, flags int) (fd int, err error, ok bool) {
 		runtime.KeepAlive(b)
 		switch {
 		case e == 0:
-			return int(r1), nil, true
+			return int(r1), true, nil
 		case e == syscall.ENOSYS || e == syscall.EPERM:
 			r.noOpenat2.Store(true)
-			return -1, nil, false
+			return -1, false, nil
 		case e == syscall.EINTR || e == syscall.EAGAIN && try < openat2RetriesEAGAIN:
 			continue // EAGAIN: a concurrent rename raced "..": retry
 		default:
-			return -1, e, true
+			return -1, true, e
 		}
 	}
 }
@@ -192,7 +192,7 @@ func (r *rootFS) open(p string, flags int) (*os.File, error) {
 		}
 		return f, nil
 	}
-	fd, err, ok := r.openat2(ap, flags)
+	fd, ok, err := r.openat2(ap, flags)
 	if !ok {
 		fd, err = r.openWalk(ap, flags)
 	}
