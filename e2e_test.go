@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/fakeroot"
 	"aorta-probe/schema"
 )
 
@@ -793,4 +794,27 @@ func TestE2EOutputNodes(t *testing.T) {
 			t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
 		}
 	})
+}
+
+// TestE2EHostileRoot runs the binary with --root on a root whose every
+// interesting path is a link into a host tree holding a planted ROCm
+// machine (fakeroot.Hostile): nothing planted may reach the document.
+func TestE2EHostileRoot(t *testing.T) {
+	bin := e2eBinary(t)
+	root, err := fakeroot.Hostile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(baseEnv(t), "ROCM_PATH=/opt/rocm-"+fakeroot.HostileVersion,
+		"PYTHONPATH=/usr/lib/python3/dist-packages", "MIOPEN_SYSTEM_DB_PATH=work/db")
+	code, out, errs := runProbe(t, bin, t.TempDir(), env, "--root", root, "--extended", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	checkDocument(t, out)
+	for _, m := range []string{fakeroot.Marker, strings.ToLower(fakeroot.Marker), fakeroot.HostileVersion} {
+		if i := strings.Index(out, m); i >= 0 {
+			t.Errorf("planted %q in the document: …%s…", m, out[max(0, i-300):min(len(out), i+100)])
+		}
+	}
 }

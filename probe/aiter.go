@@ -103,7 +103,7 @@ func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 	}
 	if imported && p != nil {
 		if file, ok := p.File.(string); ok && file != "" {
-			real := s.root.realpath(s.opt.Cwd, file)
+			real := s.root.realpath(file)
 			cands = append(cands, pyDirname(pyDirname(real))+"/aiter_meta/hsa")
 		}
 	}
@@ -116,7 +116,7 @@ func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 		if !s.root.isDir(c) {
 			continue
 		}
-		r := s.root.realpath(s.opt.Cwd, c)
+		r := s.root.realpath(c)
 		if !seen[r] {
 			seen[r] = true
 			roots = append(roots, r)
@@ -200,7 +200,7 @@ func hsaArch(s *state, dir string) schema.HSAArch {
 // regularFilesBelow lists, relative to dir, every regular file (symlinks
 // followed for the file test) at any depth; symlinked directories are not
 // descended, as Python's Path.rglob.
-func regularFilesBelow(root fsroot, dir string) ([]string, error) {
+func regularFilesBelow(root *rootFS, dir string) ([]string, error) {
 	var out []string
 	var walk func(rel string) error
 	walk = func(rel string) error {

@@ -3,7 +3,7 @@ package probe
 import (
 	"bufio"
 	"bytes"
-	"os"
+	"io"
 	"regexp"
 	"strings"
 
@@ -86,18 +86,24 @@ func findAMDGPUPackage(s *state) *amdgpuPackage {
 // (the file dpkg-query -W reads) has a package whose name starts with it.
 // Without one the query's answer is known to be empty, and the 10–20 ms it
 // costs are saved. The file is streamed once, line by line; when it cannot
-// be read, every candidate is "may know" and dpkg-query is run.
-func dpkgKnows(root fsroot, cands []string) map[string]bool {
+// be read (missing, not a regular file: a FIFO or /dev/zero must not hold
+// the run) or is larger than dpkgStatusMax, every candidate is "may know"
+// and dpkg-query is run.
+func dpkgKnows(root *rootFS, cands []string) map[string]bool {
 	known := map[string]bool{}
-	f, err := os.Open(root.path("/var/lib/dpkg/status"))
-	if err != nil {
+	unknown := func() map[string]bool {
 		for _, c := range cands {
 			known[c] = true
 		}
 		return known
 	}
+	f, fi, err := root.openRegular("/var/lib/dpkg/status")
+	if err != nil || fi.Size() > dpkgStatusMax {
+		return unknown()
+	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
+	lr := &io.LimitedReader{R: f, N: dpkgStatusMax}
+	r := bufio.NewReaderSize(lr, 64<<10)
 	for {
 		line, err := r.ReadSlice('\n')
 		if name, ok := bytes.CutPrefix(line, []byte("Package: ")); ok {
@@ -111,10 +117,17 @@ func dpkgKnows(root fsroot, cands []string) map[string]bool {
 			_, err = r.ReadSlice('\n')
 		}
 		if err != nil {
+			if lr.N <= 0 { // grew past the cap while read
+				return unknown()
+			}
 			return known
 		}
 	}
 }
+
+// dpkgStatusMax bounds the dpkg status database read: real ones are a few
+// MiB (tens of thousands of packages stay under 64 MiB).
+const dpkgStatusMax = 256 << 20
 
 // packageLines splits query output into lines of exactly n TAB-separated
 // fields, each stripped; other lines are dropped.

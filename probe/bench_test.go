@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"aorta-probe/internal/fakeroot"
 	"aorta-probe/schema"
 )
 
@@ -36,9 +37,26 @@ func BenchmarkEncode(b *testing.B) {
 // BenchmarkContainerDetected is the isolation evidence alone, on this
 // machine: go test ./probe -run XXX -bench ContainerDetected -benchmem
 func BenchmarkContainerDetected(b *testing.B) {
-	s := &state{collector: &collector{root: fsroot("/"), opt: withDefaults(Options{})}}
+	s := &state{collector: &collector{root: newRootFS("/", "/", false), opt: withDefaults(Options{})}}
 	b.ReportAllocs()
 	for b.Loop() {
 		collectContainerDetected(s)
+	}
+}
+
+// BenchmarkCollectScenario is a whole collection of the richest fake root
+// (mi350-host), every read going through rootFS under a root: go test
+// ./probe -run XXX -bench CollectScenario -benchmem
+func BenchmarkCollectScenario(b *testing.B) {
+	root := b.TempDir()
+	a, err := fakeroot.Materialize("../testdata/roots/mi350-host.txtar", root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := &testing.T{}
+	opt := scenarioOptions(t, root, a)
+	b.ReportAllocs()
+	for b.Loop() {
+		Collect(context.Background(), opt)
 	}
 }

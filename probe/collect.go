@@ -33,8 +33,13 @@ type Options struct {
 	// Uname answers uname(2); default the syscall.
 	Uname func() (Uname, error)
 	// Cwd is the working directory relative paths resolve against;
-	// default os.Getwd.
+	// default os.Getwd. Under a Root other than "/" it is taken as a
+	// path inside that root (docs/rocm-roots.md).
 	Cwd string
+	// PortableResolve resolves paths under Root with the portable
+	// component walk even where the kernel has openat2 (rootfs.go), so
+	// that tests cover both resolvers on one machine.
+	PortableResolve bool
 	// Deadline bounds the whole collection; default DefaultDeadline.
 	Deadline time.Duration
 	// Extended keeps the per-file catalog lists (detail "full").
@@ -69,7 +74,7 @@ var ExecutionContexts = []string{"direct", "buck2_run", "buck2_action"}
 // collector is the shared state of one collection.
 type collector struct {
 	opt  Options
-	root fsroot
+	root *rootFS
 	path []string
 	ctx  context.Context
 	// rocm resolves the ROCm roots once (core.md §1.2) and waits for the
@@ -94,6 +99,11 @@ type collector struct {
 	// hashes is the one file-hash pool of the run (hash.go).
 	hashes *hashPool
 	slots  map[string]*slot
+	// temps are host files this collection created (the rdhc output
+	// file), removed when Collect returns even if the probe that made
+	// one was abandoned (removeAtEnd).
+	tempMu sync.Mutex
+	temps  []string
 	// flights counts the commands running now, so that Collect returns
 	// only once every command it started has been killed and reaped.
 	flights flights
@@ -339,7 +349,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, opt.Deadline)
 	defer cancel()
 
-	c := &collector{opt: opt, root: fsroot(opt.Root), ctx: ctx, hashes: newHashPool(), slots: map[string]*slot{}}
+	c := &collector{opt: opt, root: newRootFS(opt.Root, opt.Cwd, opt.PortableResolve), ctx: ctx, hashes: newHashPool(), slots: map[string]*slot{}}
 	c.redact = opt.Buck.Context.Redact
 	c.path = opt.Path
 	if c.path == nil && (opt.Root == "/" || opt.Root == "") {
@@ -479,6 +489,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	case <-c.flights.close():
 	case <-time.After(flightDrain):
 	}
+	c.removeTemps()
 	// Every command started has returned and been recorded now, the ones
 	// killed in abandoned probes included (what hung is what a reader of
 	// a deadline_hit document wants to see).
@@ -498,6 +509,26 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		snap.Provenance = nil
 	}
 	return snap
+}
+
+// removeAtEnd registers a temp file of this collection for removal when
+// Collect returns, whatever the probe that created it is doing then (a
+// probe abandoned at the deadline may never reach its own cleanup: main
+// exits once the document is written).
+func (c *collector) removeAtEnd(p string) {
+	c.tempMu.Lock()
+	c.temps = append(c.temps, p)
+	c.tempMu.Unlock()
+}
+
+// removeTemps removes the files of removeAtEnd (already removed is fine).
+func (c *collector) removeTemps() {
+	c.tempMu.Lock()
+	defer c.tempMu.Unlock()
+	for _, p := range c.temps {
+		os.Remove(p)
+	}
+	c.temps = nil
 }
 
 // interruption says why a probe was abandoned.

@@ -100,7 +100,7 @@ func TestAncestorNamespace(t *testing.T) {
 			if err := a.Expand(root); err != nil {
 				t.Fatal(err)
 			}
-			s := &state{collector: &collector{root: fsroot(root)}}
+			s := &state{collector: &collector{root: newRootFS(root, "/", false)}}
 			kind, self, fromParent := "mnt", self, false
 			if tt.kind == "net" {
 				kind, self, fromParent = "net", "net:[4026532178]", true
@@ -250,7 +250,7 @@ func TestIsolationCases(t *testing.T) {
 				Env:   func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
 				Uname: func() (Uname, error) { return Uname{release, "#1", "x86_64"}, nil },
 			}
-			s := &state{collector: &collector{root: fsroot(root), opt: opt}}
+			s := &state{collector: &collector{root: newRootFS(root, "/", false), opt: opt}}
 			iso := collectContainerDetected(s)
 			byName := map[string]schema.Signal{}
 			var fired []string

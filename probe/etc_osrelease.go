@@ -48,7 +48,7 @@ func unescapeShell(s string) string {
 
 // osRelease reads /etc/os-release, else /usr/lib/os-release: the image the
 // probe's filesystem comes from (recorded in probe_provenance).
-func osRelease(r fsroot) *schema.OSRelease {
+func osRelease(r *rootFS) *schema.OSRelease {
 	for _, p := range []string{"/etc/os-release", "/usr/lib/os-release"} {
 		t := r.readText(p)
 		if t == nil {

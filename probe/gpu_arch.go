@@ -65,8 +65,10 @@ func findAgentEnumerator(s *state) (path, argv0 string, ok bool) {
 		return p, p, true
 	}
 	logical := s.rocm().core + "/bin/rocm_agent_enumerator"
-	if s.root.exists(logical) && (s.root == "/" || s.root == "" || s.opt.Path != nil) {
-		return s.root.path(logical), logical, true
+	if s.root.exists(logical) && (s.root.live() || s.opt.Path != nil) {
+		if host, err := s.root.execPath(logical); err == nil {
+			return host, logical, true
+		}
 	}
 	return "", "", false
 }

@@ -90,7 +90,7 @@ func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state,
 		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/", Runner: hr,
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
-	c := &collector{opt: opt, root: fsroot(root), path: opt.Path, ctx: context.Background(),
+	c := &collector{opt: opt, root: newRootFS(root, "/", false), path: opt.Path, ctx: context.Background(),
 		rocm: func() rocmRoots { return classicRoots("/opt/rocm", "none") }, hashes: newHashPool(), slots: map[string]*slot{}}
 	return &state{collector: c, name: "test"}, root
 }
@@ -253,6 +253,23 @@ func TestSystemHealthHostile(t *testing.T) {
 		tmp := filepath.Join(root, "tmp", "rdhc_quick_test0000.json")
 		wantReasons(t, s, "system_health: rdhc output not parseable ([Errno 2] No such file or directory: '"+tmp+"')")
 	})
+	// rdhc swaps its output file for a FIFO with a writer that never
+	// writes, or for a link to /dev/zero: the read is refused at once,
+	// and the file (whatever it now is) is removed.
+	for name, swap := range map[string]string{
+		"rdhc swaps its output for a FIFO":    `rm "$4"; mkfifo "$4"; sleep 600 > "$4" & exit 0`,
+		"rdhc swaps its output for /dev/zero": `rm "$4"; ln -s /dev/zero "$4"`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, root := toolState(t, map[string]string{"rdhc": rdhc, "sudo": rdhcSudo(swap)})
+			within(t, "system_health", func() { collectSystemHealth(s) })
+			tmp := filepath.Join(root, "tmp", "rdhc_quick_test0000.json")
+			wantReasons(t, s, "system_health: rdhc output not parseable ([Errno 22] Invalid argument: '"+tmp+"')")
+			if left, _ := filepath.Glob(filepath.Join(root, "tmp", "*")); len(left) != 0 {
+				t.Errorf("temp files left behind: %q", left)
+			}
+		})
+	}
 	t.Run("no sudo", func(t *testing.T) {
 		s, root := toolState(t, map[string]string{"rdhc.py": rdhc})
 		collectSystemHealth(s)
@@ -382,5 +399,40 @@ func TestScenarioCommands(t *testing.T) {
 				t.Errorf("%s: %q run without sudo", filepath.Base(a), c.Argv)
 			}
 		}
+	}
+}
+
+// stuckRDHC runs every command as a failure at once, except rdhc, which it
+// holds until release is closed, whatever the context says (a runner that
+// ignores cancellation: the probe that started rdhc is still inside Run
+// when Collect returns).
+type stuckRDHC struct{ release chan struct{} }
+
+func (r stuckRDHC) Run(ctx context.Context, c Command) Result {
+	if toolOf(c.Argv) == "rdhc" {
+		<-r.release
+		return Result{ExitCode: -9, Err: ErrTimeout}
+	}
+	return Result{ExitCode: 1, Err: &ExitError{Code: 1}}
+}
+
+// TestRDHCTempRemovedWhenAbandoned: the rdhc temp file is removed when
+// Collect returns even if the system_health probe was abandoned at the
+// deadline and has not reached its own cleanup.
+func TestRDHCTempRemovedWhenAbandoned(t *testing.T) {
+	_, root := toolState(t, map[string]string{"rdhc": "exit 99", "sudo": "exit 99"})
+	release := make(chan struct{})
+	defer close(release)
+	env := map[string]string{"TMPDIR": filepath.Join(root, "tmp")}
+	snap := Collect(context.Background(), Options{
+		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/",
+		Deadline: 300 * time.Millisecond, Runner: stuckRDHC{release},
+		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+	})
+	if !snap.Provenance.DeadlineHit {
+		t.Fatal("the deadline did not cut system_health")
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, "tmp", "*")); len(left) != 0 {
+		t.Errorf("temp files left behind when Collect returned: %q", left)
 	}
 }

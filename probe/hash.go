@@ -4,12 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 )
@@ -59,11 +59,7 @@ func (h *hashPool) workers() int { return cap(h.sem) }
 // target must be a regular file, its whole content hashed. It returns
 // "sha256:" + 64 hex digits.
 func (c *collector) sha256OfPath(p string) (string, error) {
-	host, err := c.root.follow(c.abs(p))
-	if err != nil {
-		return "", err
-	}
-	return c.hashes.sum(c.ctx, host, p)
+	return c.hashes.sum(c.ctx, c.root, p)
 }
 
 // hashAll hashes the files ps through the pool, several at once, and calls
@@ -121,28 +117,19 @@ func parallel(fns ...func()) {
 	}
 }
 
-// abs makes a relative path absolute against the probe's working directory
-// (Options.Cwd), as the kernel would for the Python process.
-func (c *collector) abs(p string) string {
-	if strings.HasPrefix(p, "/") {
-		return p
-	}
-	cwd := c.opt.Cwd
-	if cwd == "" {
-		cwd = "/"
-	}
-	return strings.TrimSuffix(cwd, "/") + "/" + p
-}
-
-// sum hashes the regular file at host path real; logical names it in errors.
-func (h *hashPool) sum(ctx context.Context, real, logical string) (string, error) {
-	fi, err := os.Stat(real)
+// sum hashes the regular file p of root. The file is opened (non-blocking,
+// every link resolved inside the root) and identified by its descriptor,
+// so what is hashed is what was checked.
+func (h *hashPool) sum(ctx context.Context, root *rootFS, p string) (string, error) {
+	f, fi, err := root.openRegular(p)
 	if err != nil {
-		return "", &fs.PathError{Op: "stat", Path: logical, Err: unwrapErrno(err)}
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "read" {
+			return "", &fs.PathError{Op: "open", Path: p, Err: syscall.EINVAL}
+		}
+		return "", pathErr("stat", p, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return "", &fs.PathError{Op: "open", Path: logical, Err: syscall.EINVAL}
-	}
+	defer f.Close()
 	st, _ := fi.Sys().(*syscall.Stat_t)
 	key := fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 	if st != nil {
@@ -155,26 +142,17 @@ func (h *hashPool) sum(ctx context.Context, real, logical string) (string, error
 		h.done[key] = r
 	}
 	h.mu.Unlock()
-	r.once.Do(func() { r.sum, r.err = h.hashFile(ctx, real, logical) })
+	r.once.Do(func() { r.sum, r.err = h.hashFile(ctx, f, p) })
 	return r.sum, r.err
 }
 
-func (h *hashPool) hashFile(ctx context.Context, real, logical string) (string, error) {
+func (h *hashPool) hashFile(ctx context.Context, f *os.File, logical string) (string, error) {
 	select {
 	case h.sem <- struct{}{}:
 	case <-ctx.Done():
 		return "", fmt.Errorf("hash %s: %w", logical, ctx.Err())
 	}
 	defer func() { <-h.sem }()
-	// O_NONBLOCK: a file replaced by a FIFO since the stat must not hang us.
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return "", &fs.PathError{Op: "open", Path: logical, Err: unwrapErrno(err)}
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", &fs.PathError{Op: "open", Path: logical, Err: syscall.EINVAL}
-	}
 	bp := h.bufs.Get().(*[]byte)
 	defer h.bufs.Put(bp)
 	d := sha256.New()
@@ -192,153 +170,4 @@ func (h *hashPool) hashFile(ctx context.Context, real, logical string) (string, 
 		}
 	}
 	return "sha256:" + hex.EncodeToString(d.Sum(nil)), nil
-}
-
-// maxSymlinks is the kernel's limit on links followed in one resolution
-// (MAXSYMLINKS); one more is ELOOP.
-const maxSymlinks = 40
-
-// follow resolves every symlink of the absolute machine path p and returns
-// the host path of the final target, which is then opened or stat-ed
-// without further resolution. On the live machine (root "/") the kernel does
-// this on open/stat, so p is returned as is. Under another root, links are
-// resolved here, component by component, with absolute targets taken
-// relative to the root (as chroot would), so a mounted image's
-// /opt/rocm/lib/libfoo.so -> /opt/rocm-7.2/lib/... never escapes to the
-// host. Loops fail with ELOOP, dangling links with ENOENT; errors carry p.
-func (r fsroot) follow(p string) (string, error) {
-	if r == "/" || r == "" {
-		return p, nil
-	}
-	real, err := r.resolve(p)
-	if err != nil {
-		return "", err
-	}
-	return r.path(real), nil
-}
-
-// resolve is realpath(3) inside the root: the machine path of p with every
-// symlink, "." and ".." resolved. The final component must exist.
-func (r fsroot) resolve(p string) (string, error) {
-	fail := func(op string, err error) (string, error) {
-		return "", &fs.PathError{Op: op, Path: p, Err: unwrapErrno(err)}
-	}
-	resolved := ""
-	rest := p
-	links := 0
-	for rest != "" {
-		var c string
-		c, rest, _ = strings.Cut(rest, "/")
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if i := strings.LastIndexByte(resolved, '/'); i >= 0 {
-				resolved = resolved[:i]
-			}
-			continue
-		}
-		next := resolved + "/" + c
-		fi, err := os.Lstat(r.path(next))
-		if err != nil {
-			return fail("stat", err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			if rest != "" && !fi.IsDir() {
-				return fail("stat", syscall.ENOTDIR)
-			}
-			resolved = next
-			continue
-		}
-		if links++; links > maxSymlinks {
-			return fail("stat", syscall.ELOOP)
-		}
-		t, err := os.Readlink(r.path(next))
-		if err != nil {
-			return fail("readlink", err)
-		}
-		if strings.HasPrefix(t, "/") {
-			resolved = ""
-		}
-		if rest == "" {
-			rest = t
-		} else {
-			rest = t + "/" + rest
-		}
-	}
-	if resolved == "" {
-		resolved = "/"
-	}
-	return resolved, nil
-}
-
-// statFollow is os.Stat of the machine path p (relative to the probe's cwd
-// when not absolute), every link resolved inside the root.
-func (c *collector) statFollow(p string) (fs.FileInfo, error) {
-	host, err := c.root.follow(c.abs(p))
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(host)
-	if err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: p, Err: unwrapErrno(err)}
-	}
-	return fi, nil
-}
-
-// isDirFollow and isFileFollow are pathlib's is_dir()/is_file(): links
-// followed, any error is false.
-func (c *collector) isDirFollow(p string) bool {
-	fi, err := c.statFollow(p)
-	return err == nil && fi.IsDir()
-}
-
-func (c *collector) isFileFollow(p string) bool {
-	fi, err := c.statFollow(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// readDirFollow lists the directory p, links resolved inside the root.
-// Entries come back in directory order, unsorted (os.scandir order):
-// callers sort.
-func (c *collector) readDirFollow(p string) ([]string, error) {
-	host, err := c.root.follow(c.abs(p))
-	if err != nil {
-		return nil, err
-	}
-	// O_DIRECTORY|O_NONBLOCK: a FIFO or device where a directory should be
-	// fails at once instead of blocking the open.
-	f, err := os.OpenFile(host, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: p, Err: unwrapErrno(err)}
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, &fs.PathError{Op: "scandir", Path: p, Err: unwrapErrno(err)}
-	}
-	return names, nil
-}
-
-func unwrapErrno(err error) error {
-	if en, ok := errnoOf(err); ok {
-		return en
-	}
-	return err
-}
-
-func errnoOf(err error) (syscall.Errno, bool) {
-	var pe *fs.PathError
-	if e, ok := err.(*fs.PathError); ok {
-		pe = e
-	}
-	if pe != nil {
-		if en, ok := pe.Err.(syscall.Errno); ok {
-			return en, true
-		}
-	}
-	if en, ok := err.(syscall.Errno); ok {
-		return en, true
-	}
-	return 0, false
 }

@@ -83,7 +83,7 @@ func TestResolve(t *testing.T) {
 	root := t.TempDir()
 	mkfiles(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> rocm-7.2.1", "abs -> /opt/rocm/lib",
 		"up -> ../../..", "deep/a/b -> ../../opt/rocm")
-	r := fsroot(root)
+	r := newRootFS(root, "/", false)
 	for _, tc := range []struct{ in, want string }{
 		{"/opt/rocm/lib/x", "/opt/rocm-7.2.1/lib/x"},
 		{"/abs/x", "/opt/rocm-7.2.1/lib/x"},
@@ -92,7 +92,7 @@ func TestResolve(t *testing.T) {
 		{"/", "/"},
 		{"//opt//rocm/", "/opt/rocm-7.2.1"},
 	} {
-		got, err := r.resolve(tc.in)
+		got, err := r.walk(tc.in, true)
 		if err != nil || got != tc.want {
 			t.Errorf("resolve(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}

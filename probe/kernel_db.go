@@ -67,7 +67,7 @@ func ignoredStatErr(err error) bool {
 
 // statKind is pathlib's is_file()/is_dir() with its error rule.
 func (s *state) statKind(p string) (isFile, isDir bool, err error) {
-	fi, err := s.statFollow(p)
+	fi, err := s.root.stat(p)
 	if err != nil {
 		if ignoredStatErr(err) {
 			return false, false, nil
@@ -85,7 +85,7 @@ func (s *state) statKind(p string) (isFile, isDir bool, err error) {
 // (case-sensitive). Nil when dir is not a directory, when it has no member,
 // or when any listing or stat fails.
 func nameFingerprint(s *state, dir string, suffixes []string) *string {
-	if !s.isDirFollow(dir) {
+	if !s.root.isDir(dir) {
 		return nil
 	}
 	names, err := kernelNames(s, dir, suffixes)
@@ -97,7 +97,7 @@ func nameFingerprint(s *state, dir string, suffixes []string) *string {
 }
 
 func kernelNames(s *state, dir string, suffixes []string) ([]string, error) {
-	entries, err := s.readDirFollow(dir)
+	entries, err := s.root.readDirNames(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func kernelNames(s *state, dir string, suffixes []string) ([]string, error) {
 		if !isDir || !gfxDirName.MatchString(e) {
 			continue
 		}
-		sub, err := s.readDirFollow(p)
+		sub, err := s.root.readDirNames(p)
 		if err != nil {
 			return nil, err
 		}
@@ -139,14 +139,14 @@ func kernelNames(s *state, dir string, suffixes []string) ([]string, error) {
 func combinedFingerprint(s *state, dirs ...string) *string {
 	var names []string
 	for _, d := range dirs {
-		if !s.isDirFollow(d) {
+		if !s.root.isDir(d) {
 			continue
 		}
 		tag := baseName(parentDir(d))
 		if tag == "" {
 			tag = baseName(d)
 		}
-		entries, err := s.readDirFollow(d)
+		entries, err := s.root.readDirNames(d)
 		if err != nil {
 			continue
 		}

@@ -15,7 +15,7 @@ import (
 // Nil when none hashes.
 func libHash(s *state, dir, soname string) *string {
 	cands := []string{dir + "/" + soname}
-	if names, err := s.readDirFollow(dir); err == nil {
+	if names, err := s.root.readDirNames(dir); err == nil {
 		for _, n := range libCandidates(soname, names) {
 			cands = append(cands, dir+"/"+n)
 		}
@@ -23,7 +23,7 @@ func libHash(s *state, dir, soname string) *string {
 	type ident struct{ dev, ino uint64 }
 	tried := map[ident]bool{}
 	for _, p := range cands {
-		fi, err := s.statFollow(p)
+		fi, err := s.root.stat(p)
 		if err != nil {
 			continue
 		}

@@ -81,11 +81,11 @@ type menuEntry struct {
 // at once. The per-file list is kept only with --extended.
 func menu(s *state, dir string, kind menuKind) schema.Menu {
 	m := schema.Menu{Status: "partial", Dir: schema.Str(dir)}
-	if !s.isDirFollow(dir) {
+	if !s.root.isDir(dir) {
 		m.Reason = schema.Str(kind.noun + " dir missing/unreadable: " + dir)
 		return m
 	}
-	top, err := s.readDirFollow(dir)
+	top, err := s.root.readDirNames(dir)
 	if err != nil {
 		m.Reason = schema.Str(kind.noun + " dir not listable: " + dir + " (" + pyfmt.ExcStr(err) + ")")
 		return m
@@ -93,7 +93,7 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 	var entries []menuEntry
 	add := func(name, path, base string) {
 		suf, logic, ok := kind.classify(base)
-		if !ok || s.isDirFollow(path) {
+		if !ok || s.root.isDir(path) {
 			return
 		}
 		entries = append(entries, menuEntry{name: name, path: path,
@@ -102,10 +102,10 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 	for _, e := range top {
 		p := dir + "/" + e
 		add(e, p, e)
-		if !gfxDirName.MatchString(e) || !s.isDirFollow(p) {
+		if !gfxDirName.MatchString(e) || !s.root.isDir(p) {
 			continue
 		}
-		sub, err := s.readDirFollow(p)
+		sub, err := s.root.readDirNames(p)
 		if err != nil {
 			continue
 		}
@@ -124,7 +124,7 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 		if err == nil {
 			f.SHA256 = &sum
 		}
-		if fi, err := s.statFollow(entries[i].path); err == nil {
+		if fi, err := s.root.stat(entries[i].path); err == nil {
 			size := fi.Size()
 			f.Size = &size
 		}

@@ -93,7 +93,7 @@ func collectNIC(s *state, v nicVendor) schema.NIC {
 
 // linkDriver is the driver a link binds to: its netdev's when it has one
 // that resolves, else its RDMA device's; "" when neither resolves.
-func linkDriver(root fsroot, l schema.RDMALink) string {
+func linkDriver(root *rootFS, l schema.RDMALink) string {
 	if l.Netdev != nil {
 		if drv, ok := netdevDriver(root, *l.Netdev); ok {
 			return drv

@@ -285,7 +285,7 @@ func legacyTarget(blobs map[string]bool) schema.NinjaTarget {
 
 // findBelow lists, below dir, every entry for which match holds (isDir
 // follows symlinks; symlinked directories are not descended), sorted.
-func findBelow(root fsroot, dir string, match func(name string, isDir bool) bool) []string {
+func findBelow(root *rootFS, dir string, match func(name string, isDir bool) bool) []string {
 	var out []string
 	var walk func(p string)
 	walk = func(p string) {
@@ -412,12 +412,12 @@ func collectNinjaHIPCC(s *state, kind string, src *string) schema.NinjaHIPCC {
 }
 
 // readNinja streams build.ninja (it can be hundreds of MiB) through the
-// modern parser. The file was checked to be regular, so opening it cannot
-// hang on a FIFO.
-func readNinja(root fsroot, p string) (map[string]*ninjaCollected, error) {
-	f, err := os.Open(root.path(p))
+// modern parser. It is opened non-blocking and must be a regular file, so
+// a FIFO put in its place since the check cannot hang the probe.
+func readNinja(root *rootFS, p string) (map[string]*ninjaCollected, error) {
+	f, _, err := root.openRegular(p)
 	if err != nil {
-		return nil, root.logical(err, p)
+		return nil, err
 	}
 	defer f.Close()
 	coll, err := parseNinja(f)

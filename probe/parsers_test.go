@@ -240,7 +240,7 @@ func FuzzReadText(f *testing.F) {
 		if err := writeFile(dir+"/version", b); err != nil {
 			t.Fatal(err)
 		}
-		got := fsroot(dir).readText("/version")
+		got := newRootFS(dir, "/", false).readText("/version")
 		if got == nil {
 			return
 		}

@@ -218,7 +218,7 @@ func TestBridgeSourceTree(t *testing.T) {
 // in the workload interpreter.
 func TestBridgeROCmImportRoots(t *testing.T) {
 	python := needPython(t)
-	if fsroot("/").isDir("/opt/rocm") {
+	if newRootFS("/", "/", false).isDir("/opt/rocm") {
 		t.Skip("/opt/rocm exists on this machine: step 2 answers before the import system")
 	}
 	dir := t.TempDir()

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 )
 
@@ -31,42 +30,6 @@ func expandUser(s *state, p string) string {
 		return p[1:]
 	}
 	return strings.TrimRight(home, "/") + p[1:]
-}
-
-// realpath is Python's Path.resolve() (non-strict) on the probed
-// filesystem: absolute, every existing symlink resolved (absolute targets
-// stay inside the root), the part that does not exist appended as is.
-func (r fsroot) realpath(cwd, p string) string {
-	if !strings.HasPrefix(p, "/") {
-		p = cwd + "/" + p
-	}
-	var done []string // resolved components
-	todo := strings.Split(p, "/")
-	for hops := 0; len(todo) > 0; {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(done) > 0 {
-				done = done[:len(done)-1]
-			}
-			continue
-		}
-		cur := "/" + strings.Join(append(done, c), "/")
-		t, err := r.readlink(cur)
-		if err != nil || hops > 40 {
-			done = append(done, c)
-			continue
-		}
-		hops++
-		if strings.HasPrefix(t, "/") {
-			done = nil
-		}
-		todo = append(strings.Split(t, "/"), todo...)
-	}
-	return filepath.Clean("/" + strings.Join(done, "/"))
 }
 
 // fmtAny is the JSON text of a decoded helper value, for the rare

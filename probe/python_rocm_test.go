@@ -16,7 +16,7 @@ func TestPythonROCmFacts(t *testing.T) {
 		"Tensile/__init__.py":                    "x = 1\n",
 	})
 	f := bridgeFacts(t, python, site)
-	c := &collector{root: "/", python: func() *pyFacts { return f }}
+	c := &collector{root: newRootFS("/", "/", false), python: func() *pyFacts { return f }}
 	s := &state{collector: c}
 	if v, known := pyDistVersion(s, "rocm-sdk-core"); !known || ptrV(v) != "7.2.1" {
 		t.Errorf("rocm-sdk-core %s %v", ptrV(v), known)
@@ -30,7 +30,7 @@ func TestPythonROCmFacts(t *testing.T) {
 	if v := tensilePackageVersion(s); v != nil || strings.Join(s.reasons, "|") != "tensile.package_version: Tensile lacks __version__ attribute" {
 		t.Errorf("tensile %s %q", ptrV(v), s.reasons)
 	}
-	none := &state{collector: &collector{root: "/", python: func() *pyFacts { return &pyFacts{outcome: pyNotFound} }}}
+	none := &state{collector: &collector{root: newRootFS("/", "/", false), python: func() *pyFacts { return &pyFacts{outcome: pyNotFound} }}}
 	if _, known := pyDistVersion(none, "rocm"); known {
 		t.Error("no interpreter must leave the answer to the filesystem stand-in")
 	}

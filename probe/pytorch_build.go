@@ -74,7 +74,7 @@ func installKind(s *state, f *pyFacts) (string, *string) {
 	if src := s.getenv("AORTA_PYTORCH_SRC"); src != "" {
 		cand := expandUser(s, src)
 		if s.root.isDir(cand + "/third_party") {
-			return "source", schema.Str(s.root.realpath(s.opt.Cwd, cand))
+			return "source", schema.Str(s.root.realpath(cand))
 		}
 	}
 	t, exc := f.torchAt("pytorch_build.install_kind")
@@ -88,12 +88,12 @@ func installKind(s *state, f *pyFacts) (string, *string) {
 	parent := pyDirname(dir)
 	if v := t.Version; v != nil && *v != "" {
 		if src, ok := editableSource(s, parent+"/torch-"+*v+".dist-info/direct_url.json"); ok && s.root.isDir(src+"/third_party") {
-			return "editable", schema.Str(s.root.realpath(s.opt.Cwd, src))
+			return "editable", schema.Str(s.root.realpath(src))
 		}
 	}
 	for _, p := range []string{parent, pyDirname(parent)} {
 		if s.root.exists(p+"/.git") && s.root.isDir(p+"/third_party") {
-			return "source", schema.Str(s.root.realpath(s.opt.Cwd, p))
+			return "source", schema.Str(s.root.realpath(p))
 		}
 	}
 	return "wheel", nil

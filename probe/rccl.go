@@ -66,7 +66,7 @@ func collectRCCL(s *state) schema.RCCL {
 func resolveNetPlugin(s *state, value, libDir string) (string, bool) {
 	if strings.Contains(value, "/") {
 		p := pathlibStr(value)
-		return p, s.isFileFollow(p)
+		return p, s.root.isRegular(p)
 	}
 	var dirs []string
 	for _, d := range strings.Split(s.getenv("LD_LIBRARY_PATH"), ":") {
@@ -78,7 +78,7 @@ func resolveNetPlugin(s *state, value, libDir string) (string, bool) {
 	names := netPluginNames(value)
 	for _, d := range dirs {
 		for _, n := range names {
-			if p := pathlibJoin(d, n); s.isFileFollow(p) {
+			if p := pathlibJoin(d, n); s.root.isRegular(p) {
 				return p, true
 			}
 		}

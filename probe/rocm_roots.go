@@ -33,7 +33,7 @@ func classicRoots(dir, source string) rocmRoots {
 // first that holds _rocm_sdk_core: the filesystem's site-packages first
 // (pythonSiteDirs, no process), then the workload interpreter's find_spec
 // (which waits for the Python helper).
-func resolveROCmRoots(root fsroot, env func(string) (string, bool), cwd string, sites ...func() []string) rocmRoots {
+func resolveROCmRoots(root *rootFS, env func(string) (string, bool), cwd string, sites ...func() []string) rocmRoots {
 	for _, name := range []string{"ROCM_PATH", "ROCM_HOME"} {
 		v, _ := env(name)
 		if v == "" {
@@ -65,7 +65,7 @@ func resolveROCmRoots(root fsroot, env func(string) (string, bool), cwd string, 
 
 // rootsFromCandidate interprets one explicit ROCM_PATH/ROCM_HOME value
 // (core.md §2.2 step 1 a–c).
-func rootsFromCandidate(root fsroot, cand, source string) (rocmRoots, bool) {
+func rootsFromCandidate(root *rootFS, cand, source string) (rocmRoots, bool) {
 	if strings.HasPrefix(filepath.Base(cand), "_rocm_sdk_") {
 		if r, ok := wheelRoots(root, filepath.Dir(cand)); ok {
 			r.source = source
@@ -87,7 +87,7 @@ func rootsFromCandidate(root fsroot, cand, source string) (rocmRoots, bool) {
 }
 
 // wheelRoots builds wheel roots from a site directory (core.md §2.3).
-func wheelRoots(root fsroot, site string) (rocmRoots, bool) {
+func wheelRoots(root *rootFS, site string) (rocmRoots, bool) {
 	core := site + "/_rocm_sdk_core"
 	if !root.isDir(core) {
 		return rocmRoots{}, false
@@ -106,7 +106,7 @@ func wheelRoots(root fsroot, site string) (rocmRoots, bool) {
 // directory with a readable, non-blank .info/version (first 4096 bytes,
 // UTF-8), or an existing .info/version-dev, or a lib/ directory. A bin-only
 // shim does not count.
-func usableOptROCm(root fsroot) bool {
+func usableOptROCm(root *rootFS) bool {
 	const dir = "/opt/rocm"
 	if !root.isDir(dir) {
 		return false
@@ -142,7 +142,7 @@ func validUpToCut(b []byte) bool {
 // the site-packages of $VIRTUAL_ENV and $CONDA_PREFIX, of the python3 and
 // python found on $PATH, and of the system prefixes /usr/local and /usr.
 // (docs/rocm-roots.md records this choice.)
-func pythonSiteDirs(root fsroot, env func(string) (string, bool)) []string {
+func pythonSiteDirs(root *rootFS, env func(string) (string, bool)) []string {
 	var dirs []string
 	seen := map[string]bool{}
 	add := func(d string) {

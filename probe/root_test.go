@@ -12,7 +12,7 @@ import (
 // each odd file type is simply "unreadable".
 func TestReadTextHostile(t *testing.T) {
 	dir := t.TempDir()
-	r := fsroot(dir)
+	r := newRootFS(dir, "/", false)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -64,7 +64,7 @@ func TestResolveROCmRoots(t *testing.T) {
 	mk("/opt/rocm-7.2.1/lib")
 	mk("/srv/shim/bin")
 	mk("/opt/empty")
-	root := fsroot(dir)
+	root := newRootFS(dir, "/", false)
 	none := func() []string { return nil }
 	for _, tc := range []struct {
 		name string
@@ -125,7 +125,7 @@ func TestResolveROCmRoots(t *testing.T) {
 			d := t.TempDir()
 			os.MkdirAll(filepath.Join(d, "opt/rocm/.info"), 0o755)
 			os.WriteFile(filepath.Join(d, "opt/rocm/.info/version"), tc.data, 0o644)
-			if got := usableOptROCm(fsroot(d)); got != tc.want {
+			if got := usableOptROCm(newRootFS(d, "/", false)); got != tc.want {
 				t.Errorf("%s: usable = %v, want %v", tc.name, got, tc.want)
 			}
 		}
@@ -135,7 +135,7 @@ func TestResolveROCmRoots(t *testing.T) {
 		f, _ := os.Create(filepath.Join(d, "opt/rocm/.info/version"))
 		f.Truncate(8 << 30)
 		f.Close()
-		if !usableOptROCm(fsroot(d)) {
+		if !usableOptROCm(newRootFS(d, "/", false)) {
 			t.Error("a huge version file of NUL bytes is non-blank, as Python reads it")
 		}
 	})
@@ -144,7 +144,7 @@ func TestResolveROCmRoots(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(d, "opt/rocm/bin"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if usableOptROCm(fsroot(d)) {
+		if usableOptROCm(newRootFS(d, "/", false)) {
 			t.Error("bin-only shim accepted")
 		}
 	})

@@ -96,13 +96,21 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 
 // collectScenario expands an archive and collects over it.
 func collectScenario(t *testing.T, archive string) *schema.Snapshot {
+	return collectScenarioWith(t, archive, false)
+}
+
+// collectScenarioWith is collectScenario, with the portable path walk
+// instead of openat2 when portable is set (rootfs.go).
+func collectScenarioWith(t *testing.T, archive string, portable bool) *schema.Snapshot {
 	t.Helper()
 	root := t.TempDir()
 	a, err := fakeroot.Materialize(archive, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := Collect(context.Background(), scenarioOptions(t, root, a))
+	opt := scenarioOptions(t, root, a)
+	opt.PortableResolve = portable
+	snap := Collect(context.Background(), opt)
 	// The temporary directory is not part of the scenario: commands found
 	// on the scenario's PATH (run by absolute path) and temp files under
 	// $ROOT are recorded as the machine would see them.
@@ -127,8 +135,13 @@ func TestScenarios(t *testing.T) {
 	for _, a := range archives {
 		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
 		t.Run(name, func(t *testing.T) {
+			golden := filepath.Join("../testdata/golden", name+".json")
 			got := schema.Encode(collectScenario(t, a))
-			compareGolden(t, filepath.Join("../testdata/golden", name+".json"), got)
+			compareGolden(t, golden, got)
+			// The portable resolver gives the same document.
+			if walked := schema.Encode(collectScenarioWith(t, a, true)); !*update && !bytes.Equal(walked, got) {
+				t.Errorf("%s with the portable walk differs from openat2's:\n%s", golden, lineDiff(got, walked))
+			}
 		})
 	}
 }

@@ -8,7 +8,7 @@ import "strings"
 // is missing or an entry is unreadable): the caller must then ask lspci.
 //
 // Source: /sys/bus/pci/devices/<addr>/vendor and device ("0x14e4").
-func pciIDs(root fsroot) (ids map[string]bool, ok bool) {
+func pciIDs(root *rootFS) (ids map[string]bool, ok bool) {
 	es, err := root.readDir("/sys/bus/pci/devices")
 	if err != nil {
 		return nil, false

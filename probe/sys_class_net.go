@@ -20,7 +20,7 @@ const maxSysfsAttr = 4096
 // vendor file skips that interface.
 //
 // Source: /sys/class/net, /sys/class/net/<if>/device/vendor.
-func netInterfacesOfVendor(root fsroot, vendorID string) []string {
+func netInterfacesOfVendor(root *rootFS, vendorID string) []string {
 	es, err := root.readDir("/sys/class/net")
 	if err != nil {
 		return nil
@@ -47,7 +47,7 @@ func netInterfacesOfVendor(root fsroot, vendorID string) []string {
 // (e.g. /sys/class/infiniband/rdma0/device/driver ->
 // ../../../bus/pci/drivers/ionic gives "ionic"); ok is false when it cannot
 // be read.
-func driverOfLink(root fsroot, p string) (string, bool) {
+func driverOfLink(root *rootFS, p string) (string, bool) {
 	t, err := root.readlink(p)
 	if err != nil {
 		return "", false
@@ -65,7 +65,7 @@ func sysName(n string) bool {
 // rdmaDeviceDriver is the driver bound to RDMA device dev.
 //
 // Source: readlink /sys/class/infiniband/<dev>/device/driver.
-func rdmaDeviceDriver(root fsroot, dev string) (string, bool) {
+func rdmaDeviceDriver(root *rootFS, dev string) (string, bool) {
 	if !sysName(dev) {
 		return "", false
 	}
@@ -75,7 +75,7 @@ func rdmaDeviceDriver(root fsroot, dev string) (string, bool) {
 // netdevDriver is the driver bound to network interface ifname.
 //
 // Source: readlink /sys/class/net/<if>/device/driver.
-func netdevDriver(root fsroot, ifname string) (string, bool) {
+func netdevDriver(root *rootFS, ifname string) (string, bool) {
 	if !sysName(ifname) {
 		return "", false
 	}

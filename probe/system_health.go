@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,6 +52,7 @@ func collectSystemHealth(s *state) systemHealth {
 		return systemHealth{}
 	}
 	defer os.Remove(tmp)
+	s.removeAtEnd(tmp)
 
 	r := s.run(Command{Argv: []string{"sudo", "-n", "-E", rdhc, "--quick", "--json", tmp}, Timeout: LongTimeout})
 	if r.Err == ErrTimeout {
@@ -152,14 +152,12 @@ func randomTempChars() string {
 }
 
 // readRDHCOutput reads and parses rdhc's output file as Python's json.load
-// of a UTF-8 text file would. Errors carry Python's message texts.
+// of a UTF-8 text file would. Errors carry Python's message texts. The file
+// is on the machine the probe runs on (never under --root), opened
+// non-blocking and refused unless regular: an rdhc that swaps it for a FIFO
+// or a device does not hold the run.
 func readRDHCOutput(path string) (schema.Any, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, rdhcMaxJSON+1))
+	b, err := newRootFS("/", "", false).readHead(path, rdhcMaxJSON+1)
 	if err != nil {
 		return nil, err
 	}

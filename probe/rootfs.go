@@ -1,0 +1,672 @@
+package probe
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// rootFS is the filesystem the probe describes, and the only way the probe
+// reads it: "/" in production, a mounted host or image with --root, a fake
+// machine root in tests. Every method takes a path as the probed machine
+// sees it (relative paths are taken against the machine working directory,
+// Options.Cwd) and errors carry that logical path, never the host path of
+// the root.
+//
+// The one rule (docs/rocm-roots.md, "Reading under --root"): under a root
+// other than "/" every component of every path resolves inside the root,
+// as chroot(2) would resolve it: absolute link targets are re-rooted, ".."
+// stops at the root, more than 40 links is ELOOP, as in the kernel. Where
+// the kernel has openat2(2) this is RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS
+// (race-free); where it does not (ENOSYS), or a seccomp filter refuses it
+// (EPERM), a portable component walk gives the same answers. Under "/" the
+// kernel resolves as it would for the workload, with plain syscalls.
+//
+// The method set is deliberately small, so that a recording filesystem can
+// later sit behind the same methods: open (the one primitive that reads
+// bytes), stat, lstat, readlink, readDir, readDirNames and realpath; the
+// rest (readHead, readFile, readText, exists, isDir, isRegular) are built on
+// them.
+type rootFS struct {
+	root string // host path of the root; "/" is the live machine
+	cwd  string // machine working directory; "" when unknown (deleted)
+	// portable: never try openat2 (Options.PortableResolve; tests cover
+	// the walk with it on a kernel that has openat2).
+	portable bool
+	// noOpenat2 is set once openat2 failed with ENOSYS or EPERM.
+	noOpenat2 atomic.Bool
+	// openat2Nr is the syscall number tried: sysOpenat2 (a test puts a
+	// number the kernel lacks there, to see the ENOSYS fallback).
+	openat2Nr uintptr
+
+	dirOnce sync.Once
+	dirFD   int   // O_PATH descriptor of root, for openat2
+	dirErr  error // why root could not be opened
+}
+
+// newRootFS returns the filesystem at host path root ("" is "/"), with
+// relative paths taken against the machine path cwd.
+func newRootFS(root, cwd string, portable bool) *rootFS {
+	if root == "" {
+		root = "/"
+	}
+	if root != "/" {
+		root = strings.TrimRight(root, "/")
+		if root == "" {
+			root = "/"
+		}
+	}
+	return &rootFS{root: root, cwd: cwd, portable: portable, dirFD: -1, openat2Nr: sysOpenat2}
+}
+
+// live reports whether this is the machine the probe runs on.
+func (r *rootFS) live() bool { return r.root == "/" }
+
+// abs makes p absolute against the machine working directory. ok is false
+// for a relative path when the working directory is unknown.
+func (r *rootFS) abs(p string) (string, bool) {
+	if strings.HasPrefix(p, "/") {
+		return p, true
+	}
+	if r.cwd == "" {
+		return p, false
+	}
+	return strings.TrimSuffix(r.cwd, "/") + "/" + p, true
+}
+
+// host is the host path of the already resolved machine path p.
+func (r *rootFS) host(p string) string {
+	if r.live() {
+		return p
+	}
+	if p == "/" {
+		return r.root
+	}
+	return r.root + p
+}
+
+// pathErr is err as a *fs.PathError naming the machine path p: an errno
+// is taken out of any PathError around it, so the host path never shows.
+func pathErr(op, p string, err error) error {
+	var pe *fs.PathError
+	for errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &fs.PathError{Op: op, Path: p, Err: err}
+}
+
+// logical is err with the machine path p in place of the path it names,
+// its operation kept.
+func logical(err error, p string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: p, Err: pe.Err}
+	}
+	return err
+}
+
+// Linux openat2(2) (uapi linux/openat2.h); the syscall number is the same
+// on every architecture.
+const (
+	sysOpenat2           = 437
+	resolveNoMagiclinks  = 0x02
+	resolveInRoot        = 0x10
+	openat2RetriesEAGAIN = 8
+)
+
+// oPath is O_PATH (uapi asm-generic/fcntl.h; the syscall package lacks
+// it): a descriptor that names a file without opening it for I/O.
+const oPath = 0o10000000
+
+type openHow struct{ flags, mode, resolve uint64 }
+
+// rootDir opens the root once per filesystem, for openat2; the descriptor
+// is closed when the rootFS is no longer reachable (a probe abandoned at
+// the deadline may still use it after Collect returned).
+func (r *rootFS) rootDir() (int, error) {
+	r.dirOnce.Do(func() {
+		fd, err := syscall.Open(r.root, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			r.dirErr = err
+			return
+		}
+		r.dirFD = fd
+		runtime.AddCleanup(r, func(fd int) { syscall.Close(fd) }, fd)
+	})
+	return r.dirFD, r.dirErr
+}
+
+// openat2 opens machine path p inside the root. ok is false when the
+// kernel has no usable openat2 (the caller walks instead).
+func (r *rootFS) openat2(p string, flags int) (fd int, ok bool, err error) {
+	if r.portable || r.noOpenat2.Load() {
+		return -1, false, nil
+	}
+	dir, err := r.rootDir()
+	if err != nil {
+		return -1, true, err
+	}
+	b, err := syscall.BytePtrFromString(p)
+	if err != nil {
+		return -1, true, err
+	}
+	how := openHow{flags: uint64(flags | syscall.O_CLOEXEC), resolve: resolveInRoot | resolveNoMagiclinks}
+	for try := 0; ; try++ {
+		r1, _, e := syscall.Syscall6(r.openat2Nr, uintptr(dir), uintptr(unsafe.Pointer(b)),
+			uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
+		runtime.KeepAlive(b)
+		switch {
+		case e == 0:
+			return int(r1), true, nil
+		case e == syscall.ENOSYS || e == syscall.EPERM:
+			r.noOpenat2.Store(true)
+			return -1, false, nil
+		case e == syscall.EINTR || e == syscall.EAGAIN && try < openat2RetriesEAGAIN:
+			continue // EAGAIN: a concurrent rename raced "..": retry
+		default:
+			return -1, true, e
+		}
+	}
+}
+
+// open opens the machine path p with flags (O_CLOEXEC added), every
+// component resolved inside the root. With O_NOFOLLOW the last component
+// is not followed (with O_PATH: the link itself, for lstat and readlink).
+func (r *rootFS) open(p string, flags int) (*os.File, error) {
+	ap, ok := r.abs(p)
+	if !ok {
+		return nil, pathErr("open", p, syscall.ENOENT)
+	}
+	if r.live() {
+		f, err := os.OpenFile(ap, flags, 0)
+		if err != nil {
+			return nil, logical(err, p)
+		}
+		return f, nil
+	}
+	fd, ok, err := r.openat2(ap, flags)
+	if !ok {
+		fd, err = r.openWalk(ap, flags)
+	}
+	if err != nil {
+		return nil, pathErr("open", p, err)
+	}
+	return os.NewFile(uintptr(fd), p), nil
+}
+
+// openWalk is open without openat2: the path is resolved by walk, then the
+// host path is opened without following a link at its end (a link there
+// now means the tree changed under us: ELOOP, never the host).
+func (r *rootFS) openWalk(p string, flags int) (int, error) {
+	var real string
+	var err error
+	if flags&syscall.O_NOFOLLOW != 0 {
+		real, err = r.resolveParent(p)
+	} else {
+		real, err = r.walk(p, true)
+	}
+	if err != nil {
+		return -1, err
+	}
+	for {
+		fd, err := syscall.Open(r.host(real), flags|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		return fd, err
+	}
+}
+
+// resolveParent resolves every component of p but the last, which is
+// appended as is ("", "." and ".." are resolved too: they name no link; a
+// trailing slash makes the kernel follow the last link too).
+func (r *rootFS) resolveParent(p string) (string, error) {
+	if strings.HasSuffix(p, "/") {
+		return r.walk(p, true)
+	}
+	dir, base := p, ""
+	if i := strings.LastIndexByte(strings.TrimRight(p, "/"), '/'); i >= 0 {
+		dir, base = p[:i+1], strings.TrimRight(p[i+1:], "/")
+	}
+	if base == "" || base == "." || base == ".." {
+		return r.walk(p, true)
+	}
+	d, err := r.walk(dir, true)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(d, "/") + "/" + base, nil
+}
+
+// walk is the portable resolver: the machine path of the absolute p with
+// every symlink, "." and ".." resolved inside the root, component by
+// component (lstat, readlink). Strict, the whole path must exist (dangling
+// links ENOENT, loops ELOOP, a non-directory followed by more components
+// ENOTDIR). Lenient (Python's Path.resolve(strict=False)), from the first
+// component that does not resolve the rest is appended as written, "."
+// and ".." applied lexically.
+func (r *rootFS) walk(p string, strict bool) (string, error) {
+	resolved := ""
+	rest := p
+	links := 0
+	for rest != "" {
+		// more: a slash follows c (even a trailing one: "file/" is
+		// ENOTDIR, as in the kernel).
+		c, tail, more := strings.Cut(rest, "/")
+		rest = tail
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if i := strings.LastIndexByte(resolved, '/'); i >= 0 {
+				resolved = resolved[:i]
+			}
+			continue
+		}
+		next := resolved + "/" + c
+		fi, err := os.Lstat(r.host(next))
+		isLink := err == nil && fi.Mode()&fs.ModeSymlink != 0
+		if err == nil && !isLink && !fi.IsDir() && more {
+			err = syscall.ENOTDIR
+		}
+		if isLink {
+			if links++; links > maxSymlinks {
+				err = syscall.ELOOP
+			}
+		}
+		if err != nil {
+			if strict {
+				return "", err
+			}
+			return lexical(resolved + "/" + c + "/" + rest), nil
+		}
+		if !isLink {
+			resolved = next
+			continue
+		}
+		t, err := os.Readlink(r.host(next))
+		if err != nil {
+			if strict {
+				return "", err
+			}
+			return lexical(resolved + "/" + c + "/" + rest), nil
+		}
+		if strings.HasPrefix(t, "/") {
+			resolved = ""
+		}
+		if more {
+			rest = t + "/" + rest
+		} else {
+			rest = t
+		}
+	}
+	if resolved == "" {
+		resolved = "/"
+	}
+	return resolved, nil
+}
+
+// lexical cleans the absolute path p: "." and empty components dropped,
+// ".." removing the previous component (never above "/").
+func lexical(p string) string {
+	var out []string
+	for c := range strings.SplitSeq(p, "/") {
+		switch c {
+		case "", ".":
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+		default:
+			out = append(out, c)
+		}
+	}
+	return "/" + strings.Join(out, "/")
+}
+
+// maxSymlinks is the kernel's limit on links followed in one resolution
+// (MAXSYMLINKS); one more is ELOOP.
+const maxSymlinks = 40
+
+// stat is os.Stat of p inside the root: links followed.
+func (r *rootFS) stat(p string) (fs.FileInfo, error) {
+	if r.live() {
+		ap, ok := r.abs(p)
+		if !ok {
+			return nil, pathErr("stat", p, syscall.ENOENT)
+		}
+		fi, err := os.Stat(ap)
+		if err != nil {
+			return nil, logical(err, p)
+		}
+		return fi, nil
+	}
+	return r.fstatPath(p, oPath)
+}
+
+// lstat is os.Lstat of p inside the root: a link at the end is not
+// followed.
+func (r *rootFS) lstat(p string) (fs.FileInfo, error) {
+	if r.live() {
+		ap, ok := r.abs(p)
+		if !ok {
+			return nil, pathErr("lstat", p, syscall.ENOENT)
+		}
+		fi, err := os.Lstat(ap)
+		if err != nil {
+			return nil, logical(err, p)
+		}
+		return fi, nil
+	}
+	return r.fstatPath(p, oPath|syscall.O_NOFOLLOW)
+}
+
+func (r *rootFS) fstatPath(p string, flags int) (fs.FileInfo, error) {
+	op := "stat"
+	if flags&syscall.O_NOFOLLOW != 0 {
+		op = "lstat"
+	}
+	f, err := r.open(p, flags)
+	if err != nil {
+		return nil, pathErr(op, p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, pathErr(op, p, err)
+	}
+	return fi, nil
+}
+
+// readlink is os.Readlink of p inside the root (the components before the
+// last resolved inside it; the target is returned as written).
+func (r *rootFS) readlink(p string) (string, error) {
+	if r.live() {
+		ap, ok := r.abs(p)
+		if !ok {
+			return "", pathErr("readlink", p, syscall.ENOENT)
+		}
+		t, err := os.Readlink(ap)
+		if err != nil {
+			return "", logical(err, p)
+		}
+		return t, nil
+	}
+	f, err := r.open(p, oPath|syscall.O_NOFOLLOW)
+	if err != nil {
+		return "", pathErr("readlink", p, err)
+	}
+	defer f.Close()
+	// readlinkat(fd, "") reads the link an O_PATH|O_NOFOLLOW descriptor
+	// names; on anything else it fails (ENOENT, as the kernel says;
+	// readlink(2) says EINVAL: normalise).
+	fi, err := f.Stat()
+	if err != nil {
+		return "", pathErr("readlink", p, err)
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return "", pathErr("readlink", p, syscall.EINVAL)
+	}
+	empty := [1]byte{}
+	for n := 256; ; n *= 2 {
+		buf := make([]byte, n)
+		r1, _, e := syscall.Syscall6(syscall.SYS_READLINKAT, f.Fd(), uintptr(unsafe.Pointer(&empty[0])),
+			uintptr(unsafe.Pointer(&buf[0])), uintptr(n), 0, 0)
+		if e != 0 {
+			return "", pathErr("readlink", p, e)
+		}
+		if int(r1) < n {
+			return string(buf[:r1]), nil
+		}
+	}
+}
+
+// exists follows symlinks; any error is "does not exist", as Python's
+// os.path.exists.
+func (r *rootFS) exists(p string) bool {
+	_, err := r.stat(p)
+	return err == nil
+}
+
+// isDir and isRegular are pathlib's is_dir()/is_file(): links followed,
+// any error is false.
+func (r *rootFS) isDir(p string) bool {
+	fi, err := r.stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func (r *rootFS) isRegular(p string) bool {
+	fi, err := r.stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// openDir opens the directory p for listing. O_DIRECTORY|O_NONBLOCK: a
+// FIFO or device where a directory should be fails at once.
+func (r *rootFS) openDir(p string) (*os.File, error) {
+	return r.open(p, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK)
+}
+
+// readDirNames lists the directory p in directory order, unsorted
+// (os.scandir order): callers sort.
+func (r *rootFS) readDirNames(p string) ([]string, error) {
+	f, err := r.openDir(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, pathErr("scandir", p, err)
+	}
+	return names, nil
+}
+
+// readDir is os.ReadDir of p inside the root: entries sorted by name,
+// their type that of the entry itself (a link is a link). Under a root the
+// entries' Info is an lstat inside the root, never of a host path.
+func (r *rootFS) readDir(p string) ([]fs.DirEntry, error) {
+	if r.live() {
+		ap, ok := r.abs(p)
+		if !ok {
+			return nil, pathErr("open", p, syscall.ENOENT)
+		}
+		es, err := os.ReadDir(ap)
+		if err != nil {
+			return es, logical(err, p)
+		}
+		return es, nil
+	}
+	f, err := r.openDir(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var es []fs.DirEntry
+	buf := make([]byte, 8<<10)
+	for {
+		n, err := syscall.ReadDirent(int(f.Fd()), buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, pathErr("readdirent", p, err)
+		}
+		if n <= 0 {
+			break
+		}
+		es = parseDirents(r, p, buf[:n], es)
+	}
+	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return es, nil
+}
+
+// parseDirents appends the entries of a linux_dirent64 buffer ("." and
+// ".." skipped). An unknown d_type is taken from an lstat inside the root.
+func parseDirents(r *rootFS, dir string, b []byte, es []fs.DirEntry) []fs.DirEntry {
+	for len(b) >= 19 {
+		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		rec := b[:reclen]
+		b = b[reclen:]
+		if *(*uint64)(unsafe.Pointer(&rec[0])) == 0 { // d_ino 0: deleted
+			continue
+		}
+		name := rec[19:]
+		if i := slices.Index(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if string(name) == "." || string(name) == ".." {
+			continue
+		}
+		e := &rootDirent{fs: r, path: strings.TrimSuffix(dir, "/") + "/" + string(name), name: string(name)}
+		switch rec[18] {
+		case syscall.DT_REG:
+			e.typ = 0
+		case syscall.DT_DIR:
+			e.typ = fs.ModeDir
+		case syscall.DT_LNK:
+			e.typ = fs.ModeSymlink
+		case syscall.DT_FIFO:
+			e.typ = fs.ModeNamedPipe
+		case syscall.DT_SOCK:
+			e.typ = fs.ModeSocket
+		case syscall.DT_CHR:
+			e.typ = fs.ModeDevice | fs.ModeCharDevice
+		case syscall.DT_BLK:
+			e.typ = fs.ModeDevice
+		default:
+			fi, err := r.lstat(e.path)
+			if err != nil {
+				continue // vanished since the listing, as os.ReadDir
+			}
+			e.typ = fi.Mode().Type()
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+// rootDirent is one entry of rootFS.readDir under a root.
+type rootDirent struct {
+	fs   *rootFS
+	path string
+	name string
+	typ  fs.FileMode
+}
+
+func (e *rootDirent) Name() string               { return e.name }
+func (e *rootDirent) IsDir() bool                { return e.typ.IsDir() }
+func (e *rootDirent) Type() fs.FileMode          { return e.typ }
+func (e *rootDirent) Info() (fs.FileInfo, error) { return e.fs.lstat(e.path) }
+func (e *rootDirent) String() string             { return fs.FormatDirEntry(e) }
+
+// execPath is the host path of the executable p of the root (tests run
+// fake tools kept in their roots, gpu_arch.go): every component resolved
+// inside the root.
+func (r *rootFS) execPath(p string) (string, error) {
+	ap, ok := r.abs(p)
+	if !ok {
+		return "", pathErr("stat", p, syscall.ENOENT)
+	}
+	if r.live() {
+		return ap, nil
+	}
+	real, err := r.walk(ap, true)
+	if err != nil {
+		return "", pathErr("stat", p, err)
+	}
+	return r.host(real), nil
+}
+
+// realpath is Python's Path.resolve() (non-strict) on the probed
+// filesystem: absolute (against the machine working directory), every
+// existing symlink resolved inside the root, the part that does not
+// resolve appended as written.
+func (r *rootFS) realpath(p string) string {
+	ap, ok := r.abs(p)
+	if !ok {
+		ap = "/" + p
+	}
+	real, _ := r.walk(ap, false)
+	return real
+}
+
+// readFile reads a whole regular file, at most max bytes (larger is an
+// EFBIG error).
+func (r *rootFS) readFile(p string, max int64) ([]byte, error) {
+	b, err := r.readHead(p, max+1)
+	if err == nil && int64(len(b)) > max {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EFBIG}
+	}
+	return b, err
+}
+
+// openRegular opens p for reading and checks it is a regular file. A
+// FIFO, a device node or a directory where a file was expected is an
+// error, never a hang: the file is opened non-blocking (a FIFO without a
+// writer opens at once) and checked with fstat before any read.
+func (r *rootFS) openRegular(p string) (*os.File, fs.FileInfo, error) {
+	f, err := r.open(p, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, pathErr("stat", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		errno := syscall.EINVAL
+		if fi.IsDir() {
+			errno = syscall.EISDIR
+		}
+		return nil, nil, &fs.PathError{Op: "read", Path: p, Err: errno}
+	}
+	return f, fi, nil
+}
+
+// readHead reads the first n bytes of a regular file (fewer when it is
+// shorter); see openRegular. procfs and sysfs files (size 0 in stat) are
+// read until EOF.
+func (r *rootFS) readHead(p string, n int64) ([]byte, error) {
+	f, _, err := r.openRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, n))
+	if err != nil {
+		return nil, pathErr("read", p, err)
+	}
+	return b, nil
+}
+
+func unwrapErrno(err error) error {
+	if en, ok := errnoOf(err); ok {
+		return en
+	}
+	return err
+}
+
+func errnoOf(err error) (syscall.Errno, bool) {
+	if pe, ok := err.(*fs.PathError); ok {
+		if en, ok := pe.Err.(syscall.Errno); ok {
+			return en, true
+		}
+	}
+	if en, ok := err.(syscall.Errno); ok {
+		return en, true
+	}
+	return 0, false
+}

@@ -1,0 +1,412 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"aorta-probe/internal/fakeroot"
+	"aorta-probe/schema"
+)
+
+// resolvers are the two ways rootFS resolves under a root: openat2 (where
+// the kernel has it) and the portable walk, forced by the option.
+var resolvers = []struct {
+	name     string
+	portable bool
+}{{"openat2", false}, {"walk", true}}
+
+// TestRootFSResolve: every path under a root resolves inside it, with the
+// same answer from openat2 and from the portable walk.
+func TestRootFSResolve(t *testing.T) {
+	dir := t.TempDir()
+	host := filepath.Join(dir, "host")
+	root := filepath.Join(dir, "root")
+	mkfiles(t, host, "secret", "etc/hostname", "d/link -> secret")
+	up := strings.Repeat("../", 30)
+	mkfiles(t, root,
+		"opt/rocm-7.2.1/lib/x", "opt/rocm-7.2.1/include/",
+		"opt/rocm -> /opt/rocm-7.2.1",                                       // absolute, inside the root
+		"abs-host -> "+host+"/secret",                                       // absolute host path
+		"etc/hostname -> "+up+strings.TrimPrefix(host, "/")+"/etc/hostname", // relative escape
+		"esc-dir -> "+up+strings.TrimPrefix(host, "/")+"/d",
+		"up -> ../../..",
+		"deep/a/b -> ../../opt/rocm",
+		"loop -> loop2", "loop2 -> loop", "self -> self/x",
+		"dangling -> nowhere",
+		"file-link -> opt/rocm-7.2.1/lib/x",
+		"rel-lib -> lib",
+		"c40 -> opt/rocm-7.2.1/lib/x")
+	// A chain of links: c0 -> c1 -> ... -> c40 -> the file: from c1 the
+	// kernel follows 40 links (allowed), from c0 41 (ELOOP).
+	for i := 39; i >= 0; i-- {
+		mkfiles(t, root, fmt.Sprintf("c%d -> c%d", i, i+1))
+	}
+	cases := []struct {
+		in   string
+		want string // the machine path of the file or directory reached
+		err  syscall.Errno
+	}{
+		{in: "/opt/rocm/lib/x", want: "/opt/rocm-7.2.1/lib/x"},
+		{in: "/opt/rocm/lib/../lib/x", want: "/opt/rocm-7.2.1/lib/x"},
+		{in: "/opt/rocm/../rocm-7.2.1/lib/x", want: "/opt/rocm-7.2.1/lib/x"}, // ".." after a link is physical
+		{in: "/up/opt/rocm", want: "/opt/rocm-7.2.1"},                        // ".." above the root stays at the root
+		{in: "/../../../opt/rocm/lib/x", want: "/opt/rocm-7.2.1/lib/x"},
+		{in: "/deep/a/b/lib/../lib/x", want: "/opt/rocm-7.2.1/lib/x"},
+		{in: "/", want: "/"},
+		{in: "//opt//rocm/", want: "/opt/rocm-7.2.1"},
+		{in: "lib/x", want: "/opt/rocm-7.2.1/lib/x"}, // relative: against the cwd /opt/rocm
+		{in: "/c1", want: "/opt/rocm-7.2.1/lib/x"},
+		{in: "/c0", err: syscall.ELOOP},
+		{in: "/abs-host", err: syscall.ENOENT},
+		{in: "/etc/hostname", err: syscall.ENOENT},
+		{in: "/esc-dir/link", err: syscall.ENOENT},
+		{in: "/loop", err: syscall.ELOOP},
+		{in: "/self", err: syscall.ELOOP},
+		{in: "/dangling", err: syscall.ENOENT},
+		{in: "/file-link/..", err: syscall.ENOTDIR},
+		{in: "/file-link/", err: syscall.ENOTDIR},
+		{in: "/opt/rocm/lib/x/y", err: syscall.ENOTDIR},
+		{in: "/opt/rocm/lib/x/.", err: syscall.ENOTDIR},
+		{in: "/missing/..", err: syscall.ENOENT},
+	}
+	for _, rv := range resolvers {
+		t.Run(rv.name, func(t *testing.T) {
+			r := newRootFS(root, "/opt/rocm", rv.portable)
+			for _, tc := range cases {
+				fi, err := r.stat(tc.in)
+				if tc.err != 0 {
+					var en syscall.Errno
+					if !errors.As(err, &en) || en != tc.err {
+						t.Errorf("stat(%q) = %v, %v; want %v", tc.in, fi, err, tc.err)
+					}
+					if err != nil && strings.Contains(err.Error(), root) {
+						t.Errorf("error names the host path: %v", err)
+					}
+					continue
+				}
+				want, werr := os.Stat(filepath.Join(root, tc.want))
+				if err != nil || werr != nil || !os.SameFile(fi, want) {
+					t.Errorf("stat(%q) = %v, %v; want the file %s", tc.in, fi, err, tc.want)
+				}
+				if rv.portable {
+					ap, _ := r.abs(tc.in)
+					if got, err := r.walk(ap, true); err != nil || got != tc.want {
+						t.Errorf("walk(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+					}
+				}
+			}
+			if !rv.portable && r.noOpenat2.Load() {
+				t.Log("this kernel has no usable openat2: the portable walk answered both runs")
+			}
+			// lstat, readlink and readDir resolve the parent inside the root.
+			if l, err := r.readlink("/up/opt/rocm"); err != nil || l != "/opt/rocm-7.2.1" {
+				t.Errorf("readlink(/up/opt/rocm) = %q, %v", l, err)
+			}
+			if _, err := r.readlink("/esc-dir/link"); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("readlink through an escaping link: %v", err)
+			}
+			if fi, err := r.lstat("/opt/rocm"); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				t.Errorf("lstat(/opt/rocm) = %v, %v", fi, err)
+			}
+			if _, err := r.readlink("/opt/rocm/lib/x"); err == nil {
+				t.Error("readlink of a regular file succeeded")
+			}
+			es, err := r.readDir("/opt/rocm")
+			if err != nil || len(es) != 2 || es[0].Name() != "include" || !es[0].IsDir() || es[1].Name() != "lib" {
+				t.Errorf("readDir(/opt/rocm) = %v, %v", es, err)
+			}
+			if es, err := r.readDir("/"); err == nil {
+				for _, e := range es {
+					if e.Name() == "abs-host" {
+						if fi, err := e.Info(); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+							t.Errorf("Info of a link entry: %v, %v", fi, err)
+						}
+					}
+				}
+			}
+			if _, err := r.readDir("/esc-dir"); err == nil {
+				t.Error("readDir through an escaping link succeeded")
+			}
+			if b, err := r.readFile("/opt/rocm/lib/x", 100); err != nil || string(b) != "opt/rocm-7.2.1/lib/x" {
+				t.Errorf("readFile = %q, %v", b, err)
+			}
+			if r.exists("/abs-host") || r.isDir("/esc-dir") || r.readText("/etc/hostname") != nil {
+				t.Error("a host file was seen through a link")
+			}
+			// realpath (Path.resolve, non-strict): what does not resolve is
+			// appended as written.
+			for in, want := range map[string]string{
+				"/opt/rocm/missing/../lib": "/opt/rocm-7.2.1/lib",
+				"/deep/a/b/x/y":            "/opt/rocm-7.2.1/x/y",
+				"rel-lib":                  "/opt/rocm-7.2.1/rel-lib",
+				"/abs-host":                host + "/secret",
+			} {
+				if got := r.realpath(in); got != want {
+					t.Errorf("realpath(%q) = %q, want %q", in, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestRootFSNoOpenat2: a kernel without openat2 (ENOSYS; a seccomp filter
+// answering EPERM is handled alike) falls back to the walk, with the same
+// answers.
+func TestRootFSNoOpenat2(t *testing.T) {
+	root := t.TempDir()
+	mkfiles(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> /opt/rocm-7.2.1", "esc -> ../../../../../../../../etc/hostname")
+	r := newRootFS(root, "/", false)
+	r.openat2Nr = 1<<16 - 1 // no such syscall: ENOSYS
+	if b, err := r.readFile("/opt/rocm/lib/x", 100); err != nil || string(b) != "opt/rocm-7.2.1/lib/x" {
+		t.Errorf("readFile = %q, %v", b, err)
+	}
+	if !r.noOpenat2.Load() {
+		t.Error("ENOSYS did not switch to the walk")
+	}
+	if r.exists("/esc") {
+		t.Error("the walk followed an escaping link")
+	}
+}
+
+// TestRootFSLive: under "/" the kernel resolves, as for the workload.
+func TestRootFSLive(t *testing.T) {
+	dir := t.TempDir()
+	mkfiles(t, dir, "f", "l -> f")
+	r := newRootFS("/", dir, false)
+	if got := r.readText("l"); got == nil || *got != filepath.Join(dir, "f")[1:] && *got != "f" {
+		t.Errorf("relative read against the cwd: %v", got)
+	}
+	if _, err := r.readHead("/dev/zero", 10); err == nil {
+		t.Error("/dev/zero read as a file")
+	}
+	if got, want := r.realpath(dir+"/l"), dir+"/f"; got != want {
+		t.Errorf("realpath = %q, want %q", got, want)
+	}
+}
+
+// within fails the test when f has not returned after a generous bound:
+// the readers it exercises must never block.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s blocked", what)
+	}
+}
+
+// TestDpkgStatusNotRegular: a FIFO or a character device in place of dpkg's
+// status database is "unknown" (dpkg-query decides), never a hang.
+func TestDpkgStatusNotRegular(t *testing.T) {
+	cands := []string{"amdgpu-dkms", "amdgpu"}
+	t.Run("fifo", func(t *testing.T) {
+		root := t.TempDir()
+		mkfiles(t, root, "var/lib/dpkg/")
+		if err := syscall.Mkfifo(filepath.Join(root, "var/lib/dpkg/status"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A writer that never writes: a blocking open would succeed, a
+		// blocking read would wait for ever.
+		w, err := os.OpenFile(filepath.Join(root, "var/lib/dpkg/status"), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		within(t, "dpkgKnows on a FIFO", func() {
+			if got := dpkgKnows(newRootFS(root, "/", false), cands); !got["amdgpu"] || !got["amdgpu-dkms"] {
+				t.Errorf("dpkgKnows = %v, want every candidate unknown", got)
+			}
+		})
+	})
+	t.Run("dev-zero", func(t *testing.T) {
+		root := t.TempDir()
+		mkfiles(t, root, "var/lib/dpkg/")
+		if err := syscall.Mknod(filepath.Join(root, "var/lib/dpkg/status"), syscall.S_IFCHR|0o666, 1<<8|5); err != nil {
+			t.Skipf("mknod /dev/zero not permitted here (%v)", err)
+		}
+		within(t, "dpkgKnows on /dev/zero", func() {
+			if got := dpkgKnows(newRootFS(root, "/", false), cands); !got["amdgpu"] {
+				t.Errorf("dpkgKnows = %v, want every candidate unknown", got)
+			}
+		})
+	})
+}
+
+// TestGlibcBannerBounded: the libc.so.6 banner is looked for in the first
+// libcScanBudget bytes only; a sparse multi-GiB file costs no more.
+func TestGlibcBannerBounded(t *testing.T) {
+	banner := "GNU C Library (Test GLIBC 2.99-1) stable release version 2.99."
+	for _, tc := range []struct {
+		name   string
+		offset int64
+		want   string
+	}{
+		{"banner at 1.6 MiB", 1600 << 10, "2.99"},
+		{"banner after the budget", libcScanBudget + 1<<20, ""},
+		{"no banner", -1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			mkfiles(t, root, "lib/x86_64-linux-gnu/")
+			f, err := os.Create(filepath.Join(root, "lib/x86_64-linux-gnu/libc.so.6"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Truncate(4 << 30); err != nil { // sparse 4 GiB
+				t.Skipf("no sparse 4 GiB file here: %v", err)
+			}
+			if tc.offset >= 0 {
+				if _, err := f.WriteAt([]byte(banner), tc.offset); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.Close()
+			start := time.Now()
+			v, reason := glibcVersion(newRootFS(root, "/", false), "x86_64")
+			t.Logf("4 GiB sparse libc.so.6: %v", time.Since(start))
+			if v != tc.want || (v == "") != (reason != "") {
+				t.Errorf("glibcVersion = %q, %q; want %q", v, reason, tc.want)
+			}
+		})
+	}
+}
+
+// TestHostileRoot: a root whose every interesting path is an absolute or
+// escaping relative link into a host tree holding a planted ROCm machine.
+// Nothing planted may appear in the document, with either resolver.
+func TestHostileRoot(t *testing.T) {
+	root, err := fakeroot.Hostile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"ROCM_PATH":             "/opt/rocm-" + fakeroot.HostileVersion,
+		"PYTHONPATH":            "/usr/lib/python3/dist-packages",
+		"MIOPEN_SYSTEM_DB_PATH": "db", // relative: against the cwd /work inside the root
+		"HOME":                  "/root",
+	}
+	for _, rv := range resolvers {
+		t.Run(rv.name, func(t *testing.T) {
+			snap := Collect(context.Background(), Options{
+				Root: root, Now: fixedNow, Cwd: "/work", PortableResolve: rv.portable, Extended: true,
+				Env:   func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+				Uname: func() (Uname, error) { return Uname{"6.8.0", "#1", "x86_64"}, nil },
+			})
+			doc := string(schema.Encode(snap))
+			for _, m := range []string{fakeroot.Marker, strings.ToLower(fakeroot.Marker), fakeroot.HostileVersion} {
+				if i := strings.Index(doc, m); i >= 0 {
+					t.Errorf("planted %q in the document: …%s…", m, doc[max(0, i-300):min(len(doc), i+100)])
+				}
+			}
+			if snap.Host.GlibcVersion != nil || snap.ROCm.Version != nil {
+				t.Errorf("glibc %v, rocm %v: read through a link", snap.Host.GlibcVersion, snap.ROCm.Version)
+			}
+		})
+	}
+}
+
+// TestRelativeEnvPathUnderRoot: a relative path from the environment
+// (MIOPEN_SYSTEM_DB_PATH=db) is taken against the working directory inside
+// the root, never against the host's.
+func TestRelativeEnvPathUnderRoot(t *testing.T) {
+	root := t.TempDir()
+	mkfiles(t, root, "work/db/gfx942.txt", "work/db/gfx90a/x.txt")
+	for _, tc := range []struct {
+		cwd  string
+		want bool
+	}{{"/work", true}, {"/", false}, {"", false}} {
+		s := testState(t, root)
+		s.opt.Cwd = tc.cwd
+		s.root = newRootFS(root, tc.cwd, false)
+		if got := nameFingerprint(s, "db", miopenDBSuffixes) != nil; got != tc.want {
+			t.Errorf("cwd %q: db fingerprinted %v, want %v", tc.cwd, got, tc.want)
+		}
+	}
+	for _, rv := range resolvers {
+		r := newRootFS(root, "/work", rv.portable)
+		if !r.isDir("db") || r.readText("db/gfx942.txt") == nil || r.readText("./db/../db/gfx942.txt") == nil {
+			t.Errorf("%s: relative paths not read against the cwd inside the root", rv.name)
+		}
+	}
+	// The host directory the test runs in holds a db/ the root has not.
+	host := t.TempDir()
+	mkfiles(t, host, "db/gfx942.txt")
+	t.Chdir(host)
+	s := testState(t, root)
+	s.root = newRootFS(root, "/", false)
+	if nameFingerprint(s, "db", miopenDBSuffixes) != nil {
+		t.Error("the host's working directory was read")
+	}
+}
+
+// FuzzRootFSResolvers: for any path, openat2 and the portable walk agree
+// (the same file, or the same errno) on a tree of links of every kind.
+func FuzzRootFSResolvers(f *testing.F) {
+	root := f.TempDir()
+	mkfilesF(f, root, "opt/rocm-7.2.1/lib/x", "opt/rocm-7.2.1/include/",
+		"opt/rocm -> /opt/rocm-7.2.1", "up -> ../../..", "deep/a/b -> ../../opt/rocm",
+		"loop -> loop2", "loop2 -> loop", "dangling -> nowhere", "file-link -> opt/rocm-7.2.1/lib/x",
+		"abs-dir -> /opt/", "dot -> .", "dotdot -> ..")
+	for _, s := range []string{"/opt/rocm/lib/x", "/up/opt/rocm/../rocm/lib/x", "/file-link/..", "lib/x",
+		"/deep/a/b/include/", "/dot/dot/dotdot/opt", "/loop/x", "//abs-dir//rocm-7.2.1/.", "../../opt"} {
+		f.Add(s)
+	}
+	kernel := newRootFS(root, "/opt/rocm", false)
+	walk := newRootFS(root, "/opt/rocm", true)
+	if _, err := kernel.stat("/"); err != nil || kernel.noOpenat2.Load() {
+		f.Skip("no usable openat2 on this kernel: nothing to compare")
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if strings.IndexByte(p, 0) >= 0 || len(p) > 512 {
+			return
+		}
+		for _, op := range []struct {
+			name string
+			fn   func(*rootFS, string) (fs.FileInfo, error)
+		}{{"stat", (*rootFS).stat}, {"lstat", (*rootFS).lstat}} {
+			a, aerr := op.fn(kernel, p)
+			b, berr := op.fn(walk, p)
+			var ae, be syscall.Errno
+			errors.As(aerr, &ae)
+			errors.As(berr, &be)
+			switch {
+			case (aerr == nil) != (berr == nil) || ae != be:
+				t.Errorf("%s(%q): openat2 %v, walk %v", op.name, p, aerr, berr)
+			case aerr == nil && !os.SameFile(a, b):
+				t.Errorf("%s(%q): openat2 and walk reach different files", op.name, p)
+			}
+		}
+	})
+}
+
+func mkfilesF(f *testing.F, root string, specs ...string) {
+	for _, s := range specs {
+		name, target, isLink := cutArrow(s)
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		var err error
+		switch {
+		case isLink:
+			err = os.Symlink(target, p)
+		case strings.HasSuffix(name, "/"):
+			err = os.MkdirAll(p, 0o755)
+		default:
+			err = os.WriteFile(p, []byte(name), 0o644)
+		}
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
+}
