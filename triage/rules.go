@@ -22,6 +22,9 @@ const (
 	GroupEnv       Group = "env"
 	GroupHost      Group = "host"
 	GroupOther     Group = "other"
+	// GroupPlacement is used by the fleet report only: in a two-document
+	// diff the placement fields have their own block.
+	GroupPlacement Group = "placement"
 )
 
 // rule gives the fields under a dotted path pattern ("*" matches one key)

@@ -1,6 +1,5 @@
 package triage
 
-func fleetMain(c diffArgs, io IO) int      { return 2 }
 func envMarkersMain(c diffArgs, io IO) int { return 2 }
 
 func EnvNamesMain(args []string, env []string, io IO) int { return 2 }
