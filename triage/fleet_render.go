@@ -99,8 +99,8 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 			l.add(fmt.Sprintf("  %s: %d field%s", o.Name, n, plural(n)))
 			for i, d := range o.Differences {
 				l.add("    " + d.Key + " [" + string(d.Group) + "]")
-				l.add("      this node: " + display(d.Value))
-				l.add(fmt.Sprintf("      majority:  %s (%d/%d)", display(d.Majority), d.Count, f.Documents))
+				valueLines(&l, "      this node: ", display(d.Value))
+				valueLines(&l, fmt.Sprintf("      majority (%d/%d): ", d.Count, f.Documents), display(d.Majority))
 				if i+1 == n || o.Differences[i+1].Why != d.Why {
 					for _, s := range wrap("      why: ", d.Why, Width) {
 						l.add(s)

@@ -57,6 +57,33 @@ func wrap(indent, s string, width int) []string {
 	return out
 }
 
+// valueLines lays a value out after prefix: on one line when it fits;
+// else prose-like values (with spaces) wrap at words and others (hashes)
+// break at the column, so that nothing is cut off.
+func valueLines(l *lines, prefix, v string) {
+	if utf8.RuneCountInString(prefix)+utf8.RuneCountInString(v) <= Width {
+		l.add(prefix + v)
+		return
+	}
+	if strings.Contains(v, " ") {
+		for _, s := range wrap(prefix, v, Width) {
+			l.add(s)
+		}
+		return
+	}
+	pad := strings.Repeat(" ", utf8.RuneCountInString(prefix))
+	r := []rune(v)
+	for first := true; len(r) > 0; first = false {
+		p := pad
+		if first {
+			p = prefix
+		}
+		n := min(len(r), Width-utf8.RuneCountInString(p))
+		l.add(p + string(r[:n]))
+		r = r[n:]
+	}
+}
+
 // display is a value for a terminal: control characters escaped.
 func display(v Value) string {
 	t := v.Text()
@@ -127,8 +154,8 @@ func (r *Result) Text(w io.Writer, o RenderOptions) error {
 			kv(&l, label, "same: "+display(p.A))
 		default:
 			kv(&l, label, strings.ToUpper(strings.ReplaceAll(p.State, "_", " "))+" ("+p.Role+")")
-			l.add("      A: " + display(p.A))
-			l.add("      B: " + display(p.B))
+			valueLines(&l, "      A: ", display(p.A))
+			valueLines(&l, "      B: ", display(p.B))
 			if p.Says != "" {
 				for _, s := range wrap("      ", p.Says, Width) {
 					l.add(s)
@@ -146,8 +173,8 @@ func (r *Result) Text(w io.Writer, o RenderOptions) error {
 				l.add("  [" + string(d.Group) + "]")
 			}
 			l.add(fmt.Sprintf("%4d. %s", i+1, d.Key))
-			l.add("        A: " + display(d.A))
-			l.add("        B: " + display(d.B))
+			valueLines(&l, "        A: ", display(d.A))
+			valueLines(&l, "        B: ", display(d.B))
 			// One "why" per run of fields that share it.
 			if i+1 == len(r.Differences) || r.Differences[i+1].Why != d.Why {
 				for _, s := range wrap("      why: ", d.Why, Width) {
@@ -182,7 +209,7 @@ func kv(l *lines, label, value string) {
 		return
 	}
 	l.add(label)
-	l.add("      " + value)
+	valueLines(l, "      ", value)
 }
 
 // mdCell is a value for a Markdown table cell.
