@@ -61,19 +61,34 @@ func Template(base []byte, size int, plants map[string]any) ([]byte, error) {
 		}
 	}
 	if size > 0 {
-		var files []any
-		for i := 0; len(schema.Encode(doc))+220*len(files) < size; i++ {
-			files = append(files, schema.Map[any]{
+		entry := func(i int) any {
+			return schema.Map[any]{
 				{Key: "name", Value: fmt.Sprintf("TensileLibrary_Type_HH_Contraction_l_Ailk_Bljk_Cijk_Dijk_gfx942_%05d.co", i)},
 				{Key: "size", Value: schema.Number(strconv.Itoa(1000 + i))},
 				{Key: "suffix", Value: ".co"},
 				{Key: "is_logic", Value: false},
 				{Key: "sha256", Value: fmt.Sprintf("sha256:%064x", i*7919)},
-			})
+			}
 		}
-		if err := set("tensile_catalog.hipblaslt.menu.files", files); err != nil {
+		// Measure one entry's encoded size, then add as many as fit.
+		const probe = 100
+		var files []any
+		for i := range probe {
+			files = append(files, entry(i))
+		}
+		if err := set("tensile_catalog.hipblaslt.menu.files", []any{}); err != nil {
 			return nil, err
 		}
+		empty := len(schema.Encode(doc))
+		set("tensile_catalog.hipblaslt.menu.files", files)
+		per := (len(schema.Encode(doc)) - empty) / probe
+		for i := probe; empty+per*len(files) < size; i++ {
+			files = append(files, entry(i))
+		}
+		for empty+per*len(files) > size && len(files) > 0 {
+			files = files[:len(files)-1]
+		}
+		set("tensile_catalog.hipblaslt.menu.files", files)
 	}
 	return schema.Encode(doc), nil
 }
