@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -58,27 +59,28 @@ func wrap(indent, s string, width int) []string {
 }
 
 // valueLines lays a value out after prefix: on one line when it fits;
-// else prose-like values (with spaces) wrap at words and others (hashes)
-// break at the column, so that nothing is cut off.
+// else prose-like values (words that each fit) wrap at spaces, and
+// anything else (hashes, JSON) breaks at the column, so that nothing is
+// cut off.
 func valueLines(l *lines, prefix, v string) {
-	if utf8.RuneCountInString(prefix)+utf8.RuneCountInString(v) <= Width {
+	plen := utf8.RuneCountInString(prefix)
+	if plen+utf8.RuneCountInString(v) <= Width {
 		l.add(prefix + v)
 		return
 	}
-	if strings.Contains(v, " ") {
+	words := strings.Fields(v)
+	if strings.Join(words, " ") == v && len(words) > 1 && !slices.ContainsFunc(words, func(w string) bool {
+		return utf8.RuneCountInString(w) > Width-plen
+	}) {
 		for _, s := range wrap(prefix, v, Width) {
 			l.add(s)
 		}
 		return
 	}
-	pad := strings.Repeat(" ", utf8.RuneCountInString(prefix))
+	pad := strings.Repeat(" ", plen)
 	r := []rune(v)
-	for first := true; len(r) > 0; first = false {
-		p := pad
-		if first {
-			p = prefix
-		}
-		n := min(len(r), Width-utf8.RuneCountInString(p))
+	for p := prefix; len(r) > 0; p = pad {
+		n := min(len(r), Width-plen)
 		l.add(p + string(r[:n]))
 		r = r[n:]
 	}
