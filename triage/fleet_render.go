@@ -87,7 +87,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 		if !ok {
 			continue
 		}
-		kv(&l, "  "+k, fmt.Sprintf("%d/%d  %s", m.Count, f.Documents, display(m.Value)))
+		kv(&l, fmt.Sprintf("  %s (%d/%d)", k, m.Count, f.Documents), display(m.Value))
 	}
 	l.add("")
 	if len(f.Outliers) == 0 {
@@ -98,9 +98,9 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 			n := len(o.Differences)
 			l.add(fmt.Sprintf("  %s: %d field%s", o.Name, n, plural(n)))
 			for i, d := range o.Differences {
-				l.add("    " + d.Key + " [" + string(d.Group) + "]")
-				valueLines(&l, "      this node: ", display(d.Value))
-				valueLines(&l, fmt.Sprintf("      majority (%d/%d): ", d.Count, f.Documents), display(d.Majority))
+				l.add(fmt.Sprintf("    %s [%s] (majority %d/%d)", d.Key, d.Group, d.Count, f.Documents))
+				valueLines(&l, "      node:     ", display(d.Value))
+				valueLines(&l, "      majority: ", display(d.Majority))
 				if i+1 == n || o.Differences[i+1].Why != d.Why {
 					for _, s := range wrap("      why: ", d.Why, Width) {
 						l.add(s)

@@ -155,7 +155,11 @@ func (r *Result) Text(w io.Writer, o RenderOptions) error {
 		case p.State == StateSame && p.A == p.B:
 			kv(&l, label, "same: "+display(p.A))
 		default:
-			kv(&l, label, strings.ToUpper(strings.ReplaceAll(p.State, "_", " "))+" ("+p.Role+")")
+			state := strings.ToUpper(strings.ReplaceAll(p.State, "_", " "))
+			if p.State == StateDiffers {
+				state += ": " + p.Role
+			}
+			kv(&l, label, state)
 			valueLines(&l, "      A: ", display(p.A))
 			valueLines(&l, "      B: ", display(p.B))
 			if p.Says != "" {
@@ -200,7 +204,7 @@ func sideLine(s Side) string {
 // kv writes "label  value" padded to a column, or the value on the next
 // line when both do not fit.
 func kv(l *lines, label, value string) {
-	const col = 36
+	const col = 40
 	pad := col - utf8.RuneCountInString(label)
 	if pad < 1 {
 		pad = 1
