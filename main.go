@@ -18,7 +18,6 @@ import (
 
 	"aorta-probe/probe"
 	"aorta-probe/schema"
-	"aorta-probe/triage"
 )
 
 // version is set at link time (-ldflags "-X main.version=…"); otherwise the
@@ -94,21 +93,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// subcommand runs the triage subcommands (docs/triage.md): diff and
-// env-names.
-func subcommand(args []string) (int, bool) {
-	if len(args) == 0 {
-		return 0, false
-	}
-	switch args[0] {
-	case "diff":
-		return triage.Main(args[1:], triage.StdIO()), true
-	case "env-names":
-		return triage.EnvNamesMain(args[1:], os.Environ(), triage.StdIO()), true
-	}
-	return 0, false
 }
 
 func binaryVersion() string {
