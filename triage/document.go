@@ -8,10 +8,12 @@ import (
 	"aorta-probe/schema"
 )
 
-// decodeJSON is the one seam to the project's Python-compatible decoder
-// (schema.Decode today). Nothing else in this package names the codec, so
-// moving it only changes this line.
-var decodeJSON = func(text string) (any, error) { return schema.Decode(text) }
+// The seam to the project's Python-compatible codec (schema.Decode and its
+// value types today): nothing else in this package names it, so moving the
+// codec only changes these three declarations.
+
+// decodeJSON parses text as Python's json.loads does.
+func decodeJSON(text string) (any, error) { return schema.Decode(text) }
 
 // object is a decoded JSON object, members in document order.
 type object = schema.Map[any]
