@@ -96,6 +96,13 @@ func TestCompare(t *testing.T) {
 				"tensile_catalog.hipblaslt.menu.combined_content_hash", "pytorch_version", "env_vars.NCCL_NET_PLUGIN", "host.glibc_version"},
 		},
 		{
+			name: "catalog hashes before catalog status", a: []edit{placed},
+			b: []edit{placed, set("tensile_catalog.status", "partial"), set("rocfft_catalog.kernel_cache.sha256", "sha256:00"),
+				set("tensile_catalog.rocblas.menu.combined_content_hash", "content-sha256:00")},
+			verdict: DifferentSoftware, exit: 1,
+			diffs: []string{"tensile_catalog.rocblas.menu.combined_content_hash", "rocfft_catalog.kernel_cache.sha256", "tensile_catalog.status"},
+		},
+		{
 			name: "schema 1.7 document", a: append([]edit{placed}, schema17...), b: []edit{placed},
 			verdict: CannotTell, exit: 1, because: "is absent in A",
 		},

@@ -62,6 +62,10 @@ var rules = []rule{
 	{"rccl.lib_hash", GroupLibraries, "the RCCL binary itself: collective algorithms and reduction order"},
 	{"rccl", GroupLibraries, "RCCL and its network plugin: collective algorithms, transport and reduction order"},
 
+	{"tensile_catalog.*.menu.combined_content_hash", GroupCatalogs, "the content of the installed Tensile kernel files: other kernel binaries or solution logic"},
+	{"tensile_catalog.combined", GroupCatalogs, "the names of every installed Tensile kernel file: another solution menu"},
+	{"miopen_catalog.menu.combined_content_hash", GroupCatalogs, "the content of MIOpen's find/perf/kernel databases: other solver choices and tuned parameters"},
+	{"rocfft_catalog.kernel_cache.sha256", GroupCatalogs, "the content of rocFFT's ahead-of-time kernel cache: other precompiled FFT kernels"},
 	{"tensile_catalog", GroupCatalogs, "the installed Tensile solution menu: same library version, other kernels to select from"},
 	{"miopen_catalog", GroupCatalogs, "the installed MIOpen find/perf/kernel databases: other solvers and tuned parameters get picked"},
 	{"rocfft_catalog", GroupCatalogs, "rocFFT's ahead-of-time kernel cache: other precompiled FFT kernels"},
