@@ -18,7 +18,7 @@ import (
 // TestDiffRealPlaces runs the static binary in real places and diffs the
 // documents with the binary's own `diff`: two runs on the host are the same
 // place (exit 0); `unshare -m` and a FROM-scratch podman container are
-// different places; a --root scenario with another ROCm, seen through this
+// different places; `unshare -n` (same mount namespace) cannot tell; a --root scenario with another ROCm, seen through this
 // host's /proc and /dev, is the same place with different software; a
 // document cut down to schema 1.7 cannot tell; garbage is trouble (exit 2,
 // one line). Sandbox cases skip where the tool or root is missing, and
@@ -97,6 +97,11 @@ func TestDiffRealPlaces(t *testing.T) {
 		if !strings.Contains(out, "Identity: no differences") {
 			t.Errorf("identity differs between the host and unshare -m:\n%s", out)
 		}
+	})
+	t.Run("unshare -n", func(t *testing.T) {
+		// Same mount namespace (equal hashes), another network namespace:
+		// evidence differs, nothing proves it: never "same place".
+		diff(t, host, run("unshare-n"), 1, "cannot tell: probe_provenance.isolation differs")
 	})
 	t.Run("podman FROM scratch", func(t *testing.T) {
 		diff(t, host, run("podman"), 1, "different places")
