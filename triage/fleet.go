@@ -42,7 +42,9 @@ func flatten(d *Document) []leaf {
 			}
 			return
 		}
-		out = append(out, leaf{strings.Join(path, "."), shown(v)})
+		// Clone: a one-key path is a slice of the document's text, which
+		// must not stay alive with the leaf.
+		out = append(out, leaf{strings.Clone(strings.Join(path, ".")), shown(v)})
 	}
 	walk(d.root, nil)
 	if osr, ok := d.Lookup("probe_provenance.os_release"); ok {
@@ -176,6 +178,10 @@ func fleetOf(n int, load func(int) FleetDoc, workers int) *FleetResult {
 	for i := range results {
 		results[i] = make(chan FleetDoc, 1)
 	}
+	// window bounds the results read ahead of the tally (a slow document
+	// must not let the others pile up): a slot is taken before a document
+	// is handed out and given back when its result is tallied.
+	window := make(chan struct{}, 4*workers)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range min(workers, max(n, 1)) {
@@ -187,6 +193,7 @@ func fleetOf(n int, load func(int) FleetDoc, workers int) *FleetResult {
 	}
 	go func() {
 		for i := range n {
+			window <- struct{}{}
 			next <- i
 		}
 		close(next)
@@ -198,6 +205,7 @@ func fleetOf(n int, load func(int) FleetDoc, workers int) *FleetResult {
 	for i := range n {
 		d := <-results[i]
 		results[i] = nil
+		<-window
 		if d.Err != nil {
 			res.Unreadable = append(res.Unreadable, d)
 			continue

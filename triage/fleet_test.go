@@ -3,6 +3,10 @@ package triage
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,5 +118,34 @@ func TestFleetSplitField(t *testing.T) {
 	}
 	if len(r.Split) != 1 || r.Split[0].Key != "nics.ainic.card.uuid" || r.Split[0].Distinct != 4 {
 		t.Errorf("split %+v", r.Split)
+	}
+}
+
+// TestFleetWindow: while the first document is still loading, at most
+// 4×workers documents are handed out, so results cannot pile up behind a
+// slow one. Document 0 waits until the window is full, then watches for
+// up to 50 ms that no further document starts.
+func TestFleetWindow(t *testing.T) {
+	const workers, n = 3, 60
+	var started atomic.Int32
+	load := func(i int) FleetDoc {
+		if i == 0 {
+			for started.Load() < 4*workers-1 {
+				runtime.Gosched()
+			}
+			for deadline := time.Now().Add(50 * time.Millisecond); time.Now().Before(deadline); {
+				if s := started.Load(); s > 4*workers-1 {
+					t.Errorf("%d documents started while document 0 is loading, window is %d", s+1, 4*workers)
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		} else {
+			started.Add(1)
+		}
+		return FleetDoc{Name: fmt.Sprint(i), leaves: []leaf{{"rocm.version", `"7.2.1"`}}}
+	}
+	if r := fleetOf(n, load, workers); r.Documents != n {
+		t.Errorf("%d documents", r.Documents)
 	}
 }
