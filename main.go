@@ -3,6 +3,8 @@
 //
 //	aorta-probe [OUT|-] [flags]
 //	aorta-probe validate FILE...
+//	aorta-probe diff [--fleet|--env-markers] A B...
+//	aorta-probe env-names [OUT|-]
 //
 // See docs/usage.md.
 package main
@@ -36,8 +38,8 @@ func main() {
 // the exit status: 0 when the document was written (partial or not), 1 when
 // it could not be, 2 for a usage error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "validate" {
-		return runValidate(args[1:], os.Stdin, stdout, stderr) // validate_cmd.go
+	if code, ok := subcommand(args, stdout, stderr); ok { // diff_cmd.go
+		return code
 	}
 	cfg, err := parseArgs(args)
 	if err != nil {
