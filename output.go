@@ -52,9 +52,11 @@ func writeOutput(ctx context.Context, by time.Time, path string, doc []byte) err
 	return writeAtomic(target, path, doc)
 }
 
-// bounded runs write, which may block, until it returns, ctx ends (its
-// cause, a signal, is the error) or by passes. An abandoned write stays
-// blocked in its goroutine; the process exits right after.
+// bounded runs write, which may block, until it returns or by passes; when
+// ctx ends (a signal) it gives write signalGrace more to finish (a reader
+// that is taking the document gets all of it), then gives up with ctx's
+// cause as the error. An abandoned write stays blocked in its goroutine;
+// the process exits right after.
 func bounded(ctx context.Context, by time.Time, write func() error) error {
 	done := make(chan error, 1)
 	go func() { done <- write() }()
@@ -63,12 +65,25 @@ func bounded(ctx context.Context, by time.Time, write func() error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-ctx.Done():
-		return context.Cause(ctx)
 	case <-timer.C:
 		return errNoReader
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(signalGrace)
+	defer grace.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		return errNoReader
+	case <-grace.C:
+		return context.Cause(ctx)
 	}
 }
+
+// signalGrace is how long a write under way may still take after a signal
+// (docs/usage.md).
+const signalGrace = 500 * time.Millisecond
 
 // errNoReader is a write through abandoned at the deadline.
 var errNoReader = errors.New("timed out: no reader took the document by the deadline")
