@@ -389,3 +389,28 @@ func benchBinary(b *testing.B) string {
 	}
 	return bin
 }
+
+// TestE2EIgnoredSIGHUP: a probe started with SIGHUP ignored (nohup) keeps
+// ignoring it: the capture is not interrupted.
+func TestE2EIgnoredSIGHUP(t *testing.T) {
+	bin := e2eBinary(t)
+	pids, env := pidFile(t, baseEnv(t, fakeTools(t, map[string]string{"python3": stubborn})))
+	outDir := t.TempDir()
+	out := filepath.Join(outDir, "env.json")
+	p := startProbe(t, "/bin/sh", outDir, env, "-c", `trap '' HUP; exec "$0" "$@"`, bin, out, "--deadline", "2s")
+	waitForPids(t, pids, 2)
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit %d; stderr %q", code, p.stderr.String())
+	}
+	doc, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reasonsOf(checkDocument(t, string(doc))) {
+		if strings.HasSuffix(r, "(collection interrupted)") {
+			t.Errorf("an ignored SIGHUP interrupted the capture: %q", r)
+		}
+	}
+	checkNoSurvivors(t, pids)
+}

@@ -17,17 +17,24 @@ import (
 	"syscall"
 )
 
-// Ending are the signals that end a capture early: the document is still
+// ending are the signals that end a capture early: the document is still
 // written (docs/usage.md, "Deadline and signals"). SIGHUP is an ssh
 // session or terminal going away.
-var Ending = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}
+var ending = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}
 
 // received buffers the ending signals from the start of the process until
 // main reads them; one is enough to cancel, more are dropped by os/signal.
 var received = make(chan os.Signal, 4)
 
 func init() {
-	signal.Notify(received, Ending...)
+	// One the probe was started ignoring stays ignored: nohup ignores
+	// SIGHUP, a shell starts background jobs ignoring SIGINT; handling it
+	// would undo that.
+	for _, sig := range ending {
+		if !signal.Ignored(sig) {
+			signal.Notify(received, sig)
+		}
+	}
 	// With SIGPIPE handled, a write to a closed pipe on stdout returns
 	// EPIPE (reported, exit 1) instead of killing the probe silently;
 	// a caught signal is reset to its default in the tools it runs.
