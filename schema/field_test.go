@@ -159,3 +159,26 @@ func TestFieldDeepValue(t *testing.T) {
 		t.Errorf("pass: %d bytes, %v", len(got), err)
 	}
 }
+
+// BenchmarkField: a lookup on the typed document against the encode,
+// decode and walk that --field did before.
+func BenchmarkField(b *testing.B) {
+	doc := NotCaptured()
+	path := []string{"rocm", "version"}
+	b.Run("typed", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := Field(doc, path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encode+decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := refField(doc, path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
