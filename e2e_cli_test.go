@@ -119,6 +119,33 @@ func TestE2EOutputNames(t *testing.T) {
 		}
 	})
 
+	// The temporary file goes where the kernel resolves OUT's directory:
+	// through a link to another filesystem (/dev/shm, when it is one), a
+	// lexical ".." would put it on this one and the rename would fail.
+	t.Run("dot-dot after a linked directory", func(t *testing.T) {
+		dir := t.TempDir()
+		real := filepath.Join(dir, "real")
+		var here, shm syscall.Stat_t
+		if syscall.Stat(dir, &here) == nil && syscall.Stat("/dev/shm", &shm) == nil && here.Dev != shm.Dev {
+			if d, err := os.MkdirTemp("/dev/shm", "e2e-"); err == nil {
+				t.Cleanup(func() { os.RemoveAll(d) })
+				real = d
+			}
+		}
+		os.MkdirAll(filepath.Join(real, "sub"), 0o755)
+		os.Symlink(filepath.Join(real, "sub"), filepath.Join(dir, "link"))
+		probe(t, filepath.Join(dir, "link")+"/../env.json") // the kernel's "..": real/env.json
+		if _, err := os.Stat(filepath.Join(real, "env.json")); err != nil {
+			t.Errorf("not written where the kernel resolves it: %v", err)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.Name() != "link" && e.Name() != "real" {
+				t.Errorf("left in OUT's lexical directory: %s", e.Name())
+			}
+		}
+	})
+
 	t.Run("stale temporary files", func(t *testing.T) {
 		dir := t.TempDir()
 		old := time.Now().Add(-time.Hour)

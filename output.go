@@ -207,7 +207,11 @@ func writeThrough(path string, doc []byte) error {
 // directories are not created (as _probe_main). Errors name shown (the
 // path the user gave), e.g. "[Errno 2] No such file or directory: '/x/env.json'".
 func writeAtomic(path, shown string, doc []byte) error {
-	dir := filepath.Dir(path)
+	// Not filepath.Dir: it would clean "link/../" lexically.
+	dir, _ := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
 	removeStaleTemps(dir, time.Now())
 	// A short name of its own, not derived from OUT's: OUT's name may be
 	// as long as the filesystem allows (NAME_MAX, 255 bytes).
@@ -276,7 +280,7 @@ func removeStaleTemps(dir string, now time.Time) {
 			if !ok || pid == os.Getpid() {
 				continue
 			}
-			p := filepath.Join(dir, name)
+			p := strings.TrimSuffix(dir, "/") + "/" + name // not Join: no lexical ".."
 			var st syscall.Stat_t
 			if syscall.Lstat(p, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != os.Geteuid() {
 				continue
