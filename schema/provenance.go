@@ -116,8 +116,9 @@ type CommandRecord struct {
 	TimedOut   bool    `json:"timed_out"`
 	Error      *string `json:"error"`
 	DurationUS int64   `json:"duration_us"`
-	// StdoutBytes and StderrBytes count what was kept; Truncated says the
-	// cap cut either stream.
+	// StdoutBytes and StderrBytes count what was kept (for a stream
+	// consumed as it was read, such as nm's, everything read); Truncated
+	// says the cap cut either stream.
 	StdoutBytes int  `json:"stdout_bytes"`
 	StderrBytes int  `json:"stderr_bytes"`
 	Truncated   bool `json:"truncated"`
