@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -176,6 +177,63 @@ type state struct {
 
 	mu       sync.Mutex
 	commands []schema.CommandRecord
+	// branches are the sub-states of a parallel call still running; their
+	// commands are listed after this state's until they are merged.
+	branches []*state
+}
+
+// parallel runs fns concurrently, each with its own sub-state of s (the
+// independent commands of one block: the NIC tools, the hipconfig flags).
+// Once all have returned, their reasons and command records are appended
+// to s in argument order, whatever order they finished in, so the document
+// and probe_provenance.commands do not depend on timing; a branch cut by
+// the deadline marks s interrupted, and a branch's panic is re-raised in
+// the caller, where the probe's recover reports it.
+func (s *state) parallel(fns ...func(*state)) {
+	subs := make([]*state, len(fns))
+	for i := range subs {
+		subs[i] = &state{collector: s.collector, name: s.name}
+	}
+	s.mu.Lock()
+	s.branches = append(s.branches, subs...)
+	s.mu.Unlock()
+	panics := make([]any, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { panics[i] = recover() }()
+			fn(subs[i])
+		}()
+	}
+	wg.Wait()
+	s.mu.Lock()
+	for _, sub := range subs {
+		s.reasons = append(s.reasons, sub.reasons...)
+		s.commands = append(s.commands, sub.allCommands()...)
+		if sub.interrupted.Load() {
+			s.interrupted.Store(true)
+		}
+	}
+	s.branches = slices.DeleteFunc(s.branches, func(b *state) bool { return slices.Contains(subs, b) })
+	s.mu.Unlock()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+}
+
+// allCommands is what s and its running branches recorded, in order.
+func (s *state) allCommands() []schema.CommandRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]schema.CommandRecord(nil), s.commands...)
+	for _, b := range s.branches {
+		out = append(out, b.allCommands()...)
+	}
+	return out
 }
 
 // probe is one row of the probe table: it computes a block and, once it has
@@ -285,6 +343,11 @@ func (s *state) run(c Command) Result {
 	start := s.opt.Now()
 	r := s.opt.Runner.Run(s.ctx, c)
 	r.Duration = s.opt.Now().Sub(start)
+	if c.StdoutTo != nil && r.Stdout != nil {
+		// A Runner that captured what it was asked to stream (a test's).
+		c.StdoutTo.Write(r.Stdout)
+		r.StdoutN, r.Stdout = int64(len(r.Stdout)), nil
+	}
 	s.record(c, r)
 	if r.Err == ErrTimeout && s.ctx.Err() != nil {
 		s.interrupted.Store(true)
@@ -308,6 +371,9 @@ func (s *state) record(c Command, r Result) {
 		StderrBytes: len(r.Stderr),
 		Truncated:   r.Truncated,
 		TimedOut:    r.Err == ErrTimeout,
+	}
+	if c.StdoutTo != nil {
+		rec.StdoutBytes = int(r.StdoutN) // streamed: all of it was used
 	}
 	if c.Dir != "" {
 		rec.Dir = schema.Str(c.Dir)
@@ -483,9 +549,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	// killed in abandoned probes included (what hung is what a reader of
 	// a deadline_hit document wants to see).
 	for _, st := range states {
-		st.mu.Lock()
-		prov.Commands = append(prov.Commands, st.commands...)
-		st.mu.Unlock()
+		prov.Commands = append(prov.Commands, st.allCommands()...)
 	}
 
 	snap.PartialReasons = reasons
