@@ -150,7 +150,9 @@ func ainicTier2Identity(s *state) *schema.AINICDetail {
 				t.Card.HostSW = parseVersionOutput(*out)
 			}
 		},
-		func(s *state) { card = nicRun(s, []string{"nicctl", "show", "card", "--detail"}, "nics.ainic.card", true) },
+		func(s *state) {
+			card = nicRun(s, []string{"nicctl", "show", "card", "--detail"}, "nics.ainic.card", true)
+		},
 	)
 	t.Card.Firmware = fw
 	if card != nil && *card != "" {

@@ -58,7 +58,7 @@ func TestNICsRunConcurrently(t *testing.T) {
 case "$*" in
 "--version"|"show version firmware --json"|"show version host-software --json") ` + barrier(starts, 13, `echo 1.117.5-a-74`) + `;;
 "show card --detail") ` + barrier(starts, 13, `echo "Id : `+uuid+`"`) + `;;
-"show card profile -c `+uuid+`"|"show dcqcn --roce-device ionic_0 --profile-id 1") ` + barrier(starts, 15, `echo ok`) + `;;
+"show card profile -c ` + uuid + `"|"show dcqcn --roce-device ionic_0 --profile-id 1") ` + barrier(starts, 15, `echo ok`) + `;;
 *) exit 99;;
 esac`,
 	}

@@ -118,7 +118,7 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 		Stderr: stderr,
 		// A grandchild that keeps our pipes open after the child exits
 		// must not hold the probe: stop waiting for the pipes after this.
-		WaitDelay:   250 * time.Millisecond,
+		WaitDelay: 250 * time.Millisecond,
 		// Pdeathsig: a probe killed by SIGKILL (no handler runs) takes
 		// its direct children with it. The kernel sends the signal when
 		// the OS thread that forked the child exits, not the process;
