@@ -87,6 +87,9 @@ type collector struct {
 	// command (its argv and error text): Buck config values
 	// (redactArgv in buck_invocation.go).
 	redact func(string) string
+	// kmdVersion is read-text of /sys/module/amdgpu/version, read once:
+	// rocm.kmd_version, which amdgpu_driver.kmd_version copies.
+	kmdVersion func() *string
 	// runtimeType is context.md §3.1, evaluated once (runtime_context.go).
 	runtimeType func() string
 	// python is the one Python helper run of the collection
@@ -412,6 +415,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		c.path = searchPath(opt.Env)
 	}
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
+	c.kmdVersion = sync.OnceValue(func() *string { return c.root.readText("/sys/module/amdgpu/version") })
 	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
 	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
 	// Root discovery runs once, started before any probe (core.md §1.2).

@@ -29,9 +29,13 @@ func collectHIP(s *state) schema.HIP {
 		{"runtime", &h.Runtime},
 		{"cpp_config", &h.CppConfig},
 	}
+	// The five runs are independent: they run together (state.parallel),
+	// so five hanging hipconfig calls cost one timeout, not five.
+	var runs []func(*state)
 	for _, f := range fields {
-		*f.dst = hipconfigValue(s, "--"+f.key)
+		runs = append(runs, func(s *state) { *f.dst = hipconfigValue(s, "--"+f.key) })
 	}
+	s.parallel(runs...)
 	for _, f := range fields {
 		if *f.dst == nil {
 			s.reason("hip.%s: hipconfig --%s returned no usable value", f.key, f.key)

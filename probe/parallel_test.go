@@ -109,3 +109,56 @@ esac`,
 		t.Errorf("command records\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestAMDGPUDriverDoesNotWaitForPython: with no ROCm root on the
+// filesystem, root discovery asks the interpreter, which here waits until
+// amdgpu_driver's modinfo has run. Had amdgpu_driver waited for rocm (and
+// so for the roots and the interpreter), modinfo would run only after the
+// interpreter was killed at its timeout.
+func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
+	root := t.TempDir()
+	release := filepath.Join(t.TempDir(), "release")
+	writeFiles(t, root, map[string]string{
+		"sys/module/amdgpu/version": "6.16.13\n",
+		"bin/python3":               "#!/bin/sh\nwhile [ ! -e '" + release + "' ]; do sleep 0.02; done\nexit 3\n",
+		"bin/modinfo":               "#!/bin/sh\n[ \"$1\" = amdgpu ] || exit 99\ntouch '" + release + "'\necho 'version: 6.16.13'\n",
+	})
+	for _, n := range []string{"python3", "modinfo"} {
+		os.Chmod(filepath.Join(root, "bin", n), 0o755)
+	}
+	opt := Options{Root: root, Now: time.Now, Cwd: "/", Path: []string{filepath.Join(root, "bin")},
+		Env: func(string) (string, bool) { return "", false }}
+	opt.Python.Timeout = 20 * time.Second
+	snap := Collect(context.Background(), opt)
+	for _, c := range snap.Provenance.Commands {
+		if filepath.Base(c.Argv[0]) == "python3" && c.TimedOut {
+			t.Errorf("the interpreter was killed at its timeout: modinfo waited for it")
+		}
+	}
+	if v := derefOr(snap.AMDGPUDriver.KmdVersion, "<nil>"); v != "6.16.13" {
+		t.Errorf("amdgpu_driver.kmd_version %s", v)
+	}
+	if v := derefOr(snap.AMDGPUDriver.ModuleVersion, "<nil>"); v != "6.16.13" {
+		t.Errorf("amdgpu_driver.module_version %s", v)
+	}
+}
+
+// TestHIPRunsConcurrently: the five hipconfig runs wait for each other.
+func TestHIPRunsConcurrently(t *testing.T) {
+	starts := filepath.Join(t.TempDir(), "starts")
+	os.WriteFile(starts, nil, 0o644)
+	s, _ := toolState(t, map[string]string{"hipconfig": barrier(starts, 5, `echo "v$1"`)})
+	s.opt.Runner = barrierRunner{}
+	h := collectHIP(s)
+	wantReasons(t, s)
+	if derefOr(h.Version, "") != "v--version" || derefOr(h.CppConfig, "") != "v--cpp_config" {
+		t.Errorf("hip = %s", schema.Encode(h))
+	}
+	var flags []string
+	for _, c := range s.commands {
+		flags = append(flags, c.Argv[1])
+	}
+	if strings.Join(flags, " ") != "--version --platform --compiler --runtime --cpp_config" {
+		t.Errorf("command records out of order: %q", flags)
+	}
+}
