@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -64,6 +65,33 @@ func (c *collector) sha256OfPath(p string) (string, error) {
 		return "", err
 	}
 	return c.hashes.sum(c.ctx, host, p)
+}
+
+// sha256OfPath is the collector's sha256OfPath for one probe: a hash cut by
+// the deadline (or SIGTERM) marks the probe interrupted, so its block is
+// reported as not captured, never as a file "missing or unreadable".
+func (s *state) sha256OfPath(p string) (string, error) {
+	sum, err := s.collector.sha256OfPath(p)
+	if err != nil && isCut(err) {
+		s.interrupted.Store(true)
+	}
+	return sum, err
+}
+
+// isCut reports whether a hash failed because the collection ended.
+func isCut(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// hashAll is the collector's hashAll for one probe, marking it interrupted
+// when the deadline cut any of the hashes.
+func (s *state) hashAll(ps []string, put func(i int, sum string, err error)) {
+	s.collector.hashAll(ps, func(i int, sum string, err error) {
+		if err != nil && isCut(err) {
+			s.interrupted.Store(true)
+		}
+		put(i, sum, err)
+	})
 }
 
 // hashAll hashes the files ps through the pool, several at once, and calls

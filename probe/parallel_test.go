@@ -162,3 +162,31 @@ func TestHIPRunsConcurrently(t *testing.T) {
 		t.Errorf("command records out of order: %q", flags)
 	}
 }
+
+// TestHashCutByDeadline: a 64 GiB (sparse) libMIOpen.so takes tens of
+// seconds to hash; the 1 s deadline cuts it. The miopen block is then not
+// captured, with the deadline as its reason, not a finished block whose
+// library is "missing or unreadable".
+func TestHashCutByDeadline(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"opt/rocm/.info/version": "7.2.1\n", "opt/rocm/lib/libMIOpen.so": ""})
+	if err := os.Truncate(filepath.Join(root, "opt/rocm/lib/libMIOpen.so"), 64<<30); err != nil {
+		t.Skipf("no sparse 64 GiB file here: %v", err)
+	}
+	opt := Options{Root: root, Now: time.Now, Cwd: "/", Deadline: time.Second, Path: []string{},
+		Env: func(string) (string, bool) { return "", false }}
+	opt.Python.Disabled = true
+	snap := Collect(context.Background(), opt)
+	var miopen []string
+	for _, r := range snap.PartialReasons {
+		if strings.HasPrefix(r, "miopen:") || strings.HasPrefix(r, "miopen.") {
+			miopen = append(miopen, r)
+		}
+	}
+	if want := "miopen: not captured (deadline of 1s exceeded)"; strings.Join(miopen, "|") != want {
+		t.Errorf("miopen reasons %q, want %q", miopen, want)
+	}
+	if snap.MIOpen.LibHash != nil {
+		t.Errorf("miopen.lib_hash %s", *snap.MIOpen.LibHash)
+	}
+}
