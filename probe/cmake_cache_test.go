@@ -68,7 +68,7 @@ func FuzzCMakeCacheStream(f *testing.F) {
 // without holding it, and says how many allowlisted entries it dropped.
 func TestCMakeCacheCaps(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("USE_LONG:STRING=" + strings.Repeat("x", 3*cmakeMaxLine) + "\n") // dropped: over-long
+	b.WriteString("USE_LONG:STRING=" + strings.Repeat("x", 3*cmakeMaxLine) + "\n")   // dropped: over-long
 	b.WriteString("OTHER_LONG:STRING=" + strings.Repeat("y", 3*cmakeMaxLine) + "\n") // not allowlisted: silent
 	for i := 0; i < 1500; i++ {
 		fmt.Fprintf(&b, "USE_E%04d:BOOL=ON\n", i) // past 1024 names: 476 dropped
