@@ -50,7 +50,7 @@ func collectHIP(s *state) schema.HIP {
 // over the cap, or empty output.
 func hipconfigValue(s *state, flag string) *string {
 	r := s.run(Command{Argv: []string{"hipconfig", flag}, Timeout: ShortTimeout, MaxOutput: hipconfigMaxOutput})
-	if r.Err != nil || r.Truncated {
+	if r.Err != nil || r.StdoutCut {
 		return nil
 	}
 	v := pyStrip(toolText(r.Stdout))

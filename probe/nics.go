@@ -209,7 +209,7 @@ func nicRun(s *state, argv []string, label string, sudo bool) *string {
 	}
 	if rc, ok := exitCode(r); ok {
 		detail := "no stderr"
-		if tail := lastNonBlankLine(stderrText(r, 0)); tail != "" {
+		if tail := lastNonBlankLine(stderrText(r)); tail != "" {
 			detail = "stderr: " + tail
 		} else if sudo {
 			detail = "no stderr; likely sudo-n unavailable"

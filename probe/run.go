@@ -34,8 +34,10 @@ type Command struct {
 	StdoutTo io.Writer
 	// Timeout bounds this command; the collection deadline bounds it too.
 	Timeout time.Duration
-	// MaxOutput caps each of stdout and stderr; 0 means DefaultMaxOutput.
+	// MaxOutput caps stdout; 0 means DefaultMaxOutput.
 	MaxOutput int
+	// MaxStderr caps stderr; 0 means DefaultMaxStderr.
+	MaxStderr int
 }
 
 // Result is what a command did.
@@ -52,8 +54,10 @@ type Result struct {
 	// a non-zero status, or the start failure (exec.ErrNotFound,
 	// permission, …) wrapped with the argv.
 	Err error
-	// Truncated is true when MaxOutput cut stdout or stderr.
-	Truncated bool
+	// Truncated is true when a cap cut stdout or stderr; StdoutCut and
+	// StderrCut say which.
+	Truncated            bool
+	StdoutCut, StderrCut bool
 	Duration  time.Duration
 }
 
@@ -83,11 +87,16 @@ const (
 	LongTimeout  = 30 * time.Second
 )
 
-// DefaultMaxOutput caps each output stream of a command. Real outputs of the
-// tools run here are kilobytes (nm of libtorch_hip: tens of MiB, which its
-// caller raises the cap for); anything beyond is discarded while the child is
-// still drained, so it never blocks on a full pipe.
-const DefaultMaxOutput = 4 << 20
+// DefaultMaxOutput caps a command's stdout, DefaultMaxStderr its stderr.
+// Real outputs of the tools run here are kilobytes, and stderr only ever
+// gives a reason its first or last line; anything beyond is discarded as
+// it is read, the child still drained so it never blocks on a full pipe.
+// Many commands run at once (state.parallel), so the caps are what bounds
+// the probe's memory whatever the tools print (docs/design-notes.md).
+const (
+	DefaultMaxOutput = 1 << 20
+	DefaultMaxStderr = 256 << 10
+)
 
 // ExecRunner runs commands as real processes: stdin from /dev/null unless
 // given, its own process group, the whole group killed with SIGKILL on
@@ -106,7 +115,11 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 	if max <= 0 {
 		max = DefaultMaxOutput
 	}
-	stdout, stderr := &capped{max: max, sink: c.StdoutTo}, &capped{max: max}
+	maxErr := c.MaxStderr
+	if maxErr <= 0 {
+		maxErr = DefaultMaxStderr
+	}
+	stdout, stderr := &capped{max: max, sink: c.StdoutTo}, &capped{max: maxErr}
 	if !filepath.IsAbs(c.Path) {
 		return Result{Err: fmt.Errorf("%q: executable path %q is not absolute", c.Argv, c.Path), ExitCode: -1}
 	}
@@ -150,14 +163,16 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 		return Result{
 			Stdout: stdout.buf, Stderr: stderr.buf, StdoutN: stdout.n,
 			Err: ErrTimeout, ExitCode: -int(syscall.SIGKILL),
-			Truncated: stdout.cut || stderr.cut, Duration: time.Since(start),
+			Truncated: stdout.cut || stderr.cut, StdoutCut: stdout.cut, StderrCut: stderr.cut,
+			Duration: time.Since(start),
 		}
 	}
 	// The child exited; reap anything it left in its group holding our pipes.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	r := Result{
 		Stdout: stdout.buf, Stderr: stderr.buf, StdoutN: stdout.n,
-		Truncated: stdout.cut || stderr.cut, Duration: time.Since(start),
+		Truncated: stdout.cut || stderr.cut, StdoutCut: stdout.cut, StderrCut: stderr.cut,
+		Duration: time.Since(start),
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
