@@ -58,7 +58,7 @@ type Result struct {
 	// StderrCut say which.
 	Truncated            bool
 	StdoutCut, StderrCut bool
-	Duration  time.Duration
+	Duration             time.Duration
 }
 
 // ExitError is a command that ran and exited non-zero (or died by signal).
