@@ -794,20 +794,3 @@ func TestE2EOutputNodes(t *testing.T) {
 		}
 	})
 }
-
-// TestE2EChildrenDieWithKilledProbe: SIGKILL runs no handler, so the probe
-// cannot kill its tools' process groups; the parent-death signal set on
-// every child (SIGKILL) makes the kernel do it. The fake hipconfig execs
-// into a sleep, so the pid it wrote is the probe's direct child.
-func TestE2EChildrenDieWithKilledProbe(t *testing.T) {
-	bin := e2eBinary(t)
-	tools := fakeTools(t, map[string]string{"hipconfig": "#!/bin/sh\necho $$ >> \"$E2E_PIDS\"\nexec sleep 1000\n"})
-	pids, env := pidFile(t, baseEnv(t, tools))
-	p := startProbe(t, bin, t.TempDir(), env, filepath.Join(t.TempDir(), "o.json"), "--no-python")
-	waitForPids(t, pids, 1)
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-p.done
-	checkNoSurvivors(t, pids)
-}

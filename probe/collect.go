@@ -50,6 +50,11 @@ type Options struct {
 	Python PythonOptions
 	// Buck carries --buck-target and its context (buck_options.go).
 	Buck BuckOptions
+	// Workers bounds how many probes run at once; at 1 the independent
+	// commands of a block (state.parallel) and the file hashes also run
+	// one at a time. 0 means unbounded, unless the process's resource
+	// limits are low (limits.go), then 1.
+	Workers int
 }
 
 // DefaultDeadline bounds a collection when Options.Deadline is zero. It is
@@ -209,6 +214,9 @@ func (s *state) parallel(fns ...func(*state)) {
 			defer func() { panics[i] = recover() }()
 			fn(subs[i])
 		}()
+		if s.opt.Workers == 1 {
+			wg.Wait() // low resource limits: one after another
+		}
 	}
 	wg.Wait()
 	s.mu.Lock()
@@ -408,7 +416,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, opt.Deadline)
 	defer cancel()
 
-	c := &collector{opt: opt, root: fsroot(opt.Root), ctx: ctx, hashes: newHashPool(), slots: map[string]*slot{}}
+	c := &collector{opt: opt, root: fsroot(opt.Root), ctx: ctx, hashes: newHashPool(opt.Workers), slots: map[string]*slot{}}
 	c.redact = opt.Buck.Context.Redact
 	c.path = opt.Path
 	if c.path == nil && (opt.Root == "/" || opt.Root == "") {
@@ -431,7 +439,9 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			return sites
 		})
 	})
-	go c.rocm()
+	if opt.Workers >= unbounded {
+		go c.rocm()
+	} // else: serial under low limits; the first probe that needs the roots resolves them
 
 	table := probeTable()
 	states := make([]*state, len(table))
@@ -440,10 +450,12 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	}
 	durations := make([]time.Duration, len(table))
 	for i, p := range table {
-		st := &state{collector: c, name: p.name}
-		states[i] = st
-		sl := c.slots[p.name]
+		states[i] = &state{collector: c, name: p.name}
+	}
+	start := func(i int, done func()) {
+		p, st, sl := table[i], states[i], c.slots[table[i].name]
 		go func() {
+			defer done()
 			t0 := opt.Now()
 			defer func() {
 				if v := recover(); v != nil {
@@ -461,6 +473,27 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			}()
 			sl.value = p.run(st)
 			sl.ok = true
+		}()
+	}
+	if opt.Workers >= len(table) {
+		for i := range table {
+			start(i, func() {})
+		}
+	} else {
+		// At most Workers probes at once, started in table order: a
+		// probe only awaits earlier ones, which hold or have released
+		// their slot, so this cannot deadlock. Past the deadline no new
+		// probe starts; those left are reported as not captured.
+		sem := make(chan struct{}, opt.Workers)
+		go func() {
+			for i := range table {
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				start(i, func() { <-sem })
+			}
 		}()
 	}
 
@@ -658,6 +691,9 @@ func withDefaults(opt Options) Options {
 	}
 	if opt.ExecutionContext == "" {
 		opt.ExecutionContext = "direct"
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = defaultWorkers()
 	}
 	return opt
 }

@@ -44,9 +44,15 @@ type hashResult struct {
 
 const hashBufSize = 1 << 20
 
-func newHashPool() *hashPool {
+// newHashPool reads at most min(GOMAXPROCS, workers) files at once
+// (Options.Workers; 0 is GOMAXPROCS).
+func newHashPool(workers int) *hashPool {
+	n := runtime.GOMAXPROCS(0)
+	if workers > 0 {
+		n = min(n, workers)
+	}
 	return &hashPool{
-		sem:  make(chan struct{}, runtime.GOMAXPROCS(0)),
+		sem:  make(chan struct{}, n),
 		bufs: sync.Pool{New: func() any { b := make([]byte, hashBufSize); return &b }},
 		done: map[fileKey]*hashResult{},
 	}

@@ -96,13 +96,20 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 
 // collectScenario expands an archive and collects over it.
 func collectScenario(t *testing.T, archive string) *schema.Snapshot {
+	return collectScenarioWith(t, archive, 0)
+}
+
+// collectScenarioWith is collectScenario with Options.Workers set.
+func collectScenarioWith(t *testing.T, archive string, workers int) *schema.Snapshot {
 	t.Helper()
 	root := t.TempDir()
 	a, err := fakeroot.Materialize(archive, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := Collect(context.Background(), scenarioOptions(t, root, a))
+	opt := scenarioOptions(t, root, a)
+	opt.Workers = workers
+	snap := Collect(context.Background(), opt)
 	// The temporary directory is not part of the scenario: commands found
 	// on the scenario's PATH (run by absolute path) and temp files under
 	// $ROOT are recorded as the machine would see them.
@@ -129,6 +136,25 @@ func TestScenarios(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := schema.Encode(collectScenario(t, a))
 			compareGolden(t, filepath.Join("../testdata/golden", name+".json"), got)
+		})
+	}
+}
+
+// TestScenariosSerial: under low resource limits the collection runs one
+// probe and one command at a time (Options.Workers = 1); the documents,
+// command records included, are the same goldens.
+func TestScenariosSerial(t *testing.T) {
+	archives, _ := filepath.Glob("../testdata/roots/*.txtar")
+	for _, a := range archives {
+		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("../testdata/golden", name+".json"))
+			if err != nil {
+				t.Skip("no golden yet")
+			}
+			if got := schema.Encode(collectScenarioWith(t, a, 1)); !bytes.Equal(got, want) {
+				t.Errorf("serial collection differs from %s.json", name)
+			}
 		})
 	}
 }
