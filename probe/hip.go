@@ -49,7 +49,7 @@ func collectHIP(s *state) schema.HIP {
 // stripped stdout; nil on a non-zero exit, timeout, start failure, output
 // over the cap, or empty output.
 func hipconfigValue(s *state, flag string) *string {
-	r := s.run(Command{Argv: []string{"hipconfig", flag}, Timeout: ShortTimeout, MaxOutput: hipconfigMaxOutput})
+	r := s.run(Command{Argv: []string{"hipconfig", flag}, Timeout: ShortTimeout, MaxOutput: hipconfigMaxOutput, MaxStderr: hipconfigMaxOutput})
 	if r.Err != nil || r.StdoutCut {
 		return nil
 	}
