@@ -35,7 +35,8 @@ const (
 func LowLimits() (string, bool) {
 	var nproc, nofile syscall.Rlimit
 	low := ""
-	if syscall.Getrlimit(rlimitNproc, &nproc) == nil && nproc.Cur < lowNproc {
+	// RLIMIT_NPROC does not bind root (CAP_SYS_RESOURCE, CAP_SYS_ADMIN).
+	if syscall.Geteuid() != 0 && syscall.Getrlimit(rlimitNproc, &nproc) == nil && nproc.Cur < lowNproc {
 		low = fmt.Sprintf("RLIMIT_NPROC %d", nproc.Cur)
 	}
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile) == nil && nofile.Cur < lowNofile {
