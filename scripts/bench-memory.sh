@@ -11,7 +11,8 @@
 #              (c++filt is cat; the real python3 imports the fake torch)
 #   tools-1g   every tool the probe runs (hipconfig x5, modinfo x2,
 #              rocm_agent_enumerator, lspci, dpkg-query, rpm, ethtool,
-#              ibv_devices, rdma) prints 1 GiB, --no-python
+#              ibv_devices, rdma) prints 1 GiB on stdout and 1 GiB on
+#              stderr, --no-python
 #   cmake-64m  a 64 MiB build/CMakeCache.txt of allowlisted entries through
 #              AORTA_PYTORCH_SRC, --no-python
 # Columns: peak RSS (GNU time %M, KiB: the largest process of the tree;
@@ -46,7 +47,7 @@ chmod +x "$tmp/nm/bin/"*
 # tools-1g: every tool prints 1 GiB on stdout.
 mkdir -p "$tmp/tools/bin"
 for t in hipconfig modinfo rocm_agent_enumerator lspci dpkg-query rpm ethtool ibv_devices rdma; do
-	printf '#!/bin/sh\nexec /usr/bin/head -c %s /dev/zero\n' $GIB >"$tmp/tools/bin/$t"
+	printf '#!/bin/sh\n/usr/bin/head -c %s /dev/zero >&2 &\nexec /usr/bin/head -c %s /dev/zero\n' $GIB $GIB >"$tmp/tools/bin/$t"
 	chmod +x "$tmp/tools/bin/$t"
 done
 
