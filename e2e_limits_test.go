@@ -34,7 +34,7 @@ func underLimits(t *testing.T, bin string, env []string, cred *syscall.Credentia
 	t.Helper()
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
-		t.Skip("prlimit (util-linux) not on PATH")
+		skipOrFail(t, "prlimit (util-linux) not on PATH")
 	}
 	argv := append(append([]string{prlimit}, limits...), append([]string{bin}, args...)...)
 	p := startProbeArgv(t, argv, env, cred)
@@ -114,7 +114,7 @@ func TestE2ETightLimits(t *testing.T) {
 	// every process of the user: run as nobody, which runs nothing else.
 	t.Run("RLIMIT_NPROC as nobody", func(t *testing.T) {
 		if os.Geteuid() != 0 {
-			t.Skip("needs root to run the binary as nobody (RLIMIT_NPROC does not bind root, and counts this user's other processes)")
+			skipOrFail(t, "needs root to run the binary as nobody (RLIMIT_NPROC does not bind root, and counts this user's other processes)")
 		}
 		dir, copy := shared(t, bin)
 		sharedTools := filepath.Join(dir, "bin")
