@@ -25,6 +25,10 @@ type buckResult struct {
 //
 // Source: buck2 cquery <context argv> deps(%s) <target> --json, run in
 // build_system.repo_root (the current directory when kind is none).
+// buckMaxOutput caps the stdout of the buck2 cquery calls: a deps() of a
+// large target lists thousands of labels (hundreds of KiB).
+const buckMaxOutput = 4 << 20
+
 func collectBuckInvocation(s *state) buckResult {
 	opt := s.opt.Buck
 	res := buckResult{inv: schema.NotRequestedBuckInvocation(), entries: []schema.LibraryEntry{}}
@@ -116,7 +120,7 @@ func (s *state) cqueryDeps(target, dir string) depsQuery {
 		s.reason("library_introspection: buck2 not on PATH; --buck-target %s ignored", target)
 		return depsQuery{why: "buck2 is not on the probe's PATH"}
 	}
-	r := s.run(Command{Argv: buck.DepsArgv(buck2, ctx, target), Dir: dir, Timeout: timeout})
+	r := s.run(Command{Argv: buck.DepsArgv(buck2, ctx, target), Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
 	var exit *ExitError
 	switch {
 	case r.Err == ErrTimeout:

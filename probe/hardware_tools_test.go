@@ -91,7 +91,7 @@ func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state,
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
 	c := &collector{opt: opt, root: newRootFS(root, "/", false), path: opt.Path, ctx: context.Background(),
-		rocm: func() rocmRoots { return classicRoots("/opt/rocm", "none") }, hashes: newHashPool(), slots: map[string]*slot{}}
+		rocm: func() rocmRoots { return classicRoots("/opt/rocm", "none") }, hashes: newHashPool(0), slots: map[string]*slot{}}
 	return &state{collector: c, name: "test"}, root
 }
 

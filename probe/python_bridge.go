@@ -28,7 +28,12 @@ const DefaultPythonTimeout = 40 * time.Second
 
 // pythonMaxOutput caps the helper's stdout: the facts are kilobytes, plus
 // /proc/self/maps of a process that mapped torch (hundreds of KiB).
-const pythonMaxOutput = 64 << 20
+// pythonMaxStderr caps its stderr, which can hold torch's import-time
+// warnings before the traceback whose last line a reason quotes.
+const (
+	pythonMaxOutput = 16 << 20
+	pythonMaxStderr = 4 << 20
+)
 
 // Bridge outcomes (pyFacts.outcome).
 const (
@@ -207,7 +212,7 @@ func runPythonBridge(c *collector) *pyFacts {
 	st := &state{collector: c, name: "python"}
 	// Path stays empty for a bare name which did not find: s.run then
 	// fails the way exec does (ENOENT naming the program).
-	cmd := Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelper, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput}
+	cmd := Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelper, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput, MaxStderr: pythonMaxStderr}
 	r := st.run(cmd)
 	if len(st.commands) > 0 {
 		f.command = &st.commands[0]

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -109,5 +111,56 @@ func TestWhichAndSearchPath(t *testing.T) {
 	}
 	if got := searchPath(env("bin:/usr/bin::./x:/opt/rocm/bin", true)); len(got) != 2 || got[1] != "/opt/rocm/bin" {
 		t.Errorf("relative entries must be dropped: %v", got)
+	}
+}
+
+// TestCappedMemory: the capture never holds more than its cap, whatever is
+// written, and a stream consumed as it is read (StdoutTo) is not held.
+func TestCappedMemory(t *testing.T) {
+	w := &capped{max: 1000}
+	chunk := make([]byte, 64<<10)
+	for i := 0; i < 160; i++ { // 10 MiB
+		w.Write(chunk)
+	}
+	if len(w.buf) != 1000 || cap(w.buf) > 1000 || !w.cut || w.n != 160*64<<10 {
+		t.Errorf("len %d cap %d cut %v n %d", len(w.buf), cap(w.buf), w.cut, w.n)
+	}
+	res := ExecRunner{}.Run(context.Background(), Command{
+		Path: sh(t, `head -c 3000000 /dev/zero; head -c 300000 /dev/zero >&2`), Argv: []string{"x"},
+		StdoutTo: io.Discard, MaxStderr: 100, Timeout: 30 * time.Second})
+	if res.Err != nil || res.Stdout != nil || res.StdoutN != 3000000 || len(res.Stderr) != 100 || !res.StderrCut || res.StdoutCut {
+		t.Errorf("stdout %d (n %d, cut %v), stderr %d (cut %v), err %v", len(res.Stdout), res.StdoutN, res.StdoutCut, len(res.Stderr), res.StderrCut, res.Err)
+	}
+}
+
+// TestNoLockedThreads guards what makes Pdeathsig safe (ExecRunner): the
+// kernel sends a child's parent-death signal when the OS thread that forked
+// it exits, and the Go runtime ends a thread only when a goroutine exits
+// while locked to it. No code of this module may lock a thread.
+func TestNoLockedThreads(t *testing.T) {
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "starlarktest" || strings.HasPrefix(d.Name(), ".")) && p != ".." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			code, _, _ := strings.Cut(line, "//")
+			if strings.Contains(code, "LockOSThread(") {
+				t.Errorf("%s:%d locks an OS thread: a child started on it would get its parent-death signal when it exits", p, i+1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -60,7 +60,7 @@ func collectSystemHealth(s *state) systemHealth {
 		return systemHealth{}
 	}
 	if rc, ok := exitCode(r); ok {
-		if tail := lastNonBlankLine(stderrText(r, 0)); tail != "" {
+		if tail := lastNonBlankLine(stderrText(r)); tail != "" {
 			s.reason("system_health: rdhc exited %d (stderr: %s)", rc, tail)
 		} else {
 			s.reason("system_health: rdhc exited %d (no stderr; likely sudo-n unavailable (see docs/env-probe.md#installing-rdhc))", rc)
