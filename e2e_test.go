@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -685,6 +687,62 @@ func TestE2ENoSecrets(t *testing.T) {
 				t.Errorf("build_system.kind %v", field(m, "build_system.kind"))
 			}
 		})
+	}
+}
+
+// TestE2EEchoedSecretForms: the real binary with a fake buck2 that echoes
+// each -c KEY=VALUE it receives on stderr (testdata/fakebuck2, deps.echo),
+// for values holding CRLF, CR, LF, tabs and bytes that are not UTF-8: no
+// part of any value is in the document, decoded or raw, nor on stderr.
+func TestE2EEchoedSecretForms(t *testing.T) {
+	bin := e2eBinary(t)
+	fake, err := filepath.Abs("testdata/fakebuck2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{
+		"sec.crlf": "Ab1q7Zk\r\nZq8w3Lp",
+		"sec.cr":   "Cr2x9Vb\rCr3y4Nm",
+		"sec.lf":   "Lf5t2Gh\nLf6u1Jk",
+		"sec.tab":  "\tTb7r3Qw\tTb8s2Er\t",
+		"sec.bin":  "Nu9p4Ds\xff\xfeNu0o5Fa",
+		"sec.edge": "Ed1i6Gs Ed2h7Hd\r\n",
+	}
+	project := t.TempDir()
+	for p, body := range map[string]string{".buckconfig": "", ".fakebuck2/deps.rc": "2", ".fakebuck2/deps.echo": ""} {
+		os.MkdirAll(filepath.Join(project, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(project, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"-", "--no-python", "--buck-target", "//app:trainer"}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "--buck-option", "config="+k+"="+values[k])
+	}
+	code, stdout, stderr := runProbe(t, bin, project, baseEnv(t, fake), args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := checkDocument(t, stdout)
+	reasons := strings.Join(reasonsOf(m), "\n")
+	if !strings.Contains(reasons, "rejected value: <redacted>") {
+		t.Fatalf("no echoed value redacted (did the fake echo?); reasons:\n%s", reasons)
+	}
+	for _, k := range keys {
+		v := values[k]
+		for _, part := range regexp.MustCompile(`[A-Za-z0-9]{7}`).FindAllString(v, -1) {
+			for where, text := range map[string]string{"document": stdout, "decoded reasons": reasons, "stderr": stderr} {
+				if strings.Contains(text, part) {
+					i := strings.Index(text, part)
+					t.Errorf("%s: %q of %s is in the %s: …%s…", k, part, k, where, text[max(0, i-80):min(len(text), i+40)])
+				}
+			}
+		}
 	}
 }
 

@@ -228,3 +228,28 @@ func FuzzParseOption(f *testing.F) {
 		}
 	})
 }
+
+// TestRedactForms: a value is redacted in every form it can take on the
+// way into a reason: as given, after universal newlines, decoded lossily
+// when it is not UTF-8, and escaped as Rust's Debug, JSON and Python's
+// repr() quote it; KEY=VALUE and the bare value alike.
+func TestRedactForms(t *testing.T) {
+	for _, tc := range []struct{ name, value, text, want string }{
+		{"crlf normalised", "Ab1\r\nZq9xy", "-c s.k=Ab1\nZq9xy and Ab1\nZq9xy", "-c s.k=<redacted> and <redacted>"},
+		{"lone cr normalised", "Ab1\rZq9xy", "s.k=Ab1\nZq9xy|Ab1\nZq9xy", "s.k=<redacted>|<redacted>"},
+		{"raw crlf", "Ab1\r\nZq9xy", "s.k=Ab1\r\nZq9xy|Ab1\r\nZq9xy", "s.k=<redacted>|<redacted>"},
+		{"rust debug", "Ab1\r\n\tZ\"q9\x1bxy", `"s.k=Ab1\r\n\tZ\"q9\u{1b}xy" "Ab1\r\n\tZ\"q9\u{1b}xy"`, `"s.k=<redacted>" "<redacted>"`},
+		{"json", "Ab1\r\n\tZ\"q9\x1bxy", `"s.k=Ab1\r\n\tZ\"q9\u001bxy" "Ab1\r\n\tZ\"q9\u001bxy"`, `"s.k=<redacted>" "<redacted>"`},
+		{"python repr", "Ab1\r\n\tZq9\xffxy", `'s.k=Ab1\r\n\tZq9\udcffxy' 'Ab1\r\n\tZq9\udcffxy'`, `'s.k=<redacted>' '<redacted>'`},
+		{"lossy, maximal subparts", "Ab1\xff\xfeZq9\xe2\x82xy", "s.k=Ab1\ufffd\ufffdZq9\ufffdxy Ab1\ufffd\ufffdZq9\ufffdxy", "s.k=<redacted> <redacted>"},
+		{"lossy then normalised", "Ab1\xff\r\nZq9xy", "Ab1\ufffd\nZq9xy", "<redacted>"},
+		{"tabs as given", "\tAb1\tZq9xy\t", "v:\tAb1\tZq9xy\t.", "v:<redacted>."},
+		{"short value: KEY=VALUE only", "a\r\nb", "s.k=a\nb a\nb", "s.k=<redacted> a\nb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Redact(tc.text, []string{"s.k=" + tc.value}); got != tc.want {
+				t.Errorf("Redact(%q)\n= %q\nwant %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
