@@ -746,6 +746,49 @@ func TestE2EEchoedSecretForms(t *testing.T) {
 	}
 }
 
+// TestE2EInterpreterIsTheProbe: AORTA_PROBE_PYTHON naming the probe
+// binary itself (or a symbolic link to it) is refused without running it;
+// a copy (another inode) is run once, finds the helper-run marker, runs no
+// interpreter itself and prints its document, which the first probe names.
+// Nothing loops: the run ends at once with a document.
+func TestE2EInterpreterIsTheProbe(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	link := filepath.Join(dir, "python-link")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "python-copy")
+	if err := os.WriteFile(cp, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, python, want string }{
+		{"itself", bin, "python_version: interpreter " + bin + " not run: it is this aorta-probe binary, which would run itself"},
+		{"symlink", link, "python_version: interpreter " + link + " not run: it is this aorta-probe binary, which would run itself"},
+		{"copy", cp, "python_version: interpreter " + cp + " printed no complete helper document (an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runProbe(t, bin, dir, append(baseEnv(t), "AORTA_PROBE_PYTHON="+tc.python), "-")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var got []string
+			for _, r := range reasonsOf(checkDocument(t, stdout)) {
+				if strings.HasPrefix(r, "python_version:") {
+					got = append(got, r)
+				}
+			}
+			if len(got) != 1 || got[0] != tc.want {
+				t.Errorf("python_version reasons %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestE2EOutputNodes: OUT that is not a plain path to a regular file. A
 // FIFO and a link to this process's stdout (/dev/stdout, a shell's >(…))
 // get the document written through, not a regular file renamed over them

@@ -26,6 +26,9 @@ type Command struct {
 	Timeout time.Duration
 	// MaxOutput caps each of stdout and stderr; 0 means DefaultMaxOutput.
 	MaxOutput int
+	// Env holds NAME=VALUE pairs added to the probe's environment for this
+	// command only (the Python helper's loop marker, docs/python.md).
+	Env []string
 }
 
 // Result is what a command did.
@@ -110,6 +113,9 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 	}
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	if c.Env != nil {
+		cmd.Env = append(os.Environ(), c.Env...)
 	}
 	if err := cmd.Start(); err != nil {
 		return Result{Err: fmt.Errorf("%q: %w", c.Argv, err), ExitCode: -1, Duration: time.Since(start)}
