@@ -55,6 +55,9 @@ type pyFacts struct {
 	detail      string // why the run was not ok, for the python_version reason
 	stage       string // the step in progress when the helper was killed
 	command     *schema.CommandRecord
+	// bounded says which helper values were out of bounds (bounds.go) and
+	// were replaced by null, for python_version's reasons.
+	bounded []string
 
 	Interpreter *pyInterpreter
 	// TorchSites is the import outcome per call site: ok, ImportError or
@@ -335,6 +338,9 @@ func parseHelperOutput(f *pyFacts, out []byte) {
 		if err := dec.Decode(&e); err != nil {
 			continue // a torn last line of a killed helper
 		}
+		boundHelperElement(&e, func(name, why string) {
+			f.bounded = append(f.bounded, fmt.Sprintf("helper value %s %s; recorded as null", name, why))
+		})
 		switch {
 		case e.Begin != nil:
 			f.stage = *e.Begin
