@@ -195,11 +195,12 @@ def _norm(name):
 
 def _scan_dists():
     # Which of _DISTS importlib.metadata could find: a superset, from the
-    # directory listings of sys.path (what its path finder reads: a
-    # NAME-VERSION.dist-info or NAME.egg-info entry, or an .egg path entry).
-    # A path entry that is a file (a zip, an .egg, a .par) or not a string,
-    # or a metadata finder on sys.meta_path other than the path finder,
-    # makes every name possible.
+    # directory listings of sys.path, where its path finder looks (Python
+    # 3.8 to 3.13): entries named NAME[-VERSION].dist-info or .egg-info, in
+    # any case. A path entry that is a file (a zip, an .egg, a .par) or an
+    # .egg directory, a path entry that is not a string, or a metadata
+    # finder on sys.meta_path other than the path finder makes every name
+    # possible.
     every = set(_DISTS)
     if _EXACT:
         return every
@@ -209,21 +210,9 @@ def _scan_dists():
         if f is not path_finder and getattr(f, "find_distributions", None) is not None:
             return every
     found = set()
-
-    def note(entry_name):
-        # Only a name starting with one of these (after separators) can
-        # normalise to one of _DISTS: the test spares _norm for the rest.
-        if not entry_name.lower().lstrip("-_.").startswith(("rocm", "torch", "amd", "aiter")):
-            return
-        n = _norm(entry_name)
-        for d in _DISTS:
-            if n.startswith(d):
-                found.add(d)
-
     for entry in sys.path:
-        if not isinstance(entry, str):
+        if not isinstance(entry, str) or entry.rstrip("/").lower().endswith(".egg"):
             return every
-        note(os.path.basename(entry.rstrip("/")))
         try:
             names = os.listdir(entry or ".")
         except OSError:
@@ -231,7 +220,13 @@ def _scan_dists():
                 return every
             continue
         for n in names:
-            note(n)
+            low = n.lower()
+            if not low.endswith((".dist-info", ".egg-info")):
+                continue
+            norm = _norm(low)
+            for d in _DISTS:
+                if norm.startswith(d):
+                    found.add(d)
     return found
 
 

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/zlib"
 	"encoding/base64"
@@ -140,7 +141,13 @@ func helperStreamOf(t *testing.T, python, dir, site string, stdin []byte, args .
 	t.Helper()
 	cmd := exec.Command(python, append([]string{"-"}, args...)...)
 	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(stdin)
-	cmd.Env = append(os.Environ(), "PYTHONPATH="+site)
+	path := site
+	for _, extra := range []string{"torchrec-1.0-py3.egg", "d.zip"} {
+		if _, err := os.Stat(filepath.Join(site, extra)); err == nil {
+			path += ":" + filepath.Join(site, extra)
+		}
+	}
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+path)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("%v: %v", cmd.Args, err)
@@ -181,6 +188,20 @@ func TestHelperDifferential(t *testing.T) {
 				"AIter-0.2.dist-info/METADATA":           "Name: aiter\nVersion: 0.2\n",
 				"_rocm_sdk_core/__init__.py":             "",
 			})
+		},
+		"an egg and a zip on the path": func(t *testing.T, site string) {
+			writeFiles(t, site, map[string]string{
+				"torchrec-1.0-py3.egg/EGG-INFO/PKG-INFO":    "Metadata-Version: 1.0\nName: torchrec\nVersion: 1.0\n",
+				"torchrec-1.0-py3.egg/torchrec/__init__.py": "",
+			})
+			var zb bytes.Buffer
+			zw := zip.NewWriter(&zb)
+			w, _ := zw.Create("rocm-7.0.dist-info/METADATA")
+			w.Write([]byte("Name: rocm\nVersion: 7.0\n"))
+			zw.Close()
+			if err := os.WriteFile(filepath.Join(site, "d.zip"), zb.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		},
 		"namespace torchrec, broken version": func(t *testing.T, site string) {
 			writeFiles(t, site, map[string]string{
