@@ -221,7 +221,10 @@ def _scan_dists():
             continue
         for n in names:
             low = n.lower()
-            if not low.endswith((".dist-info", ".egg-info")):
+            # Only such a name (after separators) can normalise to one of
+            # _DISTS: the test spares _norm for a site-packages of others.
+            if not low.endswith((".dist-info", ".egg-info")) or \
+                    not low.lstrip("-_.").startswith(("rocm", "torchrec", "amd", "aiter")):
                 continue
             norm = _norm(low)
             for d in _DISTS:
