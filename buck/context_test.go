@@ -253,3 +253,29 @@ func TestRedactForms(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRedact: whatever the value and the text around it, no form of a
+// config value (buck.Forms) that Redact was given survives, whole or as
+// KEY=VALUE. Values holding the marker's characters are left out: the
+// marker itself could then spell a form.
+func FuzzRedact(f *testing.F) {
+	f.Add("Ab1\r\nZq9xy", "error: ", " rejected\r\n", uint8(0))
+	f.Add("\tTok\xffen\t", "", "", uint8(3))
+	f.Add("a\rb\"c\\d\x1bef", "'", "'", uint8(5))
+	f.Fuzz(func(t *testing.T, value, before, after string, pick uint8) {
+		if len(value) < MinBareRedact || strings.ContainsAny(value, "<>=") || strings.Contains(before+after, "<redacted>") {
+			return
+		}
+		override := "s.k=" + value
+		forms := Forms(value)
+		form := forms[int(pick)%len(forms)]
+		for _, text := range []string{before + form + after, before + "s.k=" + form + after} {
+			got := Redact(text, []string{override})
+			for _, f := range forms {
+				if strings.Contains(got, f) && !strings.Contains(before+after, f) {
+					t.Fatalf("Redact(%q) = %q still holds the form %q of %q", text, got, f, value)
+				}
+			}
+		}
+	})
+}
