@@ -193,7 +193,7 @@ func (s *state) executionPlatform(buck2, target, dir string) platformAnswer {
 	case r.Err != nil && !errors.As(r.Err, &exit):
 		return fail("%s failed to launch (%s)", what, pyfmt.ExcStr(r.Err))
 	}
-	stdout, stderr, err := decodeText(r)
+	stdout, stderr, err := decodeBuck(ctx, r)
 	switch {
 	case err != nil:
 		return fail("%s printed output that is not UTF-8 (%v)", what, err)

@@ -231,6 +231,10 @@ func TestSystemHealthHostile(t *testing.T) {
 		{"writes nothing", rdhcSudo("exit 0"), "system_health: rdhc output not parseable (Expecting value: line 1 column 1 (char 0))"},
 		{"garbage", rdhcSudo(`echo '{"a": 1,}' > "$4"`), "system_health: rdhc output not parseable (Expecting property name enclosed in double quotes: line 1 column 9 (char 8))"},
 		{"megabytes of stderr", rdhcSudo("yes 'sudo: a password is required' | head -c 6000000 >&2; exit 1"), "system_health: rdhc exited 1 (stderr: sudo: a password is required)"},
+		// Out of bounds (bounds.go): written as it is, the document would
+		// be one its readers cannot load, or huge.
+		{"nested 300 deep", rdhcSudo(`{ printf '%.0s[' $(seq 300); printf 1; printf '%.0s]' $(seq 300); } > "$4"`), "system_health: rdhc output nested deeper than 32 levels; not recorded"},
+		{"a 2 MB string", rdhcSudo(`{ printf '{"a": "'; head -c 2000000 /dev/zero | tr '\0' a; printf '"}'; } > "$4"`), "system_health: rdhc output larger than 1048576 bytes; not recorded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var hang []string

@@ -2,6 +2,8 @@ package probe
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -294,4 +296,66 @@ func TestInstallKinds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBridgeLoops: an interpreter that is this binary (by path, symbolic
+// or hard link) is never run; a probe inside another probe's helper run
+// (the marker set) runs no interpreter; the helper run carries the marker;
+// a copy of the probe answering with its own document is named as such.
+func TestBridgeLoops(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	self := filepath.Join(dir, "self")
+	writeFiles(t, dir, map[string]string{"self": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
+	if err := os.Symlink(self, filepath.Join(dir, "symlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(self, filepath.Join(dir, "hardlink")); err != nil {
+		t.Fatal(err)
+	}
+	const itself = "it is this aorta-probe binary, which would run itself"
+	for _, tc := range []struct{ name, flag, env string }{
+		{"--python self", self, ""},
+		{"--python symlink", filepath.Join(dir, "symlink"), ""},
+		{"--python hardlink", filepath.Join(dir, "hardlink"), ""},
+		{"AORTA_PROBE_PYTHON symlink", "", filepath.Join(dir, "symlink")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{}
+			if tc.env != "" {
+				env["AORTA_PROBE_PYTHON"] = tc.env
+			}
+			opt := bridgeOptions(env, []string{})
+			opt.Python.Interpreter, opt.Python.Self = tc.flag, self
+			snap := Collect(context.Background(), opt)
+			wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+tc.flag+tc.env+" not run: "+itself)
+			wantSnapReasons(t, snap, "pytorch_version", "pytorch_version: torch not importable")
+			if _, err := os.Stat(ran); err == nil {
+				t.Fatal("the interpreter that is this binary was run")
+			}
+		})
+	}
+
+	t.Run("marker set", func(t *testing.T) {
+		opt := bridgeOptions(map[string]string{HelperMarker: "4242"}, []string{})
+		opt.Python.Interpreter = filepath.Join(dir, "other")
+		writeFiles(t, dir, map[string]string{"other": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
+		snap := Collect(context.Background(), opt)
+		wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+opt.Python.Interpreter+" not run: this probe runs inside the Python helper run of another aorta-probe (AORTA_PROBE_HELPER_OF is set), where running an interpreter could loop")
+		if _, err := os.Stat(ran); err == nil {
+			t.Fatal("an interpreter ran although the marker was set")
+		}
+	})
+
+	t.Run("the helper run carries the marker", func(t *testing.T) {
+		writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\necho \"marker=$" + HelperMarker + "\" >&2\nexit 3\n"})
+		snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
+		wantSnapReasons(t, snap, "python_version", fmt.Sprintf("python_version: interpreter python3 exited 3 before the helper reported (marker=%d)", os.Getpid()))
+	})
+
+	t.Run("a copy answers with its document", func(t *testing.T) {
+		writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\nprintf '{\\n  \"schema_version\": \"1.16\",\\n  \"partial\": true\\n}\\n'\n"})
+		snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
+		wantSnapReasons(t, snap, "python_version", "python_version: interpreter python3 printed no complete helper document (an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself)")
+	})
 }

@@ -38,6 +38,9 @@ type Command struct {
 	MaxOutput int
 	// MaxStderr caps stderr; 0 means DefaultMaxStderr.
 	MaxStderr int
+	// Env holds NAME=VALUE pairs added to the probe's environment for this
+	// command only (the Python helper's loop marker, docs/python.md).
+	Env []string
 }
 
 // Result is what a command did.
@@ -146,6 +149,9 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 		cmd.Stdin = c.StdinFrom
 	case c.Stdin != nil:
 		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	if c.Env != nil {
+		cmd.Env = append(os.Environ(), c.Env...)
 	}
 	if err := cmd.Start(); err != nil {
 		return Result{Err: fmt.Errorf("%q: %w", c.Argv, err), ExitCode: -1, Duration: time.Since(start)}

@@ -76,6 +76,12 @@ func collectSystemHealth(s *state) systemHealth {
 		s.reason("system_health: rdhc output not parseable (%s)", pyfmt.ExcStr(err))
 		return systemHealth{}
 	}
+	if why := valueBound(v); why != "" {
+		// Written as it is, it could make a document readers cannot
+		// load (bounds.go).
+		s.reason("system_health: rdhc output %s; not recorded", why)
+		return systemHealth{}
+	}
 	return systemHealth{v}
 }
 
