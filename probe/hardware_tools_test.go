@@ -25,10 +25,6 @@ import (
 
 const hangTimeout = 100 * time.Millisecond
 
-// patience bounds the commands of the tests that are not about timeouts;
-// it only guards against a hang.
-const patience = 2 * time.Minute
-
 type hostileRunner struct {
 	t    *testing.T
 	hang map[string]bool
