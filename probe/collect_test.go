@@ -101,9 +101,9 @@ func TestCollectInterrupted(t *testing.T) {
 	opt := dpkgRoot(t)
 	release := make(chan struct{})
 	defer close(release)
-	opt.Runner = runnerFunc(func(context.Context, Command) Result { <-release; return Result{} })
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
+	// Interrupted once a command is in flight (it never returns).
+	opt.Runner = runnerFunc(func(context.Context, Command) Result { cancel(); <-release; return Result{} })
 	snap := Collect(ctx, opt)
 	if reasonIndex(snap.PartialReasons, "amdgpu_driver: not captured (collection interrupted)") < 0 {
 		t.Errorf("no interruption reason in %q", snap.PartialReasons)

@@ -268,15 +268,19 @@ func TestBridgeSlowFailingTorch(t *testing.T) {
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
-	writeFiles(t, site, map[string]string{"torch/__init__.py": "import time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n"})
+	attempts := filepath.Join(dir, "attempts")
+	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'a').write('import\\n')\nimport time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n", attempts)})
 	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
 	opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
 	opt.Python.Timeout = 30 * time.Second
 	snap := Collect(context.Background(), opt)
 	// Ten sites at 1.5 s each would be 15 s; the first slow failure is
-	// reused, so the helper finishes and every site reports it.
+	// reused, so the helper imports torch once and every site reports it.
 	wantSnapReasons(t, snap, "python_version")
 	wantTorchReasons(t, snap, "OSError")
+	if b, err := os.ReadFile(attempts); err != nil || string(b) != "import\n" {
+		t.Errorf("torch import attempts: %q (%v), want one", b, err)
+	}
 }
 
 // TestInstallKinds covers context.md §12.1's editable and in-tree source
