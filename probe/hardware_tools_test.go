@@ -341,7 +341,7 @@ func TestNICRunHostile(t *testing.T) {
 			"nics.ainic.rdma_devices: ibv_devices not on PATH", "nics.ainic.links: rdma not on PATH"}},
 		// The crash takes longer than hangTimeout: only the named
 		// "nicctl show version" calls may be cut short.
-		{"nicctl under sudo", `case "$2" in 1dd8:1002) echo c1:00.0;; *) ;; esac`, `[ "$1 $2 $3" = "-n -E nicctl" ] || exit 99; case "$5" in version) exec sleep 600;; card) sleep 0.4; kill -SEGV $$;; *) exit 1;; esac`, []string{"nicctl show version"}, []string{
+		{"nicctl under sudo", `case "$2" in 1dd8:1002) echo c1:00.0;; *) ;; esac`, `[ "$1 $2 $3" = "-n -E nicctl" ] || exit 99; case "$5" in version) exec sleep 600;; card) sleep 0.2; kill -SEGV $$;; *) exit 1;; esac`, []string{"nicctl show version"}, []string{
 			"nics.ainic.rdma_devices: ibv_devices not on PATH",
 			"nics.ainic.links: rdma not on PATH",
 			"nics.ainic.nicctl_version: nicctl exited 1 (no stderr; likely sudo-n unavailable)",
