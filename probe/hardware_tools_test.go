@@ -51,7 +51,7 @@ func specTimeout(tool string) time.Duration {
 // hangs reports whether the test named the command as hanging: by its tool
 // ("lspci") or by its tool and leading arguments ("nicctl show version").
 func (h hostileRunner) hangs(argv []string) bool {
-	line := strings.Join(append([]string{toolOf(argv)}, argv[len(argv)-len(argsOf(argv)):]...), " ")
+	line := strings.Join(append([]string{toolOf(argv)}, argsOf(argv)...), " ")
 	for k := range h.hang {
 		if line == k || strings.HasPrefix(line, k+" ") {
 			return true
