@@ -29,7 +29,7 @@ import (
 // hangGuard bounds every run of the binary; a run that needs it has hung.
 const hangGuard = 20 * time.Second
 
-// e2eBinary builds the binary once for the calling test.
+// e2eBinary is the static binary, built once per test process.
 func e2eBinary(t *testing.T) string {
 	t.Helper()
 	if runtime.GOOS != "linux" {
@@ -290,7 +290,6 @@ func TestE2EAtomicOutput(t *testing.T) {
 			pids, env := pidFile(t, baseSigkill)
 			p := startProbe(t, bin, outDir, env, out)
 			waitForPids(t, pids, 2) // the fake python3 is running
-			time.Sleep(300 * time.Millisecond)
 			p.cmd.Process.Signal(syscall.SIGKILL)
 			if code := p.wait(t); code != -1 {
 				t.Errorf("exit %d after SIGKILL", code)
@@ -319,8 +318,7 @@ func TestE2EAtomicOutput(t *testing.T) {
 			outDir := t.TempDir()
 			out := filepath.Join(outDir, "env.json")
 			p := startProbe(t, bin, outDir, env, out)
-			waitForPids(t, pids, 2)
-			time.Sleep(300 * time.Millisecond)
+			waitForPids(t, pids, 4) // both fakes (and their grandchildren) are running
 			start := time.Now()
 			p.cmd.Process.Signal(sig)
 			// The default deadline is 60 s; hangGuard (20 s) is well under it.

@@ -67,8 +67,14 @@ func fakeProject(t *testing.T, files map[string]string) (root, app string) {
 func collectBuck(t *testing.T, bin, cwd string, b BuckOptions, env map[string]string) *schema.Snapshot {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
+	// Only a test that sets the Buck timeout is about timeouts; the others
+	// must not race the clock on a loaded machine.
+	var runner Runner = patientRunner{t}
+	if b.Timeout != 0 {
+		runner = ExecRunner{}
+	}
 	return Collect(context.Background(), Options{
-		Root: "/", Path: []string{bin, "/usr/bin", "/bin"}, Cwd: cwd, Now: fixedNow, Buck: b,
+		Root: "/", Path: []string{bin, "/usr/bin", "/bin"}, Cwd: cwd, Now: fixedNow, Buck: b, Runner: runner,
 		// The Buck rows need no interpreter; /usr/bin/python3 may import a real torch.
 		Python: PythonOptions{Disabled: true},
 		Env:    func(k string) (string, bool) { v, ok := env[k]; return v, ok },
@@ -291,7 +297,7 @@ func TestBuckFailures(t *testing.T) {
 				t.Errorf("block %s", schema.Encode(snap.BuckInvocation))
 			}
 			if r := snap.Provenance.Placement.LikelyExecutionPlatform.Reason; r == nil || *r != tt.why {
-				t.Errorf("platform reason %v", r)
+				t.Errorf("platform reason %s, want %s", ptrV(r), tt.why)
 			}
 			if bytes.Contains(schema.Encode(snap), []byte("private-placeholder")) {
 				t.Error("config value leaked")
@@ -342,12 +348,12 @@ func TestExecutionPlatformAnswers(t *testing.T) {
 			got := snap.ExecutionContext.LikelyExecutionPlatform
 			if tt.value != "" {
 				if got == nil || *got != tt.value || ev.Source == nil || !strings.Contains(*ev.Source, "-c a.b=<redacted> %s //app:trainer -a ^buck\\.execution_platform$ --json") {
-					t.Errorf("value %v source %v", got, ev.Source)
+					t.Errorf("value %s source %s", ptrV(got), ptrV(ev.Source))
 				}
 				return
 			}
 			if got != nil || ev.Reason == nil || *ev.Reason != tt.reason {
-				t.Errorf("value %v reason %v\nwant %s", got, ev.Reason, tt.reason)
+				t.Errorf("value %s reason %s\nwant %s", ptrV(got), ptrV(ev.Reason), tt.reason)
 			}
 		})
 	}

@@ -134,11 +134,37 @@ func TestBridgeHangingTorch(t *testing.T) {
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
-	writeFiles(t, site, map[string]string{"torch/__init__.py": "import time\ntime.sleep(120)\n"})
+	// The fake torch marks that the helper is importing it, then hangs.
+	importing := filepath.Join(dir, "importing")
+	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'w').close()\nimport time\ntime.sleep(120)\n", importing)})
 	py := wrapper(t, dir, "py", python, site)
 	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
 	opt.Python.Interpreter = py
 	opt.Python.Timeout = 3 * time.Second
+	// The helper's timeout fires when the fake torch is being imported,
+	// never before: a slow interpreter start on a loaded machine must not
+	// read as "while starting". The runner checks the timeout the bridge
+	// asks for and kills on that event instead of the clock.
+	opt.Runner = runnerFunc(func(ctx context.Context, c Command) Result {
+		if c.Argv[0] != py {
+			return ExecRunner{}.Run(ctx, c)
+		}
+		if c.Timeout != opt.Python.Timeout {
+			t.Errorf("the helper runs with timeout %v, want %v", c.Timeout, opt.Python.Timeout)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			for ctx.Err() == nil {
+				if _, err := os.Stat(importing); err == nil {
+					cancel()
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		c.Timeout = patience
+		return ExecRunner{}.Run(ctx, c)
+	})
 	snap := Collect(context.Background(), opt)
 	wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+py+" killed after 3s while importing torch (call site rocm.version)")
 	wantTorchReasons(t, snap, "TimeoutExpired")
@@ -242,15 +268,19 @@ func TestBridgeSlowFailingTorch(t *testing.T) {
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
-	writeFiles(t, site, map[string]string{"torch/__init__.py": "import time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n"})
+	attempts := filepath.Join(dir, "attempts")
+	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'a').write('import\\n')\nimport time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n", attempts)})
 	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
 	opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
 	opt.Python.Timeout = 30 * time.Second
 	snap := Collect(context.Background(), opt)
 	// Ten sites at 1.5 s each would be 15 s; the first slow failure is
-	// reused, so the helper finishes and every site reports it.
+	// reused, so the helper imports torch once and every site reports it.
 	wantSnapReasons(t, snap, "python_version")
 	wantTorchReasons(t, snap, "OSError")
+	if b, err := os.ReadFile(attempts); err != nil || string(b) != "import\n" {
+		t.Errorf("torch import attempts: %q (%v), want one", b, err)
+	}
 }
 
 // TestInstallKinds covers context.md §12.1's editable and in-tree source

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -50,14 +53,39 @@ func TestExecRunner(t *testing.T) {
 		}
 	})
 	t.Run("timeout kills the whole group", func(t *testing.T) {
-		marker := filepath.Join(t.TempDir(), "survivor")
-		res := r.Run(ctx, Command{Path: sh(t, `(sleep 2; touch `+marker+`) & sleep 60`), Argv: []string{"x"}, Timeout: 200 * time.Millisecond})
-		if res.Err != ErrTimeout {
-			t.Fatalf("got %+v", res)
-		}
-		time.Sleep(2500 * time.Millisecond)
-		if _, err := os.Stat(marker); err == nil {
-			t.Error("a grandchild outlived the timeout kill")
+		// The tool starts a grandchild, waits until it has written its pid,
+		// and sleeps. A timeout that fires before the pid is written proves
+		// nothing, so it is doubled until the grandchild was there to kill;
+		// then the grandchild must die (polled, bounded).
+		pidFile := filepath.Join(t.TempDir(), "grandchild")
+		tool := sh(t, `sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 60' "$1" &
+while [ ! -e "$1" ]; do sleep 0.01; done
+exec sleep 60`)
+		for timeout := 100 * time.Millisecond; ; timeout *= 2 {
+			os.Remove(pidFile)
+			res := r.Run(ctx, Command{Path: tool, Argv: []string{"x", pidFile}, Timeout: timeout})
+			if res.Err != ErrTimeout {
+				t.Fatalf("got %+v", res)
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				if timeout > time.Minute {
+					t.Fatalf("the grandchild never wrote its pid: %v", err)
+				}
+				continue
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("pid file: %q", b)
+			}
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			for limit := time.Now().Add(10 * time.Second); processAlive(pid) && time.Now().Before(limit); {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if processAlive(pid) {
+				t.Error("a grandchild outlived the timeout kill")
+			}
+			return
 		}
 	})
 	t.Run("a grandchild holding the pipes does not hold the probe", func(t *testing.T) {
@@ -84,6 +112,17 @@ func TestExecRunner(t *testing.T) {
 			t.Errorf("got %+v", res)
 		}
 	})
+}
+
+// processAlive reports whether pid is a live process; a zombie is dead (it
+// only waits for its new parent to reap it).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, after, ok := bytes.Cut(b, []byte(") "))
+	return ok && len(after) > 0 && after[0] != 'Z'
 }
 
 func TestWhichAndSearchPath(t *testing.T) {

@@ -38,7 +38,9 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 	t.Helper()
 	env := map[string]string{}
 	opt := Options{
-		Root: root, Now: fixedNow, Cwd: "/",
+		// No scenario is about timeouts: its fake tools answer at once,
+		// however long a loaded machine takes to start them.
+		Root: root, Now: fixedNow, Cwd: "/", Runner: patientRunner{t},
 		Uname: func() (Uname, error) {
 			return Uname{"6.8.0-49-generic", "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", "x86_64"}, nil
 		},
