@@ -143,6 +143,9 @@ func (h *hashPool) sum(ctx context.Context, root *rootFS, p string) (string, err
 	}
 	h.mu.Unlock()
 	r.once.Do(func() { r.sum, r.err = h.hashFile(ctx, f, p) })
+	if root.rec != nil && r.err == nil {
+		root.rec.hashed(p, r.sum)
+	}
 	return r.sum, r.err
 }
 

@@ -165,11 +165,11 @@ func pythonInterpreter(c *collector) (argv0, path string, chosen bool) {
 		if strings.Contains(name, "/") && !filepath.IsAbs(name) {
 			name = filepath.Join(c.opt.Cwd, name)
 		}
-		p, _ := which(c.path, name)
+		p, _ := c.which(name)
 		return name, p, true
 	}
 	for _, n := range []string{"python3", "python"} {
-		if p, ok := which(c.path, n); ok {
+		if p, ok := c.which(n); ok {
 			return n, p, true
 		}
 	}

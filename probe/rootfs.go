@@ -47,6 +47,12 @@ type rootFS struct {
 	// number the kernel lacks there, to see the ENOSYS fallback).
 	openat2Nr uintptr
 
+	// rec records what the probe asked (capture.go); nil normally.
+	rec *Recorder
+	// errs are the errors a capture recorded (replay.go): opening one of
+	// these machine paths fails with its errno, as it did when captured.
+	errs map[string]syscall.Errno
+
 	dirOnce sync.Once
 	dirFD   int   // O_PATH descriptor of root, for openat2
 	dirErr  error // why root could not be opened
@@ -181,7 +187,18 @@ func (r *rootFS) openat2(p string, flags int) (fd int, ok bool, err error) {
 // component resolved inside the root. With O_NOFOLLOW the last component
 // is not followed (with O_PATH: the link itself, for lstat and readlink).
 func (r *rootFS) open(p string, flags int) (*os.File, error) {
+	f, err := r.open1(p, flags)
+	if r.rec != nil {
+		r.rec.opened(p, flags, f, err)
+	}
+	return f, err
+}
+
+func (r *rootFS) open1(p string, flags int) (*os.File, error) {
 	ap, ok := r.abs(p)
+	if en, bad := r.errs[ap]; bad && ok && flags&oPath == 0 {
+		return nil, pathErr("open", p, en)
+	}
 	if !ok {
 		return nil, pathErr("open", p, syscall.ENOENT)
 	}
@@ -338,6 +355,9 @@ const maxSymlinks = 40
 
 // stat is os.Stat of p inside the root: links followed.
 func (r *rootFS) stat(p string) (fs.FileInfo, error) {
+	if r.rec != nil {
+		defer r.rec.touch(p, true)
+	}
 	if r.live() {
 		ap, ok := r.abs(p)
 		if !ok {
@@ -355,6 +375,9 @@ func (r *rootFS) stat(p string) (fs.FileInfo, error) {
 // lstat is os.Lstat of p inside the root: a link at the end is not
 // followed.
 func (r *rootFS) lstat(p string) (fs.FileInfo, error) {
+	if r.rec != nil {
+		defer r.rec.touch(p, false)
+	}
 	if r.live() {
 		ap, ok := r.abs(p)
 		if !ok {
@@ -389,6 +412,9 @@ func (r *rootFS) fstatPath(p string, flags int) (fs.FileInfo, error) {
 // readlink is os.Readlink of p inside the root (the components before the
 // last resolved inside it; the target is returned as written).
 func (r *rootFS) readlink(p string) (string, error) {
+	if r.rec != nil {
+		defer r.rec.touch(p, false)
+	}
 	if r.live() {
 		ap, ok := r.abs(p)
 		if !ok {
@@ -466,6 +492,9 @@ func (r *rootFS) readDirNames(p string) ([]string, error) {
 	if err != nil {
 		return nil, pathErr("scandir", p, err)
 	}
+	if r.rec != nil {
+		r.rec.listed(p, names)
+	}
 	return names, nil
 }
 
@@ -481,6 +510,9 @@ func (r *rootFS) readDir(p string) ([]fs.DirEntry, error) {
 		es, err := os.ReadDir(ap)
 		if err != nil {
 			return es, logical(err, p)
+		}
+		if r.rec != nil {
+			r.rec.listed(p, direntNames(es))
 		}
 		return es, nil
 	}
@@ -505,7 +537,18 @@ func (r *rootFS) readDir(p string) ([]fs.DirEntry, error) {
 		es = parseDirents(r, p, buf[:n], es)
 	}
 	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	if r.rec != nil {
+		r.rec.listed(p, direntNames(es))
+	}
 	return es, nil
+}
+
+func direntNames(es []fs.DirEntry) []string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Name()
+	}
+	return names
 }
 
 // parseDirents appends the entries of a linux_dirent64 buffer ("." and
@@ -596,6 +639,9 @@ func (r *rootFS) realpath(p string) string {
 	ap, ok := r.abs(p)
 	if !ok {
 		ap = "/" + p
+	}
+	if r.rec != nil {
+		r.rec.touch(ap, true)
 	}
 	real, _ := r.walk(ap, false)
 	return real
