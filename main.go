@@ -3,6 +3,7 @@
 //
 //	aorta-probe [OUT|-] [flags]
 //	aorta-probe validate FILE...
+//	aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
 //
 // See docs/usage.md.
 package main
@@ -39,6 +40,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "validate" {
 		return runValidate(args[1:], os.Stdin, stdout, stderr) // validate_cmd.go
 	}
+	if len(args) > 0 && args[0] == "capture" {
+		return runCapture(ctx, args[1:], stdout, stderr) // capture_cmd.go
+	}
+	return runWith(ctx, args, stdout, stderr, replayHook)
+}
+
+// runWith is run with a hook around the collection (capture_cmd.go): it
+// may change the options, and what it returns runs after the collection.
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer,
+	hook func(probe.Options) (probe.Options, func(*schema.Snapshot) error, error)) int {
 	cfg, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
@@ -59,7 +70,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	opt := cfg.options
 	opt.Version = binaryVersion()
+	opt, after, err := hook(opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+		return 1
+	}
 	snap := probe.Collect(ctx, opt)
+	if err := after(snap); err != nil {
+		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+		return 1
+	}
 	if w := probe.Warning(snap, os.LookupEnv); w != "" {
 		fmt.Fprintln(stderr, w)
 	}

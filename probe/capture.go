@@ -261,15 +261,34 @@ func (rc *Recorder) touch(p string, follow bool) string {
 	return resolved
 }
 
+// failed records an error other than "does not exist" (EACCES on
+// /proc/1/ns/*): the archive cannot make the kernel say it, so replay
+// says it for that operation and path.
+func (rc *Recorder) failed(op, p string, err error) {
+	en, ok := errnoOf(err)
+	if !ok || en == syscall.ENOENT || en == syscall.ENOTDIR || en == syscall.ELOOP {
+		return
+	}
+	if ap, ok := rc.fs.abs(p); ok {
+		rc.mu.Lock()
+		rc.errs[op+" "+ap] = en
+		rc.mu.Unlock()
+	}
+}
+
+// asked records a stat, lstat or readlink of p.
+func (rc *Recorder) asked(op, p string, follow bool, err error) {
+	if err != nil {
+		rc.failed(op, p, err)
+	}
+	rc.touch(p, follow)
+}
+
 // opened records an open of p by the probe.
 func (rc *Recorder) opened(p string, flags int, f *os.File, err error) {
 	if err != nil {
-		if en, ok := errnoOf(err); ok && en != syscall.ENOENT && en != syscall.ENOTDIR && en != syscall.ELOOP {
-			if ap, ok := rc.fs.abs(p); ok {
-				rc.mu.Lock()
-				rc.errs[ap] = en
-				rc.mu.Unlock()
-			}
+		if flags&oPath == 0 {
+			rc.failed("open", p, err)
 		}
 		rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
 		return
@@ -426,8 +445,9 @@ func (rc *Recorder) Archive(header string) []byte {
 		}
 		a.Files = append(a.Files, f)
 	}
-	for _, p := range capKeys(rc.errs) {
-		a.Files = append(a.Files, fakeroot.File{Path: red(strings.TrimPrefix(p, "/")), Errno: errnoName(rc.errs[p])})
+	for _, k := range capKeys(rc.errs) {
+		op, p, _ := strings.Cut(k, " ")
+		a.Files = append(a.Files, fakeroot.File{Path: red(strings.TrimPrefix(p, "/")), Errno: op + " " + errnoName(rc.errs[k])})
 	}
 	cmds := slices.Clone(rc.cmds)
 	sort.SliceStable(cmds, func(i, j int) bool { return cmdKey(cmds[i]) < cmdKey(cmds[j]) })
@@ -604,4 +624,3 @@ func IsArchive(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
 }
-

@@ -137,7 +137,8 @@ func newReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
 			continue
 		}
 		if f.Errno != "" {
-			r.errs["/"+f.Path] = errnoByName(f.Errno)
+			op, name, _ := strings.Cut(f.Errno, " ")
+			r.errs[op+" /"+f.Path] = errnoByName(name)
 			continue
 		}
 		if f.SHA256 != "" {

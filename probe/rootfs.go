@@ -196,7 +196,7 @@ func (r *rootFS) open(p string, flags int) (*os.File, error) {
 
 func (r *rootFS) open1(p string, flags int) (*os.File, error) {
 	ap, ok := r.abs(p)
-	if en, bad := r.errs[ap]; bad && ok && flags&oPath == 0 {
+	if en, bad := r.errs["open "+ap]; bad && ok && flags&oPath == 0 {
 		return nil, pathErr("open", p, en)
 	}
 	if !ok {
@@ -355,8 +355,19 @@ const maxSymlinks = 40
 
 // stat is os.Stat of p inside the root: links followed.
 func (r *rootFS) stat(p string) (fs.FileInfo, error) {
+	v, err := r.stat1(p)
 	if r.rec != nil {
-		defer r.rec.touch(p, true)
+		r.rec.asked("stat", p, true, err)
+	}
+	return v, err
+}
+
+func (r *rootFS) stat1(p string) (fs.FileInfo, error) {
+	if ap, ok := r.abs(p); ok {
+		if en, bad := r.errs["stat "+ap]; bad {
+			var zero fs.FileInfo
+			return zero, pathErr("stat", p, en)
+		}
 	}
 	if r.live() {
 		ap, ok := r.abs(p)
@@ -375,8 +386,19 @@ func (r *rootFS) stat(p string) (fs.FileInfo, error) {
 // lstat is os.Lstat of p inside the root: a link at the end is not
 // followed.
 func (r *rootFS) lstat(p string) (fs.FileInfo, error) {
+	v, err := r.lstat1(p)
 	if r.rec != nil {
-		defer r.rec.touch(p, false)
+		r.rec.asked("lstat", p, false, err)
+	}
+	return v, err
+}
+
+func (r *rootFS) lstat1(p string) (fs.FileInfo, error) {
+	if ap, ok := r.abs(p); ok {
+		if en, bad := r.errs["lstat "+ap]; bad {
+			var zero fs.FileInfo
+			return zero, pathErr("lstat", p, en)
+		}
 	}
 	if r.live() {
 		ap, ok := r.abs(p)
@@ -412,8 +434,19 @@ func (r *rootFS) fstatPath(p string, flags int) (fs.FileInfo, error) {
 // readlink is os.Readlink of p inside the root (the components before the
 // last resolved inside it; the target is returned as written).
 func (r *rootFS) readlink(p string) (string, error) {
+	v, err := r.readlink1(p)
 	if r.rec != nil {
-		defer r.rec.touch(p, false)
+		r.rec.asked("readlink", p, false, err)
+	}
+	return v, err
+}
+
+func (r *rootFS) readlink1(p string) (string, error) {
+	if ap, ok := r.abs(p); ok {
+		if en, bad := r.errs["readlink "+ap]; bad {
+			var zero string
+			return zero, pathErr("readlink", p, en)
+		}
 	}
 	if r.live() {
 		ap, ok := r.abs(p)
