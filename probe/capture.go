@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	"aorta-probe/internal/fakeroot"
 )
@@ -29,6 +31,9 @@ const (
 	// captureSmallFile: a regular file read by a probe is kept whole up
 	// to this size (procfs and sysfs files, version files, headers).
 	captureSmallFile = 256 << 10
+	// captureTextFile: a larger file is kept whole when it is text (no
+	// NUL, valid UTF-8) up to read-text's own limit (the dpkg database).
+	captureTextFile = maxTextFile
 	// captureScanBudget: of a larger file a probe read (not only hashed),
 	// the printable runs of its first bytes are kept, at their offsets
 	// (libc.so.6's version banner): as much as libcScanBudget.
@@ -307,7 +312,7 @@ func (rc *Recorder) opened(p string, flags int, f *os.File, err error) {
 	}
 	rc.mu.Lock()
 	e.reads++
-	need := !e.kept && fi.Size() <= captureSmallFile
+	need := !e.kept && fi.Size() <= captureTextFile
 	rc.mu.Unlock()
 	if !need {
 		return
@@ -315,7 +320,7 @@ func (rc *Recorder) opened(p string, flags int, f *os.File, err error) {
 	// pread: the probe's file offset is untouched.
 	b := make([]byte, 0, 4096)
 	buf := make([]byte, 32<<10)
-	for off := int64(0); len(b) <= captureSmallFile; {
+	for off := int64(0); len(b) <= captureTextFile; {
 		n, rerr := f.ReadAt(buf, off)
 		b = append(b, buf[:n]...)
 		off += int64(n)
@@ -323,7 +328,7 @@ func (rc *Recorder) opened(p string, flags int, f *os.File, err error) {
 			break
 		}
 	}
-	if len(b) > captureSmallFile {
+	if len(b) > captureTextFile || len(b) > captureSmallFile && (!utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0) {
 		return
 	}
 	rc.mu.Lock()
