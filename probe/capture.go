@@ -290,7 +290,7 @@ func (rc *Recorder) asked(op, p string, follow bool, err error) {
 }
 
 // opened records an open of p by the probe.
-func (rc *Recorder) opened(p string, flags int, f *os.File, err error) {
+func (rc *Recorder) opened(p string, flags int, f *os.File, err error, hashing bool) {
 	if err != nil {
 		if flags&oPath == 0 {
 			rc.failed("open", p, err)
@@ -299,7 +299,7 @@ func (rc *Recorder) opened(p string, flags int, f *os.File, err error) {
 		return
 	}
 	real := rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
-	if real == "" || flags&(oPath|syscall.O_DIRECTORY) != 0 {
+	if real == "" || hashing || flags&(oPath|syscall.O_DIRECTORY) != 0 {
 		return
 	}
 	e := rc.lstatEntry(real)

@@ -186,10 +186,14 @@ func (r *rootFS) openat2(p string, flags int) (fd int, ok bool, err error) {
 // open opens the machine path p with flags (O_CLOEXEC added), every
 // component resolved inside the root. With O_NOFOLLOW the last component
 // is not followed (with O_PATH: the link itself, for lstat and readlink).
-func (r *rootFS) open(p string, flags int) (*os.File, error) {
+func (r *rootFS) open(p string, flags int) (*os.File, error) { return r.openFor(p, flags, false) }
+
+// openFor is open; hashing says the hash pool opens it (a capture then
+// keeps its size and sum, never its bytes).
+func (r *rootFS) openFor(p string, flags int, hashing bool) (*os.File, error) {
 	f, err := r.open1(p, flags)
 	if r.rec != nil {
-		r.rec.opened(p, flags, f, err)
+		r.rec.opened(p, flags, f, err, hashing)
 	}
 	return f, err
 }
@@ -695,7 +699,11 @@ func (r *rootFS) readFile(p string, max int64) ([]byte, error) {
 // error, never a hang: the file is opened non-blocking (a FIFO without a
 // writer opens at once) and checked with fstat before any read.
 func (r *rootFS) openRegular(p string) (*os.File, fs.FileInfo, error) {
-	f, err := r.open(p, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY)
+	return r.openRegularFor(p, false)
+}
+
+func (r *rootFS) openRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, error) {
+	f, err := r.openFor(p, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, hashing)
 	if err != nil {
 		return nil, nil, err
 	}
