@@ -278,7 +278,12 @@ func (s *state) envPtr(name string) *string {
 func (s *state) which(name string) (string, bool) { return s.collector.which(name) }
 
 // which looks a tool up on the search path with the collection's test.
-func (c *collector) which(name string) (string, bool) { return whichWith(c.isExec, c.path, name) }
+func (c *collector) which(name string) (string, bool) {
+	if c.isExec == nil {
+		return which(c.path, name)
+	}
+	return whichWith(c.isExec, c.path, name)
+}
 
 // run executes argv through the runner and records it. A bare argv[0] is
 // resolved on the search path first (the OS lookup Python's subprocess
