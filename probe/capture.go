@@ -436,8 +436,12 @@ func (rc *Recorder) Archive(header string) []byte {
 		case 0:
 			switch {
 			case e.kept:
+				// Readable by whoever replays (a 0200 sysfs file root
+				// read): the replay must read what the capture read.
+				f.Mode |= 0o400
 				f.Data = []byte(red(string(e.content)))
 			case e.reads > e.hashReads:
+				f.Mode |= 0o400
 				f.Size, f.Sparse = e.size, rc.textRuns(p, red)
 			default:
 				f.Size = e.size
@@ -528,7 +532,8 @@ func (rc *Recorder) cmdFiles(n int, c recCmd, red func(string) string) []fakeroo
 	}
 }
 
-// textRuns reads the printable runs of the first captureScanBudget bytes
+// textRuns reads the printable runs (line ends included, so that a
+// line-oriented reader finds the same lines) of the first captureScanBudget bytes
 // of the large file p (what a scan for a banner can find there).
 func (rc *Recorder) textRuns(p string, red func(string) string) []fakeroot.Chunk {
 	f, _, err := rc.fs.openRegular(p)
@@ -550,7 +555,7 @@ func (rc *Recorder) textRuns(p string, red func(string) string) []fakeroot.Chunk
 	for {
 		n, err := r.Read(buf)
 		for _, c := range buf[:n] {
-			if c >= 0x20 && c < 0x7f || c == '\t' {
+			if c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' {
 				if len(run) == 0 {
 					runAt = off
 				}
