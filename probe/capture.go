@@ -412,6 +412,7 @@ func (rc *Recorder) Archive(header string) []byte {
 	}
 	a := &fakeroot.Archive{Comment: set.String()}
 
+	skipped := 0
 	paths := capKeys(rc.entries)
 	hasChild := map[string]bool{}
 	for _, p := range paths {
@@ -425,6 +426,10 @@ func (rc *Recorder) Archive(header string) []byte {
 			continue
 		}
 		f := fakeroot.File{Path: red(strings.TrimPrefix(p, "/")), Mode: e.perm, Size: -1}
+		if !fakeroot.SafePath(f.Path) || e.kind == fs.ModeSymlink && !fakeroot.SafeTarget(red(e.link)) {
+			skipped++ // a name the archive format cannot hold (docs/capture.md)
+			continue
+		}
 		switch e.kind {
 		case fs.ModeDir:
 			if hasChild[p] {
@@ -456,7 +461,14 @@ func (rc *Recorder) Archive(header string) []byte {
 	}
 	for _, k := range capKeys(rc.errs) {
 		op, p, _ := strings.Cut(k, " ")
+		if !fakeroot.SafePath(red(strings.TrimPrefix(p, "/"))) {
+			skipped++
+			continue
+		}
 		a.Files = append(a.Files, fakeroot.File{Path: red(strings.TrimPrefix(p, "/")), Errno: op + " " + errnoName(rc.errs[k])})
+	}
+	if skipped > 0 {
+		a.Comment += fmt.Sprintf("skipped-paths: %d\n", skipped)
 	}
 	cmds := slices.Clone(rc.cmds)
 	sort.SliceStable(cmds, func(i, j int) bool { return cmdKey(cmds[i]) < cmdKey(cmds[j]) })

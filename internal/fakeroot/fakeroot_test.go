@@ -145,3 +145,20 @@ func TestFormatRoundTrip(t *testing.T) {
 		t.Errorf("big.so: %v %v", fi, err)
 	}
 }
+
+// FuzzFormatRoundTrip: whatever the bytes of a file, Format writes a
+// section that Parse reads back to the same bytes.
+func FuzzFormatRoundTrip(f *testing.F) {
+	for _, s := range []string{"", "a\n", "a", "-- x --\n", "a\x00b\x00", "\r\n", "\xff", "x\n-- y -> z --\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := Parse(Format(&Archive{Files: []File{{Path: "f", Data: data, Mode: 0o644, Size: -1}, {Path: "g", Mode: 0o644, Size: -1}}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Files) != 2 || string(a.Files[0].Data) != string(data) {
+			t.Fatalf("round trip of %q: %+v", data, a.Files)
+		}
+	})
+}

@@ -104,3 +104,19 @@ func plainText(s string) bool {
 	}
 	return true
 }
+
+// SafePath reports whether a path (relative to the root) or link target
+// survives a section marker: Parse would misread one with a line break, a
+// " -> " or " --", a trailing "]" attribute shape, or a "..".
+func SafePath(p string) bool {
+	return p != "" && !strings.ContainsAny(p, "\n\r") && !strings.Contains(p, " -> ") &&
+		!strings.Contains(p, " --") && !strings.Contains(p, "..") && !strings.HasSuffix(p, "]") &&
+		!strings.HasPrefix(p, "/") && strings.TrimSpace(p) == p
+}
+
+// SafeTarget is SafePath for a link target, which may be absolute or
+// climb with "..".
+func SafeTarget(t string) bool {
+	return t != "" && !strings.ContainsAny(t, "\n\r") && !strings.Contains(t, " --") &&
+		strings.TrimSpace(t) == t
+}
