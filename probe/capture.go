@@ -90,6 +90,9 @@ type Recorder struct {
 	uname    *Uname
 	unameErr string
 	opt      Options
+	// buckRedact removes Buck config values (--buck-option) from
+	// everything recorded, as from the document (buck_invocation.go).
+	buckRedact func(string) string
 }
 
 // recEntry is one path of the probed filesystem (resolved, absolute).
@@ -123,6 +126,7 @@ func NewRecorder(redactHostname bool) *Recorder {
 // applied) and returns them; root records into rc from now on.
 func (rc *Recorder) attach(opt Options, root *rootFS) Options {
 	rc.opt = opt
+	rc.buckRedact = opt.Buck.Context.Redact
 	rc.fs = newRootFS(opt.Root, opt.Cwd, opt.PortableResolve)
 	root.rec = rc
 	env, runner, uname := opt.Env, opt.Runner, opt.Uname
@@ -161,7 +165,7 @@ type recRunner struct {
 
 func (w recRunner) Run(ctx context.Context, c Command) Result {
 	r := w.inner.Run(ctx, c)
-	cmd := recCmd{argv: slices.Clone(c.Argv), dir: c.Dir, res: r}
+	cmd := recCmd{argv: redactArgvWith(c.Argv, w.rc.buckRedact), dir: c.Dir, res: r}
 	if c.Stdin != nil {
 		cmd.stdin = capSHA256(c.Stdin)
 	}
@@ -585,11 +589,16 @@ func (rc *Recorder) textRuns(p string, red func(string) string) []fakeroot.Chunk
 	return out
 }
 
-// redactor replaces the hostname and the boot id with fixed stand-ins
-// wherever they occur, when RedactHostname is set.
+// redactor removes Buck config values (as the document does) and, when
+// RedactHostname is set, replaces the hostname and the boot id with fixed
+// stand-ins, wherever they occur.
 func (rc *Recorder) redactor() func(string) string {
+	buckRed := rc.buckRedact
+	if buckRed == nil {
+		buckRed = func(s string) string { return s }
+	}
 	if !rc.RedactHostname {
-		return func(s string) string { return s }
+		return buckRed
 	}
 	var pairs []string
 	if h, err := os.Hostname(); err == nil && len(h) >= 3 {
@@ -601,10 +610,10 @@ func (rc *Recorder) redactor() func(string) string {
 		}
 	}
 	if len(pairs) == 0 {
-		return func(s string) string { return s }
+		return buckRed
 	}
 	r := strings.NewReplacer(pairs...)
-	return r.Replace
+	return func(s string) string { return r.Replace(buckRed(s)) }
 }
 
 var errnoNames = map[syscall.Errno]string{

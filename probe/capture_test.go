@@ -80,6 +80,11 @@ func TestCaptureReplay(t *testing.T) {
 			if bytes.Contains(archive, []byte("must-never-appear")) {
 				t.Errorf("a non-knob environment value is in the archive")
 			}
+			for _, o := range opt.Buck.Context.ConfigOverrides() {
+				if _, v, _ := strings.Cut(o, "="); len(v) >= 4 && bytes.Contains(archive, []byte(v)) {
+					t.Errorf("Buck config value %q is in the archive", v)
+				}
+			}
 			got := replayArchive(t, archive, opt)
 			if !bytes.Equal(live, got) {
 				t.Errorf("replay differs from the live document:\n%s", lineDiff(live, got))

@@ -244,7 +244,7 @@ func (r *Replay) Options(opt Options) Options {
 		env[k] = v
 	}
 	opt.Env = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	opt.Runner = replayRunner{r}
+	opt.Runner = replayRunner{r, opt.Buck.Context.Redact}
 	opt.Uname = func() (Uname, error) {
 		if r.uname == nil {
 			msg := r.unameErr
@@ -295,13 +295,18 @@ func (r *Replay) preload(root *rootFS, h *hashPool) {
 	}
 }
 
-type replayRunner struct{ r *Replay }
+type replayRunner struct {
+	r *Replay
+	// redact is the replay's --buck-option redaction: the archive's argv
+	// had the capture's config values removed.
+	redact func(string) string
+}
 
 // Run answers a command from the archive by argv, directory and stdin;
 // the n-th run of the same command gets the n-th recorded answer (the last
 // one again beyond). A command not in the archive fails to start.
 func (w replayRunner) Run(_ context.Context, c Command) Result {
-	k := recCmd{argv: c.Argv, dir: c.Dir}
+	k := recCmd{argv: redactArgvWith(c.Argv, w.redact), dir: c.Dir}
 	if c.Stdin != nil {
 		k.stdin = capSHA256(c.Stdin)
 	}
