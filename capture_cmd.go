@@ -45,6 +45,9 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	rec := probe.NewRecorder(redact)
 	return runWith(ctx, rest, stdout, stderr, func(opt probe.Options) (probe.Options, func(*schema.Snapshot) error, error) {
+		if probe.IsArchive(opt.Root) {
+			return opt, nil, fmt.Errorf("capture: --root %s is an archive; a replay is not captured again", opt.Root)
+		}
 		opt.Record = rec
 		return opt, func(*schema.Snapshot) error {
 			header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", binaryVersion())

@@ -96,3 +96,26 @@ func TestCaptureRedactHostname(t *testing.T) {
 		t.Errorf("the boot id was not replaced by its stand-in")
 	}
 }
+
+// TestCaptureUsage: the capture command's own errors.
+func TestCaptureUsage(t *testing.T) {
+	dir := t.TempDir()
+	notCapture := filepath.Join(dir, "plain.txtar")
+	os.WriteFile(notCapture, []byte("a scenario\n-- etc/os-release --\nID=x\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"capture"}, 2, "no ARCHIVE given"},
+		{[]string{"capture", filepath.Join(dir, "a.txtar"), "--bogus"}, 2, "unknown option --bogus"},
+		{[]string{"capture", filepath.Join(dir, "b.txtar"), "--root", notCapture, "-"}, 1, "a replay is not captured again"},
+		{[]string{"--root", notCapture, "-"}, 1, "not a capture archive"},
+	} {
+		var out, errs strings.Builder
+		code := run(t.Context(), tc.args, &out, &errs)
+		if code != tc.code || !strings.Contains(errs.String(), tc.msg) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errs.String(), tc.code, tc.msg)
+		}
+	}
+}
