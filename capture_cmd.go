@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"aorta-probe/probe"
 	"aorta-probe/schema"
@@ -21,7 +23,7 @@ holds: docs/capture.md.
 
 // runCapture is `aorta-probe capture ARCHIVE [--redact-hostname] [usual
 // arguments]`: the usual run with a Recorder, then the archive written.
-func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runCapture(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 	var archive string
 	redact := false
 	var rest []string
@@ -44,20 +46,24 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	rec := probe.NewRecorder(redact)
-	return runWith(ctx, rest, stdout, stderr, func(opt probe.Options) (probe.Options, func(*schema.Snapshot) error, error) {
+	return runWith(sigs, rest, stdout, stderr, func(opt probe.Options) (probe.Options, func(*schema.Snapshot) error, error) {
 		if probe.IsArchive(opt.Root) {
 			return opt, nil, fmt.Errorf("capture: --root %s is an archive; a replay is not captured again", opt.Root)
 		}
 		opt.Record = rec
 		return opt, func(*schema.Snapshot) error {
 			header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", binaryVersion())
-			if err := writeOutput(archive, rec.Archive(header)); err != nil {
+			if err := writeOutput(context.Background(), time.Now().Add(minWriteWait), archive, rec.Archive(header)); err != nil {
 				return fmt.Errorf("failed to write %s: %s", archive, err)
 			}
 			return nil
 		}, nil
 	})
 }
+
+// collectHook may change the options of a collection; the function it
+// returns runs once the collection has returned.
+type collectHook func(probe.Options) (probe.Options, func(*schema.Snapshot) error, error)
 
 // replayHook replays when --root names an archive (a regular file) rather
 // than a directory; otherwise it changes nothing.

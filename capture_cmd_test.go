@@ -113,7 +113,7 @@ func TestCaptureUsage(t *testing.T) {
 		{[]string{"--root", notCapture, "-"}, 1, "not a capture archive"},
 	} {
 		var out, errs strings.Builder
-		code := run(t.Context(), tc.args, &out, &errs)
+		code := run(nil, tc.args, &out, &errs)
 		if code != tc.code || !strings.Contains(errs.String(), tc.msg) {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errs.String(), tc.code, tc.msg)
 		}

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,7 +29,7 @@ import (
 // hangGuard bounds every run of the binary; a run that needs it has hung.
 const hangGuard = 20 * time.Second
 
-// e2eBinary builds the binary once for the calling test.
+// e2eBinary is the static binary, built once per test process.
 func e2eBinary(t *testing.T) string {
 	t.Helper()
 	if runtime.GOOS != "linux" {
@@ -288,7 +290,6 @@ func TestE2EAtomicOutput(t *testing.T) {
 			pids, env := pidFile(t, baseSigkill)
 			p := startProbe(t, bin, outDir, env, out)
 			waitForPids(t, pids, 2) // the fake python3 is running
-			time.Sleep(300 * time.Millisecond)
 			p.cmd.Process.Signal(syscall.SIGKILL)
 			if code := p.wait(t); code != -1 {
 				t.Errorf("exit %d after SIGKILL", code)
@@ -317,8 +318,7 @@ func TestE2EAtomicOutput(t *testing.T) {
 			outDir := t.TempDir()
 			out := filepath.Join(outDir, "env.json")
 			p := startProbe(t, bin, outDir, env, out)
-			waitForPids(t, pids, 2)
-			time.Sleep(300 * time.Millisecond)
+			waitForPids(t, pids, 4) // both fakes (and their grandchildren) are running
 			start := time.Now()
 			p.cmd.Process.Signal(sig)
 			// The default deadline is 60 s; hangGuard (20 s) is well under it.
@@ -684,6 +684,105 @@ func TestE2ENoSecrets(t *testing.T) {
 			}
 			if field(m, "build_system.kind") != "buck2" {
 				t.Errorf("build_system.kind %v", field(m, "build_system.kind"))
+			}
+		})
+	}
+}
+
+// TestE2EEchoedSecretForms: the real binary with a fake buck2 that echoes
+// each -c KEY=VALUE it receives on stderr (testdata/fakebuck2, deps.echo),
+// for values holding CRLF, CR, LF, tabs and bytes that are not UTF-8: no
+// part of any value is in the document, decoded or raw, nor on stderr.
+func TestE2EEchoedSecretForms(t *testing.T) {
+	bin := e2eBinary(t)
+	fake, err := filepath.Abs("testdata/fakebuck2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{
+		"sec.crlf": "Ab1q7Zk\r\nZq8w3Lp",
+		"sec.cr":   "Cr2x9Vb\rCr3y4Nm",
+		"sec.lf":   "Lf5t2Gh\nLf6u1Jk",
+		"sec.tab":  "\tTb7r3Qw\tTb8s2Er\t",
+		"sec.bin":  "Nu9p4Ds\xff\xfeNu0o5Fa",
+		"sec.edge": "Ed1i6Gs Ed2h7Hd\r\n",
+	}
+	project := t.TempDir()
+	for p, body := range map[string]string{".buckconfig": "", ".fakebuck2/deps.rc": "2", ".fakebuck2/deps.echo": ""} {
+		os.MkdirAll(filepath.Join(project, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(project, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"-", "--no-python", "--buck-target", "//app:trainer"}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "--buck-option", "config="+k+"="+values[k])
+	}
+	code, stdout, stderr := runProbe(t, bin, project, baseEnv(t, fake), args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := checkDocument(t, stdout)
+	reasons := strings.Join(reasonsOf(m), "\n")
+	if !strings.Contains(reasons, "rejected value: <redacted>") {
+		t.Fatalf("no echoed value redacted (did the fake echo?); reasons:\n%s", reasons)
+	}
+	for _, k := range keys {
+		v := values[k]
+		for _, part := range regexp.MustCompile(`[A-Za-z0-9]{7}`).FindAllString(v, -1) {
+			for where, text := range map[string]string{"document": stdout, "decoded reasons": reasons, "stderr": stderr} {
+				if strings.Contains(text, part) {
+					i := strings.Index(text, part)
+					t.Errorf("%s: %q of %s is in the %s: …%s…", k, part, k, where, text[max(0, i-80):min(len(text), i+40)])
+				}
+			}
+		}
+	}
+}
+
+// TestE2EInterpreterIsTheProbe: AORTA_PROBE_PYTHON naming the probe
+// binary itself (or a symbolic link to it) is refused without running it;
+// a copy (another inode) is run once, finds the helper-run marker, runs no
+// interpreter itself and prints its document, which the first probe names.
+// Nothing loops: the run ends at once with a document.
+func TestE2EInterpreterIsTheProbe(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	link := filepath.Join(dir, "python-link")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "python-copy")
+	if err := os.WriteFile(cp, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, python, want string }{
+		{"itself", bin, "python_version: interpreter " + bin + " not run: it is this aorta-probe binary, which would run itself"},
+		{"symlink", link, "python_version: interpreter " + link + " not run: it is this aorta-probe binary, which would run itself"},
+		{"copy", cp, "python_version: interpreter " + cp + " printed no complete helper document (an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runProbe(t, bin, dir, append(baseEnv(t), "AORTA_PROBE_PYTHON="+tc.python), "-")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var got []string
+			for _, r := range reasonsOf(checkDocument(t, stdout)) {
+				if strings.HasPrefix(r, "python_version:") {
+					got = append(got, r)
+				}
+			}
+			if len(got) != 1 || got[0] != tc.want {
+				t.Errorf("python_version reasons %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -44,7 +44,7 @@ Flags:
   --buck-default-context     confirm the default Buck context
   --buck-timeout SECONDS     timeout of each buck2 cquery (integer >= 1, default 10)
   --version                  print the version and exit
-  --help                     print this help and exit
+  -h, --help                 print this help and exit
 
 Exit status: 0 when the document was written (partial or not), 1 when it
 could not be written, 2 for a usage error.
@@ -130,6 +130,7 @@ func parseArgs(args []string) (config, error) {
 		case "--deadline":
 			var v string
 			if v, err = takeValue(); err == nil {
+				// ParseDuration rejects what overflows (beyond ~292 years).
 				c.options.Deadline, err = time.ParseDuration(v)
 				if err != nil || c.options.Deadline <= 0 {
 					err = fmt.Errorf("--deadline needs a positive duration such as 30s or 2m (got %s)", pyfmt.Repr(v))
@@ -143,7 +144,7 @@ func parseArgs(args []string) (config, error) {
 		case "--version":
 			err = flag()
 			c.version = true
-		case "--help":
+		case "--help", "-h":
 			err = flag()
 			c.help = true
 		default:
@@ -166,10 +167,14 @@ func parseArgs(args []string) (config, error) {
 		return c, fmt.Errorf("unexpected extra argument %s (only one OUT path is taken)", pyfmt.Repr(positional[1]))
 	case len(positional) == 1 && outFlag != "":
 		return c, errors.New("give the output path once: as OUT or with -o, not both")
+	case len(positional) == 1 && positional[0] == "":
+		return c, errors.New("OUT must be a non-empty path (- or no OUT for stdout)")
 	case len(positional) == 1:
 		c.out = positional[0]
-	default:
+	case outFlag != "":
 		c.out = outFlag
+	default:
+		c.out = "-"
 	}
 	return c, validateBuck(&c)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -61,11 +62,36 @@ func buckFlag(name string, value func() (string, error), flag func() error, c *c
 			return true, fmt.Errorf("Invalid value for '--buck-timeout': %s is not a valid integer range.", pyfmt.Repr(v))
 		case n < 1:
 			return true, fmt.Errorf("Invalid value for '--buck-timeout': %d is not in the range x>=1.", n)
+		case n > maxBuckTimeout:
+			// Beyond what a time.Duration holds: it would wrap around.
+			return true, fmt.Errorf("Invalid value for '--buck-timeout': %s is not in the range 1<=x<=%d.", pyIntText(v), maxBuckTimeout)
 		}
 		c.options.Buck.Timeout = time.Duration(n) * time.Second
 		return true, nil
 	}
 	return false, nil
+}
+
+// maxBuckTimeout is the largest --buck-timeout, in seconds, that a
+// time.Duration holds (about 292 years).
+const maxBuckTimeout = math.MaxInt64 / int64(time.Second)
+
+// pyIntText is str(int(s)) for an s that pyInt accepts: the value as
+// Python prints it, however large.
+func pyIntText(s string) string {
+	s = strings.TrimSpace(s)
+	sign := ""
+	if s[0] == '+' || s[0] == '-' {
+		if s[0] == '-' {
+			sign = "-"
+		}
+		s = s[1:]
+	}
+	digits := strings.TrimLeft(strings.ReplaceAll(s, "_", ""), "0")
+	if digits == "" {
+		return "0"
+	}
+	return sign + digits
 }
 
 // pyInt parses an integer as Python's int(str) does: surrounding

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,7 +44,7 @@ func TestBuckFlagErrors(t *testing.T) {
 				t.Fatalf("err = %v\nwant %s", err, tt.want)
 			}
 			var stdout, stderr bytes.Buffer
-			if code := run(context.Background(), tt.args, &stdout, &stderr); code != 2 {
+			if code := run(nil, tt.args, &stdout, &stderr); code != 2 {
 				t.Errorf("exit %d, want 2", code)
 			}
 			if !strings.HasPrefix(stderr.String(), "aorta-probe: "+tt.want+"\n") {
@@ -114,7 +113,7 @@ func TestBuckEndToEnd(t *testing.T) {
 		"--buck-option", "mode=root//mode/gpu", "--buck-option", "config=scheduler.policy=local", "--buck-option", "modifier=//constraints:linux",
 		"--buck-option", "modifier=//constraints:gfx", "--buck-timeout", "5"}
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+	if code := run(nil, args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	doc := stdout.String()

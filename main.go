@@ -3,6 +3,8 @@
 //
 //	aorta-probe [OUT|-] [flags]
 //	aorta-probe validate FILE...
+//	aorta-probe diff [--fleet|--env-markers] A B...
+//	aorta-probe env-names [OUT|-]
 //	aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
 //
 // See docs/usage.md.
@@ -13,11 +15,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"syscall"
+	"sync"
+	"time"
 
+	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
 	"aorta-probe/probe"
 	"aorta-probe/schema"
 )
@@ -27,42 +30,58 @@ import (
 var version = ""
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	stdout := io.Writer(os.Stdout)
+	if stdoutClosedAtStart() {
+		stdout = closedStdout{}
+	}
+	os.Exit(run(signals.Received(), os.Args[1:], stdout, os.Stderr))
 }
 
 // run is the whole program behind main: parse, collect, write. It returns
 // the exit status: 0 when the document was written (partial or not), 1 when
-// it could not be, 2 for a usage error.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "validate" {
-		return runValidate(args[1:], os.Stdin, stdout, stderr) // validate_cmd.go
+// it could not be, 2 for a usage error. sigs delivers SIGTERM, SIGINT and
+// SIGHUP (nil: none): the first ends the collection early; one received
+// while the output waits for its reader abandons the write.
+func run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
+	if code, ok := subcommand(args, stdout, stderr); ok { // diff_cmd.go
+		return code
 	}
 	if len(args) > 0 && args[0] == "capture" {
-		return runCapture(ctx, args[1:], stdout, stderr) // capture_cmd.go
+		return runCapture(sigs, args[1:], stdout, stderr) // capture_cmd.go
 	}
-	return runWith(ctx, args, stdout, stderr, replayHook)
+	return runWith(sigs, args, stdout, stderr, replayHook)
 }
 
 // runWith is run with a hook around the collection (capture_cmd.go): it
 // may change the options, and what it returns runs after the collection.
-func runWith(ctx context.Context, args []string, stdout, stderr io.Writer,
-	hook func(probe.Options) (probe.Options, func(*schema.Snapshot) error, error)) int {
+func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hook collectHook) int {
+	start := time.Now()
+	w := watchSignals(sigs)
+	defer w.stop()
+
 	cfg, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 		fmt.Fprintln(stderr, "Try 'aorta-probe --help' for help.")
 		return 2
 	}
+	deadline := cfg.options.Deadline
+	if deadline <= 0 {
+		deadline = probe.DefaultDeadline
+	}
+	// emit writes to stdout; a failed or short write is exit 1.
+	emit := func(b []byte) int {
+		if err := writeStdout(w.writing(), writeBy(start, deadline), stdout, b); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe: failed to write to stdout: %s\n", err)
+			return 1
+		}
+		return 0
+	}
 	switch {
 	case cfg.help:
-		io.WriteString(stdout, usage)
-		return 0
+		return emit([]byte(usage))
 	case cfg.version:
-		fmt.Fprintf(stdout, "aorta-probe %s (schema %s, %s)\n", binaryVersion(), schema.Version, runtime.Version())
-		return 0
+		return emit(fmt.Appendf(nil, "aorta-probe %s (schema %s, %s)\n", binaryVersion(), schema.Version, runtime.Version()))
 	case cfg.summary && cfg.field != nil:
 		fmt.Fprintln(stderr, "Error: --summary and --field are mutually exclusive")
 		return 1
@@ -75,13 +94,13 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer,
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 		return 1
 	}
-	snap := probe.Collect(ctx, opt)
+	snap := probe.Collect(w.collect, opt)
 	if err := after(snap); err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 		return 1
 	}
-	if w := probe.Warning(snap, os.LookupEnv); w != "" {
-		fmt.Fprintln(stderr, w)
+	if warn := probe.Warning(snap, os.LookupEnv); warn != "" {
+		fmt.Fprintln(stderr, warn)
 	}
 
 	switch {
@@ -91,29 +110,115 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer,
 			fmt.Fprintf(stderr, "Error: %v\n", err)
 			return 1
 		}
-		stdout.Write(append(out, '\n'))
-		return 0
+		return emit(append(out, '\n'))
 	case cfg.summary:
-		fmt.Fprintln(stdout, schema.Brief(snap))
+		text := schema.Brief(snap) + "\n"
 		if snap.Partial {
-			fmt.Fprint(stdout, "\nPartial reasons:\n")
+			text += "\nPartial reasons:\n"
 			for _, r := range snap.PartialReasons {
-				fmt.Fprintf(stdout, "  - %s\n", r)
+				text += "  - " + r + "\n"
 			}
 		}
-		return 0
+		return emit([]byte(text))
 	}
 
 	doc := schema.Encode(snap)
-	if cfg.out == "" || cfg.out == "-" {
-		stdout.Write(append(doc, '\n'))
-		return 0
+	if cfg.out == "-" {
+		return emit(append(doc, '\n'))
 	}
-	if err := writeOutput(cfg.out, doc); err != nil {
+	if err := writeOutput(w.writing(), writeBy(start, deadline), cfg.out, doc); err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
 		return 1
 	}
 	return 0
+}
+
+// writeBy is when a write that waits for its reader (a FIFO nobody opened,
+// a pipe nobody drains) is abandoned: at the deadline counted from the
+// start, and never less than minWriteWait after the collection.
+func writeBy(start time.Time, deadline time.Duration) time.Time {
+	by, least := start.Add(deadline), time.Now().Add(minWriteWait)
+	if by.Before(least) {
+		return least
+	}
+	return by
+}
+
+// minWriteWait is the least time a reader is given once the document is
+// ready (docs/usage.md).
+const minWriteWait = 5 * time.Second
+
+// signalWatch turns the signals into the two things they end: the
+// collection (the first signal, however early it came) and a write that
+// waits for its reader (a signal received once the write began: one that
+// ended the collection must not also abandon the document it produced).
+type signalWatch struct {
+	collect context.Context
+	done    chan struct{}
+
+	mu       sync.Mutex
+	write    context.Context // nil until writing is first called
+	endWrite context.CancelCauseFunc
+}
+
+func watchSignals(sigs <-chan os.Signal) *signalWatch {
+	ctx, endCollect := context.WithCancelCause(context.Background())
+	w := &signalWatch{collect: ctx, done: make(chan struct{})}
+	go func() {
+		defer endCollect(nil)
+		for {
+			select {
+			case s := <-sigs:
+				err := interruptedError{s}
+				endCollect(err)
+				w.mu.Lock()
+				if w.endWrite != nil {
+					w.endWrite(err)
+				}
+				w.mu.Unlock()
+			case <-w.done:
+				return
+			}
+		}
+	}()
+	return w
+}
+
+// writing returns the context of the write phase, which a signal received
+// from now on cancels.
+func (w *signalWatch) writing() context.Context {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.write == nil {
+		w.write, w.endWrite = context.WithCancelCause(context.Background())
+	}
+	return w.write
+}
+
+func (w *signalWatch) stop() {
+	close(w.done)
+	w.mu.Lock()
+	if w.endWrite != nil {
+		w.endWrite(nil)
+	}
+	w.mu.Unlock()
+}
+
+// interruptedError is the cause of a cancellation by a signal.
+type interruptedError struct{ sig os.Signal }
+
+func (e interruptedError) Error() string { return "interrupted by " + signalName(e.sig) }
+
+func signalName(s os.Signal) string {
+	switch s.String() {
+	case "terminated":
+		return "SIGTERM"
+	case "interrupt":
+		return "SIGINT"
+	case "hangup":
+		return "SIGHUP"
+	}
+	return s.String()
 }
 
 func binaryVersion() string {

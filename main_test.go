@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +55,7 @@ func cliRoot(t *testing.T, archive string) string {
 func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
-	code = run(context.Background(), args, &o, &e)
+	code = run(nil, args, &o, &e)
 	return code, o.String(), e.String()
 }
 
@@ -134,7 +133,10 @@ func TestCLIUsageErrors(t *testing.T) {
 		{[]string{"--execution-context=buck2"}, "(got 'buck2')"},
 		{[]string{"--execution-context="}, "(got '')"},
 		{[]string{"--bogus"}, "unknown option --bogus"},
-		{[]string{"-h"}, "unknown option -h"},
+		{[]string{"-h=x"}, "option -h does not take a value"},
+		{[]string{"-x"}, "unknown option -x"},
+		{[]string{""}, "OUT must be a non-empty path"},
+		{[]string{"--buck-target", "//a:b", "--buck-timeout", "18446744074"}, "18446744074 is not in the range 1<=x<=9223372036."},
 		{[]string{"--summary=yes"}, "option --summary does not take a value"},
 		{[]string{"a.json", "b.json"}, "unexpected extra argument 'b.json'"},
 		{[]string{"a.json", "-o", "b.json"}, "not both"},
@@ -225,6 +227,9 @@ func TestCLIWarning(t *testing.T) {
 func TestCLIHelpVersion(t *testing.T) {
 	if code, out, _ := cli(t, "--help"); code != 0 || !strings.HasPrefix(out, "Usage: aorta-probe") {
 		t.Errorf("--help: %d %q", code, out)
+	}
+	if code, out, _ := cli(t, "-h"); code != 0 || !strings.HasPrefix(out, "Usage: aorta-probe") {
+		t.Errorf("-h: %d %q", code, out)
 	}
 	if code, out, _ := cli(t, "--version"); code != 0 || !strings.Contains(out, "schema 1.16") {
 		t.Errorf("--version: %d %q", code, out)

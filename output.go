@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
@@ -24,23 +29,131 @@ import (
 //     through, as Python reopens it;
 //   - otherwise writeAtomic.
 //
+// A write through may wait for its reader (a FIFO nobody opened yet, a pipe
+// nobody drains): it is abandoned at by or when ctx ends (a signal), see
+// bounded.
+//
 // Errors read as Python's OSError text and name path, as the user gave it.
-func writeOutput(path string, doc []byte) error {
+func writeOutput(ctx context.Context, by time.Time, path string, doc []byte) error {
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
 		return fmt.Errorf("[Errno 21] Is a directory: %s", pyfmt.Repr(path))
 	case err == nil && !fi.Mode().IsRegular():
-		return writeThrough(path, doc)
+		return bounded(ctx, by, func() error { return writeThrough(path, doc) })
 	}
 	target, viaProc, err := followLinks(path)
 	if err != nil {
 		return pyError(err, path)
 	}
 	if viaProc {
-		return writeThrough(path, doc)
+		return bounded(ctx, by, func() error { return writeThrough(path, doc) })
 	}
 	return writeAtomic(target, path, doc)
+}
+
+// bounded runs write, which may block, until it returns or by passes; when
+// ctx ends (a signal) it gives write signalGrace more to finish (a reader
+// that is taking the document gets all of it), then gives up with ctx's
+// cause as the error. An abandoned write stays blocked in its goroutine;
+// the process exits right after.
+func bounded(ctx context.Context, by time.Time, write func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- write() }()
+	timer := time.NewTimer(time.Until(by))
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		return errNoReader
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(signalGrace)
+	defer grace.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		return errNoReader
+	case <-grace.C:
+		return context.Cause(ctx)
+	}
+}
+
+// signalGrace is how long a write under way may still take after a signal
+// (docs/usage.md).
+const signalGrace = 500 * time.Millisecond
+
+// errNoReader is a write through abandoned at the deadline.
+var errNoReader = errors.New("timed out: no reader took the document by the deadline")
+
+// writeStdout writes b to stdout, bounded as a write through (a pipe whose
+// reader does not read). A failed or short write is an error in Python's
+// OSError words, without a path: "[Errno 28] No space left on device".
+func writeStdout(ctx context.Context, by time.Time, stdout io.Writer, b []byte) error {
+	return bounded(ctx, by, func() error {
+		n, err := stdout.Write(b)
+		if err == nil && n < len(b) {
+			err = io.ErrShortWrite
+		}
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // "/dev/stdout" is not a path the user gave
+		}
+		if err != nil {
+			return errors.New(pyfmt.ExcStr(err))
+		}
+		return nil
+	})
+}
+
+// closedStdout stands for a standard output that was closed when the
+// process started (aorta-probe >&-): every write fails with EBADF.
+type closedStdout struct{}
+
+func (closedStdout) Write([]byte) (int, error) { return 0, syscall.EBADF }
+
+// stdoutClosedAtStart reports whether file descriptor 1 was closed when the
+// process started. The Go runtime opens /dev/null read-write on a closed
+// standard descriptor before any code of the program runs, so a closed
+// stdout reads as /dev/null opened read-write whose open file description
+// is shared with neither stdin nor stderr (file status flags belong to the
+// description: one set on fd 1 shows on a descriptor that shares it). A
+// shell's >/dev/null opens it write-only; daemon(3) shares one description
+// for all three. Python's subprocess.DEVNULL for stdout alone looks the
+// same and is taken for a closed stdout (docs/usage.md).
+func stdoutClosedAtStart() bool {
+	var st syscall.Stat_t
+	if syscall.Fstat(1, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFCHR || st.Rdev != devNullRdev {
+		return false
+	}
+	fl, err := fcntl(1, syscall.F_GETFL, 0)
+	if err != nil || fl&syscall.O_ACCMODE != syscall.O_RDWR {
+		return false
+	}
+	if _, err := fcntl(1, syscall.F_SETFL, fl^syscall.O_APPEND); err != nil {
+		return false
+	}
+	shared := false
+	for _, fd := range []int{0, 2} {
+		if other, err := fcntl(fd, syscall.F_GETFL, 0); err == nil && other&syscall.O_APPEND != fl&syscall.O_APPEND {
+			shared = true
+		}
+	}
+	fcntl(1, syscall.F_SETFL, fl)
+	return !shared
+}
+
+// devNullRdev is /dev/null's device number, character device 1:3.
+const devNullRdev = 1<<8 | 3
+
+func fcntl(fd, cmd, arg int) (int, error) {
+	r, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), uintptr(cmd), uintptr(arg))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
 }
 
 // followLinks resolves path while its last element is a symbolic link (40
@@ -94,11 +207,15 @@ func writeThrough(path string, doc []byte) error {
 // directories are not created (as _probe_main). Errors name shown (the
 // path the user gave), e.g. "[Errno 2] No such file or directory: '/x/env.json'".
 func writeAtomic(path, shown string, doc []byte) error {
-	dir, base := filepath.Split(path)
+	// Not filepath.Dir: it would clean "link/../" lexically.
+	dir, _ := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	removeStaleTemps(dir, time.Now())
+	// A short name of its own, not derived from OUT's: OUT's name may be
+	// as long as the filesystem allows (NAME_MAX, 255 bytes).
+	tmp, err := os.CreateTemp(dir, tempPrefix+strconv.Itoa(os.Getpid())+"-*"+tempSuffix)
 	if err != nil {
 		return pyError(err, shown)
 	}
@@ -131,6 +248,82 @@ func writeAtomic(path, shown string, doc []byte) error {
 	return nil
 }
 
+// The temporary file of writeAtomic is named .aorta-probe-PID-RANDOM.tmp
+// (at most 36 bytes): PID is the writer's process id, RANDOM the digits
+// os.CreateTemp chooses.
+const (
+	tempPrefix = ".aorta-probe-"
+	tempSuffix = ".tmp"
+)
+
+// staleAge is how old a temporary file of a dead writer must be before
+// another run removes it: far longer than any write and fsync takes, so
+// that a writer this process cannot see (another PID namespace sharing the
+// directory) is not robbed of its file mid-write.
+const staleAge = 10 * time.Minute
+
+// removeStaleTemps removes what a probe killed during its write (SIGKILL,
+// power loss) left in dir: only regular files named as writeAtomic names
+// them, owned by this user, last modified more than staleAge before now,
+// whose writer PID is not a live process here. Errors are ignored: the
+// cleanup is a courtesy, never a reason to fail the write.
+func removeStaleTemps(dir string, now time.Time) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	for {
+		names, err := d.Readdirnames(1024)
+		for _, name := range names {
+			pid, ok := tempWriter(name)
+			if !ok || pid == os.Getpid() {
+				continue
+			}
+			p := strings.TrimSuffix(dir, "/") + "/" + name // not Join: no lexical ".."
+			var st syscall.Stat_t
+			if syscall.Lstat(p, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != os.Geteuid() {
+				continue
+			}
+			if now.Sub(time.Unix(st.Mtim.Unix())) < staleAge || syscall.Kill(pid, 0) != syscall.ESRCH {
+				continue
+			}
+			os.Remove(p)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// tempWriter returns the writer PID of a name writeAtomic gives its
+// temporary file.
+func tempWriter(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok {
+		return 0, false
+	}
+	rest, ok = strings.CutSuffix(rest, tempSuffix)
+	if !ok {
+		return 0, false
+	}
+	pidText, random, ok := strings.Cut(rest, "-")
+	if !ok || !allDigits(pidText) || !allDigits(random) || len(pidText) > 10 {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidText)
+	return pid, err == nil && pid > 0
+}
+
+func allDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // pyError renders err as Python's str(OSError) naming path, the file the
 // user asked for (not the temporary file).
 func pyError(err error, path string) error {
@@ -149,57 +342,35 @@ func errPath(err error) string {
 
 // lookupField walks a dotted path through the document exactly as
 // `aorta env probe --field` does (context.md §22.5) and returns the value as
-// compact JSON.
+// compact JSON. It walks the typed snapshot: the document is neither
+// encoded whole nor decoded, so an unrelated deep or large value cannot
+// make the lookup fail.
 func lookupField(snap *schema.Snapshot, path string) ([]byte, error) {
 	if path == "" {
 		return nil, fmt.Errorf("--field path must be non-empty")
 	}
-	v, err := schema.Decode(string(schema.Encode(snap)))
-	if err != nil {
-		return nil, err
-	}
 	segs := strings.Split(path, ".")
-	for i, seg := range segs {
-		prefix := "<root>"
-		if i > 0 {
-			prefix = strings.Join(segs[:i], ".")
-		}
-		switch cur := v.(type) {
-		case nil:
-			return nil, fmt.Errorf("Cannot descend into '%s' at '%s': value is null", seg, prefix)
-		case schema.Map[any]:
-			next, ok := cur.Get(seg)
-			if !ok {
-				keys := cur.Keys()
-				sort.Strings(keys)
-				more := ""
-				if len(keys) > 10 {
-					more = fmt.Sprintf(" (+ %d more)", len(keys)-10)
-					keys = keys[:10]
-				}
-				return nil, fmt.Errorf("Key '%s' not found at '%s'. Available keys: %s%s", seg, prefix, strings.Join(keys, ", "), more)
-			}
-			v = next
-		default:
-			return nil, fmt.Errorf("Cannot descend into '%s' at '%s': value is %s, not an object", seg, prefix, pyTypeName(cur))
-		}
+	out, err := schema.Field(snap, segs)
+	var fe *schema.FieldError
+	if !errors.As(err, &fe) {
+		return out, err
 	}
-	return schema.EncodeCompact(v), nil
-}
-
-func pyTypeName(v any) string {
-	switch t := v.(type) {
-	case string:
-		return "str"
-	case bool:
-		return "bool"
-	case []any:
-		return "list"
-	case schema.Number:
-		if t.IsInteger() {
-			return "int"
-		}
-		return "float"
+	seg, prefix := segs[fe.At], "<root>"
+	if fe.At > 0 {
+		prefix = strings.Join(segs[:fe.At], ".")
 	}
-	return fmt.Sprintf("%T", v)
+	switch {
+	case fe.Null:
+		return nil, fmt.Errorf("Cannot descend into '%s' at '%s': value is null", seg, prefix)
+	case fe.Type != "":
+		return nil, fmt.Errorf("Cannot descend into '%s' at '%s': value is %s, not an object", seg, prefix, fe.Type)
+	}
+	keys := fe.Keys
+	sort.Strings(keys)
+	more := ""
+	if len(keys) > 10 {
+		more = fmt.Sprintf(" (+ %d more)", len(keys)-10)
+		keys = keys[:10]
+	}
+	return nil, fmt.Errorf("Key '%s' not found at '%s'. Available keys: %s%s", seg, prefix, strings.Join(keys, ", "), more)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -371,19 +370,13 @@ func checkNamespace(t *testing.T, s *sandbox.Summary, h hostFacts, mount string)
 	}
 }
 
-// buildStaticProbe builds the binary the way releases are built, once per
-// test run, into a temporary directory.
+// buildStaticProbe is the static binary (staticProbe), built once per test
+// process whichever test asks first.
 func buildStaticProbe(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
+	bin, err := staticProbe()
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "aorta-probe")
-	cmd := exec.Command(goTool, "build", "-trimpath", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("CGO_ENABLED=0 go build -trimpath -o %s .: %v\n%s", bin, err, out)
+		t.Fatal(err)
 	}
 	return bin
 }

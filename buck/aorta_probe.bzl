@@ -42,6 +42,15 @@ def _action_env(nonce, re_image, env):
         out["AORTA_RE_IMAGE"] = re_image
     return out
 
+def _genrule_labels(placement, labels):
+    """The caller's labels plus the prelude label that realises placement for a genrule."""
+    out = list(labels)
+    if placement == "local_only":
+        out.append(_LOCAL_ONLY_LABEL)
+    elif placement == "prefer_local":
+        out.append(_PREFER_LOCAL_LABEL)
+    return out
+
 def _shell_quote(s):
     return "'" + s.replace("'", "'\"'\"'") + "'"
 
@@ -72,11 +81,7 @@ def aorta_probe_genrule(
       **kwargs: passed to genrule (visibility, type, ...).
     """
     _check_placement(placement)
-    all_labels = list(labels)
-    if placement == "local_only":
-        all_labels.append(_LOCAL_ONLY_LABEL)
-    elif placement == "prefer_local":
-        all_labels.append(_PREFER_LOCAL_LABEL)
+    all_labels = _genrule_labels(placement, labels)
     cmd = " ".join(
         ["$(exe {})".format(probe), "--execution-context", "buck2_action"] +
         [_shell_quote(a) for a in args] +
@@ -139,3 +144,44 @@ def aorta_probe_test(
         labels = all_labels,
         **dict(kwargs, **extra)
     )
+
+ENV_NAMES_PLACEMENTS = {"local": "local_only", "remote": "remote"}
+
+def aorta_probe_env_names(
+        name,
+        probe = "root//:aorta-probe",
+        nonce = None,
+        re_image = None,
+        env = {},
+        labels = [],
+        **kwargs):
+    """Two genrules that record the environment variable NAMES of a Buck2 action, local and remote.
+
+    The env-markers experiment (docs/buck2.md): `aorta-probe env-names`
+    writes the sorted names of its environment, never their values except
+    the allow-listed placement markers (docs/triage.md). {name}-local runs
+    on the local executor (the prelude's local-only label); {name}-remote
+    has no local label: build it with --remote-only so that it cannot fall
+    back to local. Compare the two outputs with
+    `aorta-probe diff --env-markers`: a name present only remotely is a
+    candidate native remote-execution marker.
+
+    Args:
+      name: the prefix of the two target names ({name}-local, {name}-remote).
+      probe: the aorta-probe binary target; $(exe ...) builds it for the
+        execution platform, which is where the action runs.
+      nonce: the AORTA_PROBE_NONCE value; default read_config("aorta_probe", "nonce", "").
+      re_image: the worker image to declare as AORTA_RE_IMAGE, or None.
+      env: extra action env.
+      labels: extra labels.
+      **kwargs: passed to both genrules (visibility, ...).
+    """
+    for suffix, placement in sorted(ENV_NAMES_PLACEMENTS.items()):
+        native.genrule(
+            name = "{}-{}".format(name, suffix),
+            out = "env-names-{}.json".format(suffix),
+            cmd = "$(exe {}) env-names \"$OUT\"".format(probe),
+            env = _action_env(nonce, re_image, env),
+            labels = _genrule_labels(placement, labels),
+            **kwargs
+        )

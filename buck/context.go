@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
@@ -213,7 +215,9 @@ func Fingerprint(argv []string, confirmed bool) string {
 // Redact replaces every occurrence of each full KEY=VALUE override in text
 // by KEY=<redacted>, longest override first (context.md §20.6); then every
 // remaining bare occurrence of a VALUE of at least MinBareRedact bytes by
-// <redacted> (a divergence, docs/buck2.md §7).
+// <redacted> (a divergence, docs/buck2.md §7). Each override is matched in
+// every form a transformation on the way into a reason can give it
+// (Forms): callers redact before each transformation and after it.
 func (c Context) Redact(text string) string { return Redact(text, c.ConfigOverrides()) }
 
 // MinBareRedact is the shortest config value Redact also removes where it
@@ -226,19 +230,178 @@ const MinBareRedact = 8
 
 // Redact is Context.Redact over an explicit list of overrides.
 func Redact(text string, overrides []string) string {
-	sorted := append([]string(nil), overrides...)
-	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
-	for _, o := range sorted {
-		key, _, _ := strings.Cut(o, "=")
-		text = strings.ReplaceAll(text, o, key+"=<redacted>")
-	}
-	for _, o := range sorted {
+	type repl struct{ old, new string }
+	var full, bare []repl
+	for _, o := range overrides {
+		for _, f := range Forms(o) {
+			key, _, _ := strings.Cut(f, "=")
+			full = append(full, repl{f, key + "=<redacted>"})
+		}
 		_, value, _ := strings.Cut(o, "=")
 		if len(value) >= MinBareRedact && value != "<redacted>" {
-			text = strings.ReplaceAll(text, value, "<redacted>")
+			for _, f := range Forms(value) {
+				bare = append(bare, repl{f, "<redacted>"})
+			}
+		}
+	}
+	for _, rs := range [][]repl{full, bare} {
+		sort.SliceStable(rs, func(i, j int) bool { return len(rs[i].old) > len(rs[j].old) })
+		for _, r := range rs {
+			if r.old != "" && strings.Contains(text, r.old) {
+				text = strings.ReplaceAll(text, r.old, r.new)
+			}
 		}
 	}
 	return text
+}
+
+// Forms are the texts a config value (or a whole KEY=VALUE) can take in
+// what buck2 prints and the probe records, first the value as given:
+//   - universal newlines (CRLF and a lone CR read as LF), as the probe
+//     decodes buck2's output (Python's text=True);
+//   - invalid UTF-8 replaced by U+FFFD per maximal invalid subpart, as
+//     buck2 (Rust's from_utf8_lossy) and Python's errors="replace" echo
+//     an argument that is not UTF-8, and that form after universal
+//     newlines;
+//   - escaped as buck2 quotes a value in an error (Rust's Debug, JSON) and
+//     as Python's repr() quotes it in an exception text, without quotes.
+//
+// Duplicates are dropped.
+func Forms(s string) []string {
+	out := []string{s}
+	add := func(f string) {
+		for _, g := range out {
+			if g == f {
+				return
+			}
+		}
+		out = append(out, f)
+	}
+	lossy := lossyUTF8(s)
+	add(universalNewlines(s))
+	add(lossy)
+	add(universalNewlines(lossy))
+	add(escapeRust(lossy))
+	add(escapeJSON(lossy))
+	r := pyfmt.Repr(s)
+	add(r[1 : len(r)-1])
+	return out
+}
+
+// universalNewlines is how Python's text=True reads line ends.
+func universalNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// lossyUTF8 replaces each maximal invalid subpart of s (a lone bad byte,
+// or the valid prefix of a cut multi-byte sequence) by one U+FFFD: what
+// Rust's String::from_utf8_lossy and Python's errors="replace" give.
+func lossyUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError || n > 1 {
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		b.WriteRune(utf8.RuneError)
+		i += maximalSubpart(s[i:])
+	}
+	return b.String()
+}
+
+// maximalSubpart is the length of the invalid sequence at the start of s:
+// the lead byte and the continuation bytes that could still have
+// completed it (Unicode §3.9, "maximal subpart"), at least 1.
+func maximalSubpart(s string) int {
+	c := s[0]
+	var need int
+	lo, hi := byte(0x80), byte(0xbf)
+	switch {
+	case c >= 0xc2 && c <= 0xdf:
+		need = 1
+	case c == 0xe0:
+		need, lo = 2, 0xa0
+	case c == 0xed:
+		need, hi = 2, 0x9f
+	case c >= 0xe1 && c <= 0xef:
+		need = 2
+	case c == 0xf0:
+		need, lo = 3, 0x90
+	case c == 0xf4:
+		need, hi = 3, 0x8f
+	case c >= 0xf1 && c <= 0xf3:
+		need = 3
+	default:
+		return 1
+	}
+	n := 1
+	for k := 0; k < need && n < len(s); k++ {
+		if s[n] < lo || s[n] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xbf
+		n++
+	}
+	return n
+}
+
+// escapeRust is Rust's str Debug escaping without the quotes.
+func escapeRust(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\\' || r == '"':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u{%x}`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// escapeJSON is a JSON string's escaping (serde_json's, with no HTML
+// escapes) without the quotes.
+func escapeJSON(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r == '\\' || r == '"':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // RedactArgv returns argv with the value of every config element removed:

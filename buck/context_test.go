@@ -228,3 +228,54 @@ func FuzzParseOption(f *testing.F) {
 		}
 	})
 }
+
+// TestRedactForms: a value is redacted in every form it can take on the
+// way into a reason: as given, after universal newlines, decoded lossily
+// when it is not UTF-8, and escaped as Rust's Debug, JSON and Python's
+// repr() quote it; KEY=VALUE and the bare value alike.
+func TestRedactForms(t *testing.T) {
+	for _, tc := range []struct{ name, value, text, want string }{
+		{"crlf normalised", "Ab1\r\nZq9xy", "-c s.k=Ab1\nZq9xy and Ab1\nZq9xy", "-c s.k=<redacted> and <redacted>"},
+		{"lone cr normalised", "Ab1\rZq9xy", "s.k=Ab1\nZq9xy|Ab1\nZq9xy", "s.k=<redacted>|<redacted>"},
+		{"raw crlf", "Ab1\r\nZq9xy", "s.k=Ab1\r\nZq9xy|Ab1\r\nZq9xy", "s.k=<redacted>|<redacted>"},
+		{"rust debug", "Ab1\r\n\tZ\"q9\x1bxy", `"s.k=Ab1\r\n\tZ\"q9\u{1b}xy" "Ab1\r\n\tZ\"q9\u{1b}xy"`, `"s.k=<redacted>" "<redacted>"`},
+		{"json", "Ab1\r\n\tZ\"q9\x1bxy", `"s.k=Ab1\r\n\tZ\"q9\u001bxy" "Ab1\r\n\tZ\"q9\u001bxy"`, `"s.k=<redacted>" "<redacted>"`},
+		{"python repr", "Ab1\r\n\tZq9\xffxy", `'s.k=Ab1\r\n\tZq9\udcffxy' 'Ab1\r\n\tZq9\udcffxy'`, `'s.k=<redacted>' '<redacted>'`},
+		{"lossy, maximal subparts", "Ab1\xff\xfeZq9\xe2\x82xy", "s.k=Ab1\ufffd\ufffdZq9\ufffdxy Ab1\ufffd\ufffdZq9\ufffdxy", "s.k=<redacted> <redacted>"},
+		{"lossy then normalised", "Ab1\xff\r\nZq9xy", "Ab1\ufffd\nZq9xy", "<redacted>"},
+		{"tabs as given", "\tAb1\tZq9xy\t", "v:\tAb1\tZq9xy\t.", "v:<redacted>."},
+		{"short value: KEY=VALUE only", "a\r\nb", "s.k=a\nb a\nb", "s.k=<redacted> a\nb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Redact(tc.text, []string{"s.k=" + tc.value}); got != tc.want {
+				t.Errorf("Redact(%q)\n= %q\nwant %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzRedact: whatever the value and the text around it, no form of a
+// config value (buck.Forms) that Redact was given survives, whole or as
+// KEY=VALUE. Values holding the marker's characters are left out: the
+// marker itself could then spell a form.
+func FuzzRedact(f *testing.F) {
+	f.Add("Ab1\r\nZq9xy", "error: ", " rejected\r\n", uint8(0))
+	f.Add("\tTok\xffen\t", "", "", uint8(3))
+	f.Add("a\rb\"c\\d\x1bef", "'", "'", uint8(5))
+	f.Fuzz(func(t *testing.T, value, before, after string, pick uint8) {
+		if len(value) < MinBareRedact || strings.ContainsAny(value, "<>=") || strings.Contains(before+after, "<redacted>") {
+			return
+		}
+		override := "s.k=" + value
+		forms := Forms(value)
+		form := forms[int(pick)%len(forms)]
+		for _, text := range []string{before + form + after, before + "s.k=" + form + after} {
+			got := Redact(text, []string{override})
+			for _, f := range forms {
+				if strings.Contains(got, f) && !strings.Contains(before+after, f) {
+					t.Fatalf("Redact(%q) = %q still holds the form %q of %q", text, got, f, value)
+				}
+			}
+		}
+	})
+}

@@ -288,7 +288,13 @@ type Label struct {
 	ExecConfig string // "" unless a toolchain target
 }
 
-var configuredLabel = regexp.MustCompile(`^(\S+) \((<[a-z_]+>|[^\s()#]+#[0-9a-f]{16})\)(?: \((<[a-z_]+>|[^\s()#]+#[0-9a-f]{16})\))?$`)
+// pyWhite is the whitespace of Python's str.strip and of \s in a str
+// pattern (pyfmt.IsSpace), as the body of a character class: Go's \s lacks
+// \v, U+001C–U+001F, U+0085 and the Unicode spaces, and a label whose
+// target is one of them must not parse where StripSuffix strips it away.
+const pyWhite = `\t\n\v\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}`
+
+var configuredLabel = regexp.MustCompile(`^([^` + pyWhite + `]+) \((<[a-z_]+>|[^` + pyWhite + `()#]+#[0-9a-f]{16})\)(?: \((<[a-z_]+>|[^` + pyWhite + `()#]+#[0-9a-f]{16})\))?$`)
 
 // ParseLabel parses a configured label; ok is false for anything else.
 func ParseLabel(s string) (Label, bool) {

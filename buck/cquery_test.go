@@ -1,6 +1,7 @@
 package buck
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -236,12 +237,49 @@ func FuzzParseLabels(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		labels, err := ParseLabels(s)
-		if err != nil {
-			return
+		var syntax *schema.SyntaxError
+		var shape *ShapeError
+		switch {
+		case err == nil && labels == nil:
+			t.Fatalf("ParseLabels(%q): nil labels without an error", s)
+		case err != nil && !errors.As(err, &syntax) && !errors.As(err, &shape):
+			t.Fatalf("ParseLabels(%q): %T %v is neither a syntax nor a shape error", s, err, err)
+		case err != nil && labels != nil:
+			t.Fatalf("ParseLabels(%q): labels %q with error %v", s, labels, err)
 		}
-		MatchLibraries(labels)
-		ConfiguredRootTarget(labels, "//a:b")
+		// What the callers derive from labels comes from those labels.
+		seen := map[string]bool{}
+		for _, m := range MatchLibraries(labels) {
+			if !slices.Contains(labels, m.Configured) || m.Target != StripSuffix(m.Configured) || seen[m.Name] {
+				t.Fatalf("MatchLibraries(%q): %+v", labels, m)
+			}
+			seen[m.Name] = true
+		}
+		if l, ok := ConfiguredRootTarget(labels, "//a:b"); ok && !slices.Contains(labels, l) {
+			t.Fatalf("ConfiguredRootTarget(%q) = %q, %v", labels, l, ok)
+		}
+		// Round trip: the lines of s as labels, printed as buck2 prints
+		// them (an array; a multi-query object, whose non-array values
+		// are skipped), read back unchanged and in order.
+		want := strings.Split(strings.ToValidUTF8(s, "\uFFFD"), "\n")
+		half := len(want) / 2
+		for _, doc := range []string{
+			jsonOf(t, want),
+			`{"//a:x": ` + jsonOf(t, want[:half]) + `, "n": 1, "//a:y": ` + jsonOf(t, want[half:]) + `}`,
+		} {
+			if got, err := ParseLabels(doc); err != nil || !slices.Equal(got, want) {
+				t.Fatalf("ParseLabels(%q) = %q, %v; want %q", doc, got, err, want)
+			}
+		}
 	})
+}
+
+func jsonOf(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func FuzzParseLabel(f *testing.F) {

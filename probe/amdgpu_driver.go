@@ -15,21 +15,33 @@ import (
 // KMD version the running kernel reports, and the KFD nodes.
 func collectAMDGPUDriver(s *state) schema.AMDGPUDriver {
 	d := schema.NotCapturedAMDGPUDriver()
-	if rocm, ok := await[schema.ROCm](s, "rocm"); ok {
-		d.KmdVersion = rocm.KmdVersion // copied, never read twice
-	}
+	// The same read as rocm.kmd_version (collector.kmdVersion, done once):
+	// this block does not wait for the rocm block, which may wait for the
+	// ROCm roots and through them for the Python interpreter.
+	d.KmdVersion = s.kmdVersion()
 	d.KFDDevicePresent = s.root.exists("/dev/kfd")
 	d.KFDSysfsPresent = s.root.exists("/sys/class/kfd")
 
-	pkg := findAMDGPUPackage(s)
+	// The package query and the two modinfo runs (once per field, as the
+	// anchor does) are independent and run together.
+	var pkg *amdgpuPackage
+	_, haveModinfo := s.which("modinfo")
+	s.parallel(
+		func(s *state) { pkg = findAMDGPUPackage(s) },
+		func(s *state) {
+			if haveModinfo {
+				d.ModuleVersion = modinfoField(s, "version")
+			}
+		},
+		func(s *state) {
+			if haveModinfo {
+				d.ModuleSrcversion = modinfoField(s, "srcversion")
+			}
+		},
+	)
 	if pkg != nil {
 		d.PackageName, d.PackageVersion = &pkg.name, &pkg.version
 		d.PackageFullName, d.PackageManager = &pkg.fullName, &pkg.manager
-	}
-	if _, ok := s.which("modinfo"); ok {
-		// Run once per field, as the anchor does.
-		d.ModuleVersion = modinfoField(s, "version")
-		d.ModuleSrcversion = modinfoField(s, "srcversion")
 	}
 	if d.PackageVersion != nil || d.ModuleVersion != nil || d.ModuleSrcversion != nil ||
 		d.KmdVersion != nil || d.KFDDevicePresent || d.KFDSysfsPresent {

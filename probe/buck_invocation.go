@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"aorta-probe/buck"
 	"aorta-probe/internal/pyfmt"
@@ -25,6 +26,10 @@ type buckResult struct {
 //
 // Source: buck2 cquery <context argv> deps(%s) <target> --json, run in
 // build_system.repo_root (the current directory when kind is none).
+// buckMaxOutput caps the stdout of the buck2 cquery calls: a deps() of a
+// large target lists thousands of labels (hundreds of KiB).
+const buckMaxOutput = 4 << 20
+
 func collectBuckInvocation(s *state) buckResult {
 	opt := s.opt.Buck
 	res := buckResult{inv: schema.NotRequestedBuckInvocation(), entries: []schema.LibraryEntry{}}
@@ -116,7 +121,7 @@ func (s *state) cqueryDeps(target, dir string) depsQuery {
 		s.reason("library_introspection: buck2 not on PATH; --buck-target %s ignored", target)
 		return depsQuery{why: "buck2 is not on the probe's PATH"}
 	}
-	r := s.run(Command{Argv: buck.DepsArgv(buck2, ctx, target), Dir: dir, Timeout: timeout})
+	r := s.run(Command{Argv: buck.DepsArgv(buck2, ctx, target), Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
 	var exit *ExitError
 	switch {
 	case r.Err == ErrTimeout:
@@ -126,7 +131,7 @@ func (s *state) cqueryDeps(target, dir string) depsQuery {
 		s.reason("%s failed to launch (%s)", what, ctx.Redact(pyfmt.ExcStr(r.Err)))
 		return depsQuery{why: "buck2 failed to launch"}
 	}
-	stdout, stderr, err := decodeText(r)
+	stdout, stderr, err := decodeBuck(ctx, r)
 	if err != nil {
 		s.reason("library_introspection: buck introspection raised (UnicodeDecodeError: %s)", ctx.Redact(err.Error()))
 		return depsQuery{why: "buck2 printed output that is not UTF-8"}
@@ -178,6 +183,24 @@ func libraryAlternates(entries []schema.LibraryEntry, hip schema.GemmLibrary, rc
 		}
 	}
 	return out
+}
+
+// decodeBuck is decodeText for a buck2 command run with the context's
+// config values, which buck2 may echo. Every transformation between
+// buck2's bytes and a recorded reason can hide a value from a redaction
+// done after it (line ends normalised, a stripped edge, a decode error
+// quoting a byte of the value), so stderr is redacted as raw bytes before
+// decoding and again after (the stripped text is redacted once more),
+// each time in every form of each value (buck.Forms). Stdout is parsed,
+// not quoted; it is redacted first only when it is not UTF-8, so that the
+// decode error cannot quote a byte of a value (docs/buck2.md §7).
+func decodeBuck(ctx buck.Context, r Result) (stdout, stderr string, err error) {
+	r.Stderr = []byte(ctx.Redact(string(r.Stderr)))
+	if !utf8.Valid(r.Stdout) {
+		r.Stdout = []byte(ctx.Redact(string(r.Stdout)))
+	}
+	stdout, stderr, err = decodeText(r)
+	return stdout, ctx.Redact(stderr), err
 }
 
 // redactArgv is the argv probe_provenance records: config values of a

@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,8 +67,14 @@ func fakeProject(t *testing.T, files map[string]string) (root, app string) {
 func collectBuck(t *testing.T, bin, cwd string, b BuckOptions, env map[string]string) *schema.Snapshot {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
+	// Only a test that sets the Buck timeout is about timeouts; the others
+	// must not race the clock on a loaded machine.
+	var runner Runner = patientRunner{t}
+	if b.Timeout != 0 {
+		runner = ExecRunner{}
+	}
 	return Collect(context.Background(), Options{
-		Root: "/", Path: []string{bin, "/usr/bin", "/bin"}, Cwd: cwd, Now: fixedNow, Buck: b,
+		Root: "/", Path: []string{bin, "/usr/bin", "/bin"}, Cwd: cwd, Now: fixedNow, Buck: b, Runner: runner,
 		// The Buck rows need no interpreter; /usr/bin/python3 may import a real torch.
 		Python: PythonOptions{Disabled: true},
 		Env:    func(k string) (string, bool) { v, ok := env[k]; return v, ok },
@@ -290,7 +297,7 @@ func TestBuckFailures(t *testing.T) {
 				t.Errorf("block %s", schema.Encode(snap.BuckInvocation))
 			}
 			if r := snap.Provenance.Placement.LikelyExecutionPlatform.Reason; r == nil || *r != tt.why {
-				t.Errorf("platform reason %v", r)
+				t.Errorf("platform reason %s, want %s", ptrV(r), tt.why)
 			}
 			if bytes.Contains(schema.Encode(snap), []byte("private-placeholder")) {
 				t.Error("config value leaked")
@@ -341,12 +348,12 @@ func TestExecutionPlatformAnswers(t *testing.T) {
 			got := snap.ExecutionContext.LikelyExecutionPlatform
 			if tt.value != "" {
 				if got == nil || *got != tt.value || ev.Source == nil || !strings.Contains(*ev.Source, "-c a.b=<redacted> %s //app:trainer -a ^buck\\.execution_platform$ --json") {
-					t.Errorf("value %v source %v", got, ev.Source)
+					t.Errorf("value %s source %s", ptrV(got), ptrV(ev.Source))
 				}
 				return
 			}
 			if got != nil || ev.Reason == nil || *ev.Reason != tt.reason {
-				t.Errorf("value %v reason %v\nwant %s", got, ev.Reason, tt.reason)
+				t.Errorf("value %s reason %s\nwant %s", ptrV(got), ptrV(ev.Reason), tt.reason)
 			}
 		})
 	}
@@ -554,5 +561,62 @@ func TestFakeBuck2Shapes(t *testing.T) {
 	out, _, _ = fake(t, app, nil, "cquery", "%s", "//a:a", "//b:b", "-a", `^buck\.execution_platform$`, "--json")
 	if p, err := buck.ParseExecutionPlatform(out, "//b:b"); err != nil || p != "prelude//platforms:default" {
 		t.Errorf("attributes: %v %q", err, out)
+	}
+}
+
+// TestBuckEchoedValueForms: buck2 (the fake, KEY.echo) echoes each -c
+// KEY=VALUE on stderr, whole and the value alone at the end. Values with
+// line ends, tabs, edge whitespace and bytes that are not UTF-8 are
+// redacted although decoding normalises line ends, the reason strips the
+// text, and a decode error would quote a byte: no part of a value reaches
+// the document, for the deps cquery (a reason) and the execution-platform
+// cquery (probe_provenance.placement).
+func TestBuckEchoedValueForms(t *testing.T) {
+	const (
+		what = "library_introspection: buck2 cquery deps(//app:trainer)"
+		echo = "Error: invalid config -c sec.k=<redacted>\nrejected value: <redacted>"
+	)
+	for _, tc := range []struct{ name, value string }{
+		{"crlf", "Tok1x7q\r\nWz8k2pv"},
+		{"cr", "Tok1x7q\rWz8k2pv"},
+		{"lf", "Tok1x7q\nWz8k2pv"},
+		{"tabs", "\tTok1x7q\tWz8k2pv\t"},
+		{"trailing crlf", "Tok1x7q Wz8k2pv\r\n"},
+		{"lone trailing cr", "Tok1x7qWz8k2pv\r"},
+		{"not utf-8", "Tok1x7q\xffWz8k2pv"},
+		{"cut utf-8 and crlf", "Tok1x7q\xe2\x82\r\nWz8k2pv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := ctxOf(t, "config=sec.k="+tc.value)
+			check := func(snap *schema.Snapshot) {
+				t.Helper()
+				doc := schema.Encode(snap)
+				dec, err := schema.Decode(string(doc))
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := string(doc) + fmt.Sprint(dec)
+				for _, part := range []string{"Tok1x7q", "Wz8k2pv"} {
+					if strings.Contains(text, part) {
+						i := strings.Index(string(doc), part)
+						t.Errorf("%s leaked: …%s…", part, doc[max(0, i-120):min(len(doc), i+40)])
+					}
+				}
+			}
+			_, app := fakeProject(t, map[string]string{".fakebuck2/deps.rc": "2", ".fakebuck2/deps.echo": ""})
+			snap := collectBuck(t, fakeBin(t, "buck2"), app, BuckOptions{Target: "//app:trainer", Context: ctx}, nil)
+			if got, want := buckReasons(snap), []string{what + " exited 2 (stderr: " + echo + ")"}; !slices.Equal(got, want) {
+				t.Errorf("reasons\n%q\nwant\n%q", got, want)
+			}
+			check(snap)
+
+			_, app = fakeProject(t, map[string]string{".fakebuck2/exec.rc": "2", ".fakebuck2/exec.echo": ""})
+			snap = collectBuck(t, fakeBin(t, "buck2"), app, BuckOptions{Target: "//app:trainer", Context: ctx}, nil)
+			want := "not resolved: the execution-platform cquery exited 2 (stderr: " + echo + ")"
+			if r := snap.Provenance.Placement.LikelyExecutionPlatform.Reason; r == nil || *r != want {
+				t.Errorf("platform reason %q, want %q", deref(r), want)
+			}
+			check(snap)
+		})
 	}
 }

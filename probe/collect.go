@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -54,6 +55,11 @@ type Options struct {
 	Python PythonOptions
 	// Buck carries --buck-target and its context (buck_options.go).
 	Buck BuckOptions
+	// Workers bounds how many probes run at once; at 1 the independent
+	// commands of a block (state.parallel) and the file hashes also run
+	// one at a time. 0 means unbounded, unless the process's resource
+	// limits are low (limits.go), then 1.
+	Workers int
 	// Record, when set, records everything the collection reads and runs
 	// (capture.go, docs/capture.md).
 	Record *Recorder
@@ -97,6 +103,9 @@ type collector struct {
 	// command (its argv and error text): Buck config values
 	// (redactArgv in buck_invocation.go).
 	redact func(string) string
+	// kmdVersion is read-text of /sys/module/amdgpu/version, read once:
+	// rocm.kmd_version, which amdgpu_driver.kmd_version copies.
+	kmdVersion func() *string
 	// runtimeType is context.md §3.1, evaluated once (runtime_context.go).
 	runtimeType func() string
 	// python is the one Python helper run of the collection
@@ -195,6 +204,66 @@ type state struct {
 
 	mu       sync.Mutex
 	commands []schema.CommandRecord
+	// branches are the sub-states of a parallel call still running; their
+	// commands are listed after this state's until they are merged.
+	branches []*state
+}
+
+// parallel runs fns concurrently, each with its own sub-state of s (the
+// independent commands of one block: the NIC tools, the hipconfig flags).
+// Once all have returned, their reasons and command records are appended
+// to s in argument order, whatever order they finished in, so the document
+// and probe_provenance.commands do not depend on timing; a branch cut by
+// the deadline marks s interrupted, and a branch's panic is re-raised in
+// the caller, where the probe's recover reports it.
+func (s *state) parallel(fns ...func(*state)) {
+	subs := make([]*state, len(fns))
+	for i := range subs {
+		subs[i] = &state{collector: s.collector, name: s.name}
+	}
+	s.mu.Lock()
+	s.branches = append(s.branches, subs...)
+	s.mu.Unlock()
+	panics := make([]any, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { panics[i] = recover() }()
+			fn(subs[i])
+		}()
+		if s.opt.Workers == 1 {
+			wg.Wait() // low resource limits: one after another
+		}
+	}
+	wg.Wait()
+	s.mu.Lock()
+	for _, sub := range subs {
+		s.reasons = append(s.reasons, sub.reasons...)
+		s.commands = append(s.commands, sub.allCommands()...)
+		if sub.interrupted.Load() {
+			s.interrupted.Store(true)
+		}
+	}
+	s.branches = slices.DeleteFunc(s.branches, func(b *state) bool { return slices.Contains(subs, b) })
+	s.mu.Unlock()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+}
+
+// allCommands is what s and its running branches recorded, in order.
+func (s *state) allCommands() []schema.CommandRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]schema.CommandRecord(nil), s.commands...)
+	for _, b := range s.branches {
+		out = append(out, b.allCommands()...)
+	}
+	return out
 }
 
 // probe is one row of the probe table: it computes a block and, once it has
@@ -312,6 +381,11 @@ func (s *state) run(c Command) Result {
 	start := s.opt.Now()
 	r := s.opt.Runner.Run(s.ctx, c)
 	r.Duration = s.opt.Now().Sub(start)
+	if c.StdoutTo != nil && r.Stdout != nil {
+		// A Runner that captured what it was asked to stream (a test's).
+		c.StdoutTo.Write(r.Stdout)
+		r.StdoutN, r.Stdout = int64(len(r.Stdout)), nil
+	}
 	s.record(c, r)
 	if r.Err == ErrTimeout && s.ctx.Err() != nil {
 		s.interrupted.Store(true)
@@ -335,6 +409,9 @@ func (s *state) record(c Command, r Result) {
 		StderrBytes: len(r.Stderr),
 		Truncated:   r.Truncated,
 		TimedOut:    r.Err == ErrTimeout,
+	}
+	if c.StdoutTo != nil {
+		rec.StdoutBytes = int(r.StdoutN) // streamed: all of it was used
 	}
 	if c.Dir != "" {
 		rec.Dir = schema.Str(c.Dir)
@@ -378,7 +455,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			return ok
 		}
 	}
-	c := &collector{opt: opt, root: root, ctx: ctx, hashes: newHashPool(), slots: map[string]*slot{}, isExec: isExec}
+	c := &collector{opt: opt, root: root, ctx: ctx, hashes: newHashPool(opt.Workers), slots: map[string]*slot{}, isExec: isExec}
 	provRoot := opt.Root
 	if rp := opt.Replay; rp != nil {
 		root.errs = rp.errs
@@ -392,6 +469,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		c.path = searchPath(opt.Env)
 	}
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
+	c.kmdVersion = sync.OnceValue(func() *string { return c.root.readText("/sys/module/amdgpu/version") })
 	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
 	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
 	// Root discovery runs once, started before any probe (core.md §1.2).
@@ -407,7 +485,9 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			return sites
 		})
 	})
-	go c.rocm()
+	if opt.Workers >= unbounded {
+		go c.rocm()
+	} // else: serial under low limits; the first probe that needs the roots resolves them
 
 	table := probeTable()
 	states := make([]*state, len(table))
@@ -416,10 +496,12 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	}
 	durations := make([]time.Duration, len(table))
 	for i, p := range table {
-		st := &state{collector: c, name: p.name}
-		states[i] = st
-		sl := c.slots[p.name]
+		states[i] = &state{collector: c, name: p.name}
+	}
+	start := func(i int, done func()) {
+		p, st, sl := table[i], states[i], c.slots[table[i].name]
 		go func() {
+			defer done()
 			t0 := opt.Now()
 			defer func() {
 				if v := recover(); v != nil {
@@ -437,6 +519,27 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			}()
 			sl.value = p.run(st)
 			sl.ok = true
+		}()
+	}
+	if opt.Workers >= len(table) {
+		for i := range table {
+			start(i, func() {})
+		}
+	} else {
+		// At most Workers probes at once, started in table order: a
+		// probe only awaits earlier ones, which hold or have released
+		// their slot, so this cannot deadlock. Past the deadline no new
+		// probe starts; those left are reported as not captured.
+		sem := make(chan struct{}, opt.Workers)
+		go func() {
+			for i := range table {
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				start(i, func() { <-sem })
+			}
 		}()
 	}
 
@@ -530,9 +633,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	// killed in abandoned probes included (what hung is what a reader of
 	// a deadline_hit document wants to see).
 	for _, st := range states {
-		st.mu.Lock()
-		prov.Commands = append(prov.Commands, st.commands...)
-		st.mu.Unlock()
+		prov.Commands = append(prov.Commands, st.allCommands()...)
 	}
 
 	snap.PartialReasons = reasons
@@ -657,6 +758,9 @@ func withDefaults(opt Options) Options {
 	}
 	if opt.ExecutionContext == "" {
 		opt.ExecutionContext = "direct"
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = defaultWorkers()
 	}
 	return opt
 }

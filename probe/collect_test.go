@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -100,9 +101,9 @@ func TestCollectInterrupted(t *testing.T) {
 	opt := dpkgRoot(t)
 	release := make(chan struct{})
 	defer close(release)
-	opt.Runner = runnerFunc(func(context.Context, Command) Result { <-release; return Result{} })
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
+	// Interrupted once a command is in flight (it never returns).
+	opt.Runner = runnerFunc(func(context.Context, Command) Result { cancel(); <-release; return Result{} })
 	snap := Collect(ctx, opt)
 	if reasonIndex(snap.PartialReasons, "amdgpu_driver: not captured (collection interrupted)") < 0 {
 		t.Errorf("no interruption reason in %q", snap.PartialReasons)
@@ -232,6 +233,7 @@ func TestCollectReapsCommands(t *testing.T) {
 	})
 	opt.Deadline = 100 * time.Millisecond
 	opt.Now = time.Now
+	goroutines := runtime.NumGoroutine()
 	snap := Collect(context.Background(), opt)
 	mu.Lock()
 	returned = true
@@ -242,8 +244,14 @@ func TestCollectReapsCommands(t *testing.T) {
 	if reasonIndex(snap.PartialReasons, "hip: not captured (deadline of 100ms exceeded)") < 0 {
 		t.Errorf("no deadline reason for hip in %q", snap.PartialReasons)
 	}
-	// Give the abandoned probes the time to ask for their next command.
-	time.Sleep(100 * time.Millisecond)
+	// The abandoned probes ask for their next commands and return: wait
+	// (bounded) until every goroutine Collect started has ended.
+	for limit := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > goroutines; {
+		if time.Now().After(limit) {
+			t.Fatalf("%d goroutines still running after Collect returned, %d before", runtime.NumGoroutine(), goroutines)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(late) > 0 {

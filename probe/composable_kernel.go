@@ -75,8 +75,7 @@ func collectComposableKernel(s *state) composableKernel {
 		s.reason("%s: torch import raised (%s)", prefix, exc)
 	default:
 		ck.dump = dumpTorchSymbols(s, prefix, t)
-		if ck.dump.text != nil {
-			n := countLinesContaining(*ck.dump.text, "ck::")
+		if n, ok := ck.dump.count("ck::"); ok {
 			b.PytorchBundled = schema.CKBundled{Present: n > 0, SymbolCount: &n}
 		}
 	}

@@ -181,7 +181,7 @@ func (s *state) executionPlatform(buck2, target, dir string) platformAnswer {
 	ctx := s.opt.Buck.Context
 	timeout := s.opt.Buck.timeout()
 	argv := buck.ExecutionPlatformArgv(buck2, ctx, target)
-	r := s.run(Command{Argv: argv, Dir: dir, Timeout: timeout})
+	r := s.run(Command{Argv: argv, Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
 	const what = "the execution-platform cquery"
 	var exit *ExitError
 	fail := func(format string, args ...any) platformAnswer {
@@ -193,7 +193,7 @@ func (s *state) executionPlatform(buck2, target, dir string) platformAnswer {
 	case r.Err != nil && !errors.As(r.Err, &exit):
 		return fail("%s failed to launch (%s)", what, pyfmt.ExcStr(r.Err))
 	}
-	stdout, stderr, err := decodeText(r)
+	stdout, stderr, err := decodeBuck(ctx, r)
 	switch {
 	case err != nil:
 		return fail("%s printed output that is not UTF-8 (%v)", what, err)

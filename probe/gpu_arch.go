@@ -32,7 +32,7 @@ func collectGPUArch(s *state) schema.GPUArch {
 		return g
 	}
 	if rc, ok := exitCode(r); ok {
-		line, ok := lastLineOfStripped(stderrText(r, agentEnumeratorMaxOutput))
+		line, ok := lastLineOfStripped(stderrText(r))
 		if !ok {
 			line = "(no stderr)"
 		}
@@ -43,7 +43,7 @@ func collectGPUArch(s *state) schema.GPUArch {
 		s.reason("gpu_arch: rocm_agent_enumerator invocation failed (%s)", invokeExc(r.Err, argv0))
 		return g
 	}
-	if r.Truncated {
+	if r.StdoutCut {
 		s.reason("gpu_arch: rocm_agent_enumerator output exceeded %d bytes; not parsed", agentEnumeratorMaxOutput)
 		return g
 	}

@@ -17,11 +17,13 @@ import (
 //
 // The timeouts are the spec's constants (5 s, 30 s); the probe's Runner seam
 // makes them injectable: hostileRunner checks that each command asked for
-// its spec timeout, then shortens it for the tools a test names as hanging
-// only, so a test waits a fraction of a second for them and a healthy tool
-// is never cut short on a loaded machine.
+// its spec timeout, then shortens it for the commands a test names as
+// hanging only, so a test waits a fraction of a second for them, and
+// lengthens it for every other command, so that a healthy or crashing tool
+// is never cut short on a loaded machine: which commands time out is a
+// state the test sets, not a race against the wall clock.
 
-const hangTimeout = 300 * time.Millisecond
+const hangTimeout = 100 * time.Millisecond
 
 type hostileRunner struct {
 	t    *testing.T
@@ -46,12 +48,33 @@ func specTimeout(tool string) time.Duration {
 	return ShortTimeout
 }
 
+// hangs reports whether the test named the command as hanging: by its tool
+// ("lspci") or by its tool and leading arguments ("nicctl show version").
+func (h hostileRunner) hangs(argv []string) bool {
+	line := strings.Join(append([]string{toolOf(argv)}, argsOf(argv)...), " ")
+	for k := range h.hang {
+		if line == k || strings.HasPrefix(line, k+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// argsOf is the arguments of the program a command runs (after sudo's).
+func argsOf(argv []string) []string {
+	if filepath.Base(argv[0]) == "sudo" && len(argv) > 3 {
+		return argv[4:]
+	}
+	return argv[1:]
+}
+
 func (h hostileRunner) Run(ctx context.Context, c Command) Result {
 	tool := toolOf(c.Argv)
 	if want := specTimeout(tool); c.Timeout != want {
 		h.t.Errorf("%q runs with timeout %v, want %v", c.Argv, c.Timeout, want)
 	}
-	if h.hang[tool] {
+	c.Timeout = patience
+	if h.hangs(c.Argv) {
 		c.Timeout = hangTimeout
 	}
 	return ExecRunner{}.Run(ctx, c)
@@ -59,8 +82,8 @@ func (h hostileRunner) Run(ctx context.Context, c Command) Result {
 
 // toolState is a probe state over a fresh root whose bin/ (the whole search
 // path) holds the given #!/bin/sh scripts (names with a slash are placed
-// relative to the root instead). TMPDIR is <root>/tmp. The tools named in
-// hang get hangTimeout.
+// relative to the root instead). TMPDIR is <root>/tmp. The commands named
+// in hang (hostileRunner.hangs) get hangTimeout.
 func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state, string) {
 	t.Helper()
 	root := t.TempDir()
@@ -91,7 +114,7 @@ func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state,
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
 	c := &collector{opt: opt, root: newRootFS(root, "/", false), path: opt.Path, ctx: context.Background(),
-		rocm: func() rocmRoots { return classicRoots("/opt/rocm", "none") }, hashes: newHashPool(), slots: map[string]*slot{}}
+		rocm: func() rocmRoots { return classicRoots("/opt/rocm", "none") }, hashes: newHashPool(0), slots: map[string]*slot{}}
 	return &state{collector: c, name: "test"}, root
 }
 
@@ -231,6 +254,10 @@ func TestSystemHealthHostile(t *testing.T) {
 		{"writes nothing", rdhcSudo("exit 0"), "system_health: rdhc output not parseable (Expecting value: line 1 column 1 (char 0))"},
 		{"garbage", rdhcSudo(`echo '{"a": 1,}' > "$4"`), "system_health: rdhc output not parseable (Expecting property name enclosed in double quotes: line 1 column 9 (char 8))"},
 		{"megabytes of stderr", rdhcSudo("yes 'sudo: a password is required' | head -c 6000000 >&2; exit 1"), "system_health: rdhc exited 1 (stderr: sudo: a password is required)"},
+		// Out of bounds (bounds.go): written as it is, the document would
+		// be one its readers cannot load, or huge.
+		{"nested 300 deep", rdhcSudo(`{ printf '%.0s[' $(seq 300); printf 1; printf '%.0s]' $(seq 300); } > "$4"`), "system_health: rdhc output nested deeper than 32 levels; not recorded"},
+		{"a 2 MB string", rdhcSudo(`{ printf '{"a": "'; head -c 2000000 /dev/zero | tr '\0' a; printf '"}'; } > "$4"`), "system_health: rdhc output larger than 1048576 bytes; not recorded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var hang []string
@@ -324,15 +351,18 @@ func TestSystemHealthHostile(t *testing.T) {
 func TestNICRunHostile(t *testing.T) {
 	for _, tc := range []struct {
 		name, lspci, sudo string
+		hang              []string
 		want              []string
 	}{
-		{"lspci never exits", "exec sleep 600", "", []string{
+		{"lspci never exits", "exec sleep 600", "", []string{"lspci"}, []string{
 			"nics.ainic: lspci exceeded 5s timeout", "nics.broadcom: lspci exceeded 5s timeout", "nics.cx7: lspci exceeded 5s timeout"}},
-		{"lspci dies by SIGSEGV", "kill -SEGV $$", "", []string{
+		{"lspci dies by SIGSEGV", "kill -SEGV $$", "", nil, []string{
 			"nics.ainic: lspci exited -11 (no stderr)", "nics.broadcom: lspci exited -11 (no stderr)", "nics.cx7: lspci exited -11 (no stderr)"}},
-		{"lspci megabytes: present", `case "$2" in 1dd8:1002) yes 'c1:00.0 Ethernet controller' | head -c 6000000;; *) ;; esac`, "", []string{
+		{"lspci megabytes: present", `case "$2" in 1dd8:1002) yes 'c1:00.0 Ethernet controller' | head -c 6000000;; *) ;; esac`, "", nil, []string{
 			"nics.ainic.rdma_devices: ibv_devices not on PATH", "nics.ainic.links: rdma not on PATH"}},
-		{"nicctl under sudo", `case "$2" in 1dd8:1002) echo c1:00.0;; *) ;; esac`, `[ "$1 $2 $3" = "-n -E nicctl" ] || exit 99; case "$5" in version) exec sleep 600;; card) kill -SEGV $$;; *) exit 1;; esac`, []string{
+		// The crash takes longer than hangTimeout: only the named
+		// "nicctl show version" calls may be cut short.
+		{"nicctl under sudo", `case "$2" in 1dd8:1002) echo c1:00.0;; *) ;; esac`, `[ "$1 $2 $3" = "-n -E nicctl" ] || exit 99; case "$5" in version) exec sleep 600;; card) sleep 0.2; kill -SEGV $$;; *) exit 1;; esac`, []string{"nicctl show version"}, []string{
 			"nics.ainic.rdma_devices: ibv_devices not on PATH",
 			"nics.ainic.links: rdma not on PATH",
 			"nics.ainic.nicctl_version: nicctl exited 1 (no stderr; likely sudo-n unavailable)",
@@ -347,13 +377,7 @@ func TestNICRunHostile(t *testing.T) {
 				scripts["sudo"] = tc.sudo
 				scripts["nicctl"] = "exit 99"
 			}
-			var hang []string
-			for _, r := range tc.want {
-				if strings.HasSuffix(r, "timeout") {
-					hang = append(hang, strings.Fields(r)[1])
-				}
-			}
-			s, _ := toolState(t, scripts, hang...)
+			s, _ := toolState(t, scripts, tc.hang...)
 			n := collectNICs(s)
 			wantReasons(t, s, tc.want...)
 			if strings.Contains(tc.name, "present") || tc.sudo != "" {

@@ -43,9 +43,15 @@ type hashResult struct {
 
 const hashBufSize = 1 << 20
 
-func newHashPool() *hashPool {
+// newHashPool reads at most min(GOMAXPROCS, workers) files at once
+// (Options.Workers; 0 is GOMAXPROCS).
+func newHashPool(workers int) *hashPool {
+	n := runtime.GOMAXPROCS(0)
+	if workers > 0 {
+		n = min(n, workers)
+	}
 	return &hashPool{
-		sem:  make(chan struct{}, runtime.GOMAXPROCS(0)),
+		sem:  make(chan struct{}, n),
 		bufs: sync.Pool{New: func() any { b := make([]byte, hashBufSize); return &b }},
 		done: map[fileKey]*hashResult{},
 	}
@@ -60,6 +66,33 @@ func (h *hashPool) workers() int { return cap(h.sem) }
 // "sha256:" + 64 hex digits.
 func (c *collector) sha256OfPath(p string) (string, error) {
 	return c.hashes.sum(c.ctx, c.root, p)
+}
+
+// sha256OfPath is the collector's sha256OfPath for one probe: a hash cut by
+// the deadline (or SIGTERM) marks the probe interrupted, so its block is
+// reported as not captured, never as a file "missing or unreadable".
+func (s *state) sha256OfPath(p string) (string, error) {
+	sum, err := s.collector.sha256OfPath(p)
+	if err != nil && isCut(err) {
+		s.interrupted.Store(true)
+	}
+	return sum, err
+}
+
+// isCut reports whether a hash failed because the collection ended.
+func isCut(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// hashAll is the collector's hashAll for one probe, marking it interrupted
+// when the deadline cut any of the hashes.
+func (s *state) hashAll(ps []string, put func(i int, sum string, err error)) {
+	s.collector.hashAll(ps, func(i int, sum string, err error) {
+		if err != nil && isCut(err) {
+			s.interrupted.Store(true)
+		}
+		put(i, sum, err)
+	})
 }
 
 // hashAll hashes the files ps through the pool, several at once, and calls

@@ -29,9 +29,13 @@ func collectHIP(s *state) schema.HIP {
 		{"runtime", &h.Runtime},
 		{"cpp_config", &h.CppConfig},
 	}
+	// The five runs are independent: they run together (state.parallel),
+	// so five hanging hipconfig calls cost one timeout, not five.
+	var runs []func(*state)
 	for _, f := range fields {
-		*f.dst = hipconfigValue(s, "--"+f.key)
+		runs = append(runs, func(s *state) { *f.dst = hipconfigValue(s, "--"+f.key) })
 	}
+	s.parallel(runs...)
 	for _, f := range fields {
 		if *f.dst == nil {
 			s.reason("hip.%s: hipconfig --%s returned no usable value", f.key, f.key)
@@ -45,8 +49,8 @@ func collectHIP(s *state) schema.HIP {
 // stripped stdout; nil on a non-zero exit, timeout, start failure, output
 // over the cap, or empty output.
 func hipconfigValue(s *state, flag string) *string {
-	r := s.run(Command{Argv: []string{"hipconfig", flag}, Timeout: ShortTimeout, MaxOutput: hipconfigMaxOutput})
-	if r.Err != nil || r.Truncated {
+	r := s.run(Command{Argv: []string{"hipconfig", flag}, Timeout: ShortTimeout, MaxOutput: hipconfigMaxOutput, MaxStderr: hipconfigMaxOutput})
+	if r.Err != nil || r.StdoutCut {
 		return nil
 	}
 	v := pyStrip(toolText(r.Stdout))

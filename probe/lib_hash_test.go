@@ -13,7 +13,7 @@ import (
 func testState(t *testing.T, root string) *state {
 	t.Helper()
 	opt := withDefaults(Options{Root: root, Cwd: "/"})
-	return &state{collector: &collector{opt: opt, root: newRootFS(root, "/", false), ctx: context.Background(), hashes: newHashPool(),
+	return &state{collector: &collector{opt: opt, root: newRootFS(root, "/", false), ctx: context.Background(), hashes: newHashPool(0),
 		rocm: func() rocmRoots { return rocmRoots{} }}, name: "test"}
 }
 

@@ -19,9 +19,14 @@ var nicVendors = []nicVendor{
 }
 
 // collectNICs is the nics block (core.md §11): per vendor, in registry
-// order and strictly one after another (so reasons are grouped per
-// vendor), Tier 0 presence, Tier 1 sudo-free identity for a present vendor,
+// order, Tier 0 presence, Tier 1 sudo-free identity for a present vendor,
 // and for AINIC the Tier 2 nicctl view when nicctl is on PATH.
+//
+// The vendors, and within a vendor the commands that do not need each
+// other's answer, run concurrently (state.parallel): a block of hanging
+// tools costs about one 5 s timeout per dependent step, not one per tool.
+// Reasons and command records still come in the spec's order, vendor by
+// vendor.
 //
 // Source: `lspci -d <id>`; /sys/class/net/<if>/device/{vendor,driver},
 // /sys/class/infiniband/<dev>/device/driver, /sys/module/<driver>/version;
@@ -37,17 +42,21 @@ func collectNICs(s *state) schema.NICs {
 	// lspci -d reads the same sysfs tree; when it shows no function of a
 	// vendor, lspci's answer is known to be empty and is not asked for.
 	pci, complete := pciIDs(s.root)
+	var jobs []func(*state)
 	for _, v := range nicVendors {
 		if complete && !pci[v.lspciID] {
 			*v.dst(&nics) = schema.NIC{Present: schema.Bool(false)}
 			continue
 		}
-		*v.dst(&nics) = collectNIC(s, v)
+		jobs = append(jobs, func(s *state) { *v.dst(&nics) = collectNIC(s, v) })
 	}
+	s.parallel(jobs...)
 	return nics
 }
 
-// collectNIC is one vendor's entry.
+// collectNIC is one vendor's entry. After lspci, the ethtool, ibv_devices,
+// rdma and first nicctl queries run together; the nicctl profile (which
+// needs the card's UUID) and dcqcn (which needs an RDMA device) follow.
 func collectNIC(s *state, v nicVendor) schema.NIC {
 	label := "nics." + v.key
 	out := nicRun(s, []string{"lspci", "-d", v.lspciID}, label, false)
@@ -61,32 +70,47 @@ func collectNIC(s *state, v nicVendor) schema.NIC {
 
 	ifaces := netInterfacesOfVendor(s.root, v.sysfsID)
 	d.DriverVersion = s.root.readText("/sys/module/" + v.driver + "/version")
-	if len(ifaces) > 0 {
-		if eth := nicRun(s, []string{"ethtool", "-i", ifaces[0]}, label+".ethtool", false); eth != nil {
-			if d.DriverVersion == nil {
-				d.DriverVersion = ethtoolField(*eth, "version")
+	var eth, ibv, rl *string
+	var t2 *schema.AINICDetail
+	_, tier2 := s.which("nicctl")
+	tier2 = tier2 && v.hasTier2
+	s.parallel(
+		func(s *state) {
+			if len(ifaces) > 0 {
+				eth = nicRun(s, []string{"ethtool", "-i", ifaces[0]}, label+".ethtool", false)
 			}
-			d.Firmware, d.PkgVersion = splitFirmware(ethtoolField(*eth, "firmware-version"))
+		},
+		func(s *state) { ibv = nicRun(s, []string{"ibv_devices"}, label+".rdma_devices", false) },
+		func(s *state) { rl = nicRun(s, []string{"rdma", "link"}, label+".links", false) },
+		func(s *state) {
+			if tier2 {
+				t2 = ainicTier2Identity(s)
+			}
+		},
+	)
+	if eth != nil {
+		if d.DriverVersion == nil {
+			d.DriverVersion = ethtoolField(*eth, "version")
 		}
+		d.Firmware, d.PkgVersion = splitFirmware(ethtoolField(*eth, "firmware-version"))
 	}
-	if ibv := nicRun(s, []string{"ibv_devices"}, label+".rdma_devices", false); ibv != nil {
+	if ibv != nil {
 		for _, dev := range parseIBVDevices(*ibv) {
 			if drv, ok := rdmaDeviceDriver(s.root, dev); ok && drv == v.driver {
 				d.RDMADevices = append(d.RDMADevices, dev)
 			}
 		}
 	}
-	if rl := nicRun(s, []string{"rdma", "link"}, label+".links", false); rl != nil {
+	if rl != nil {
 		for _, l := range parseRDMALinks(*rl) {
 			if linkDriver(s.root, l) == v.driver {
 				d.Links = append(d.Links, l)
 			}
 		}
 	}
-	if v.hasTier2 {
-		if _, ok := s.which("nicctl"); ok {
-			d.AINICDetail = collectAINICTier2(s, d.RDMADevices)
-		}
+	if tier2 {
+		ainicTier2Settings(s, t2, d.RDMADevices)
+		d.AINICDetail = t2
 	}
 	return schema.NIC{Present: schema.Bool(true), NICDetail: d}
 }
@@ -103,37 +127,65 @@ func linkDriver(root *rootFS, l schema.RDMALink) string {
 	return drv
 }
 
-// collectAINICTier2 is the nicctl view (core.md §11.5); every command runs
-// as `sudo -n -E nicctl ...`.
-func collectAINICTier2(s *state, rdmaDevices []string) *schema.AINICDetail {
+// ainicTier2Identity is the first part of the nicctl view (core.md
+// §11.5): version, firmware, host software and card, run together. Every
+// command runs as `sudo -n -E nicctl ...`.
+func ainicTier2Identity(s *state) *schema.AINICDetail {
 	t := &schema.AINICDetail{}
-	if out := nicRun(s, []string{"nicctl", "--version"}, "nics.ainic.nicctl_version", true); out != nil {
-		t.NicctlVersion = parseNicctlVersion(*out)
-	}
-	if out := nicRun(s, []string{"nicctl", "show", "version", "firmware", "--json"}, "nics.ainic.card.firmware", true); out != nil {
-		t.Card.Firmware = parseVersionOutput(*out)
-	}
-	if out := nicRun(s, []string{"nicctl", "show", "version", "host-software", "--json"}, "nics.ainic.card.host_sw", true); out != nil {
-		t.Card.HostSW = parseVersionOutput(*out)
-	}
-	if out := nicRun(s, []string{"nicctl", "show", "card", "--detail"}, "nics.ainic.card", true); out != nil && *out != "" {
-		c := parseCardDetail(*out)
+	var card *string
+	var fw *string
+	s.parallel(
+		func(s *state) {
+			if out := nicRun(s, []string{"nicctl", "--version"}, "nics.ainic.nicctl_version", true); out != nil {
+				t.NicctlVersion = parseNicctlVersion(*out)
+			}
+		},
+		func(s *state) {
+			if out := nicRun(s, []string{"nicctl", "show", "version", "firmware", "--json"}, "nics.ainic.card.firmware", true); out != nil {
+				fw = parseVersionOutput(*out)
+			}
+		},
+		func(s *state) {
+			if out := nicRun(s, []string{"nicctl", "show", "version", "host-software", "--json"}, "nics.ainic.card.host_sw", true); out != nil {
+				t.Card.HostSW = parseVersionOutput(*out)
+			}
+		},
+		func(s *state) {
+			card = nicRun(s, []string{"nicctl", "show", "card", "--detail"}, "nics.ainic.card", true)
+		},
+	)
+	t.Card.Firmware = fw
+	if card != nil && *card != "" {
+		c := parseCardDetail(*card)
 		t.Card.UUID, t.Card.ASIC = c.uuid, c.asic
 		if t.Card.Firmware == nil {
 			t.Card.Firmware = c.firmware
 		}
 	}
-	if t.Card.UUID != nil {
-		if out := nicRun(s, []string{"nicctl", "show", "card", "profile", "-c", *t.Card.UUID}, "nics.ainic.profile", true); out != nil {
-			t.Profile = parseCardProfile(*out)
-		}
-	}
-	if len(rdmaDevices) == 0 {
-		s.reason("nics.ainic.dcqcn: no AINIC RDMA device resolved; cannot query dcqcn")
-	} else if out := nicRun(s, []string{"nicctl", "show", "dcqcn", "--roce-device", rdmaDevices[0], "--profile-id", "1"}, "nics.ainic.dcqcn", true); out != nil {
-		t.DCQCN = parseDCQCN(*out)
-	}
 	return t
+}
+
+// ainicTier2Settings is the rest of the nicctl view: the card profile
+// (needs the card's UUID) and dcqcn (needs an AINIC RDMA device), run
+// together.
+func ainicTier2Settings(s *state, t *schema.AINICDetail, rdmaDevices []string) {
+	s.parallel(
+		func(s *state) {
+			if t.Card.UUID == nil {
+				return
+			}
+			if out := nicRun(s, []string{"nicctl", "show", "card", "profile", "-c", *t.Card.UUID}, "nics.ainic.profile", true); out != nil {
+				t.Profile = parseCardProfile(*out)
+			}
+		},
+		func(s *state) {
+			if len(rdmaDevices) == 0 {
+				s.reason("nics.ainic.dcqcn: no AINIC RDMA device resolved; cannot query dcqcn")
+			} else if out := nicRun(s, []string{"nicctl", "show", "dcqcn", "--roce-device", rdmaDevices[0], "--profile-id", "1"}, "nics.ainic.dcqcn", true); out != nil {
+				t.DCQCN = parseDCQCN(*out)
+			}
+		},
+	)
 }
 
 // nicRun is the spec's nic-run(argv, label, sudo?) (core.md §11.2): the
@@ -157,7 +209,7 @@ func nicRun(s *state, argv []string, label string, sudo bool) *string {
 	}
 	if rc, ok := exitCode(r); ok {
 		detail := "no stderr"
-		if tail := lastNonBlankLine(stderrText(r, 0)); tail != "" {
+		if tail := lastNonBlankLine(stderrText(r)); tail != "" {
 			detail = "stderr: " + tail
 		} else if sudo {
 			detail = "no stderr; likely sudo-n unavailable"

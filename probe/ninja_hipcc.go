@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
@@ -328,7 +329,11 @@ targets:
 					capHit = true
 					break targets
 				}
-				b, err := s.root.readFile(sc, maxBuildFile)
+				// Only the head can matter: findHIPMaxChars characters
+				// take at most 4 bytes each (an undecodable byte is one
+				// character), and a sequence cut at the end of the head
+				// lies past them. Reading more would only cost memory.
+				b, err := s.root.readHead(sc, 4*findHIPMaxChars+utf8.UTFMax)
 				if err != nil {
 					unreadable++
 					continue

@@ -1,12 +1,15 @@
 package probe
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -15,11 +18,18 @@ import (
 	"aorta-probe/schema"
 )
 
-// pythonHelper is the standard-library-only script run once per collection
-// by the workload interpreter (architecture.md §4, docs/python.md).
+// pythonHelperStdin is what the workload interpreter reads as `PYTHON -`
+// once per collection: python_helper.py, the standard-library-only helper
+// (docs/python.md), without its comment and blank lines, zlib-compressed
+// and base64-encoded in a one-line bootstrap that decompresses, compiles
+// and runs it. Python reads a script on stdin about twenty times slower
+// per byte than a script file (0.2 ms per KiB here), so the 27 KiB source
+// would cost 5 ms; the 9 KiB bootstrap costs under 2. Generated from
+// python_helper.py by `go test ./probe -run TestHelperStdin -update`;
+// TestHelperStdin checks it is current.
 //
-//go:embed python_helper.py
-var pythonHelper []byte
+//go:embed python_helper.stdin
+var pythonHelperStdin []byte
 
 // DefaultPythonTimeout bounds the helper run. It stays below the collection
 // deadline (60 s by default) so that a helper that hangs in `import torch`
@@ -28,7 +38,12 @@ const DefaultPythonTimeout = 40 * time.Second
 
 // pythonMaxOutput caps the helper's stdout: the facts are kilobytes, plus
 // /proc/self/maps of a process that mapped torch (hundreds of KiB).
-const pythonMaxOutput = 64 << 20
+// pythonMaxStderr caps its stderr, which can hold torch's import-time
+// warnings before the traceback whose last line a reason quotes.
+const (
+	pythonMaxOutput = 16 << 20
+	pythonMaxStderr = 4 << 20
+)
 
 // Bridge outcomes (pyFacts.outcome).
 const (
@@ -38,6 +53,7 @@ const (
 	pyNoStart  = "no_start"  // the interpreter could not be started
 	pyTimeout  = "timeout"   // killed at its timeout (or the deadline)
 	pyFailed   = "failed"    // exited without a complete helper document
+	pyRefused  = "refused"   // not run: it would make the probe run itself
 )
 
 // pyFacts is what one helper run reported: the facts of context.md §9,
@@ -51,6 +67,9 @@ type pyFacts struct {
 	detail      string // why the run was not ok, for the python_version reason
 	stage       string // the step in progress when the helper was killed
 	command     *schema.CommandRecord
+	// bounded says which helper values were out of bounds (bounds.go) and
+	// were replaced by null, for python_version's reasons.
+	bounded []string
 
 	Interpreter *pyInterpreter
 	// TorchSites is the import outcome per call site: ok, ImportError or
@@ -204,15 +223,24 @@ func runPythonBridge(c *collector) *pyFacts {
 		f.detail = "no Python interpreter found (no --python, AORTA_PROBE_PYTHON unset, no python3 or python on PATH)"
 		return f
 	}
+	if refused := refuseInterpreter(c.opt, path); refused != "" {
+		f.outcome = pyRefused
+		f.detail = fmt.Sprintf("interpreter %s not run: %s", argv0, refused)
+		return f
+	}
 	st := &state{collector: c, name: "python"}
 	// Path stays empty for a bare name which did not find: s.run then
 	// fails the way exec does (ENOENT naming the program).
-	cmd := Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelper, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput}
+	cmd := Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelperStdin, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput, MaxStderr: pythonMaxStderr,
+		Env: []string{HelperMarker + "=" + strconv.Itoa(os.Getpid())}}
 	r := st.run(cmd)
 	if len(st.commands) > 0 {
 		f.command = &st.commands[0]
 	}
 	parseHelperOutput(f, r.Stdout)
+	if f.outcome != pyOK && f.detail == "" && isProbeDocument(r.Stdout) {
+		f.detail = "an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself"
+	}
 	switch {
 	case r.Err == ErrTimeout && c.ctx.Err() != nil:
 		f.outcome, f.interrupted = pyTimeout, true
@@ -234,6 +262,44 @@ func runPythonBridge(c *collector) *pyFacts {
 		}
 	}
 	return f
+}
+
+// refuseInterpreter says why the interpreter at path must not be run, or
+// "" when it may: it is this very binary (same device and inode as
+// PythonOptions.Self, /proc/self/exe by default; a symbolic or hard link
+// to it as well), or this probe itself runs inside another probe's helper
+// run (HelperMarker set), where any interpreter may be a copy of the probe
+// or a wrapper that starts one. Either would loop: the probe running
+// itself, each copy starting the next (docs/python.md, "Loops").
+func refuseInterpreter(opt Options, path string) string {
+	if v, ok := opt.Env(HelperMarker); ok && v != "" {
+		return "this probe runs inside the Python helper run of another aorta-probe (" + HelperMarker + " is set), where running an interpreter could loop"
+	}
+	self := opt.Python.Self
+	if self == "" {
+		self = "/proc/self/exe"
+	}
+	if path == "" || opt.Replay != nil {
+		// A replay runs no interpreter and reads nothing of its host
+		// (docs/capture.md).
+		return ""
+	}
+	a, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	if b, err := os.Stat(self); err == nil && os.SameFile(a, b) {
+		return "it is this aorta-probe binary, which would run itself"
+	}
+	return ""
+}
+
+// isProbeDocument reports whether a helper's stdout is an aorta-probe
+// document (the interpreter was a copy of the probe that, finding the
+// marker, ran no helper and printed its own document).
+func isProbeDocument(out []byte) bool {
+	head := out[:min(len(out), 256)]
+	return bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")) && bytes.Contains(head, []byte(`"schema_version"`))
 }
 
 func isStartError(err error) bool {
@@ -286,6 +352,9 @@ func parseHelperOutput(f *pyFacts, out []byte) {
 		if err := dec.Decode(&e); err != nil {
 			continue // a torn last line of a killed helper
 		}
+		boundHelperElement(&e, func(name, why string) {
+			f.bounded = append(f.bounded, fmt.Sprintf("helper value %s %s; recorded as null", name, why))
+		})
 		switch {
 		case e.Begin != nil:
 			f.stage = *e.Begin

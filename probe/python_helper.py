@@ -36,8 +36,64 @@ def _redirect():
 _OUT = _redirect()
 _FIRST = [True]
 
-import json  # noqa: E402  (after the redirect on purpose)
-import re  # noqa: E402
+# Speed (docs/python.md, "Speed"): the helper is what the default run waits
+# for, so it imports nothing it may not need. json and re are not imported
+# up front (the facts are written by _dumps below; re is compiled on first
+# use), importlib.metadata only when a distribution it is asked about may
+# exist (_may_have_dist), platform only off CPython. `PYTHON - --exact`
+# turns every shortcut off (the differential test compares both).
+_EXACT = "--exact" in sys.argv[1:]
+
+try:
+    if _EXACT:
+        raise ImportError
+    from _json import encode_basestring_ascii as _enc_str
+except ImportError:
+    _enc_str = None
+
+_INF = float("inf")
+
+
+def _dumps(o, out):
+    # json.dumps(o, ensure_ascii=True, default=_jsonable), as its C
+    # encoder does it (same type tests in the same order).
+    if o is None:
+        out.append("null")
+    elif o is True:
+        out.append("true")
+    elif o is False:
+        out.append("false")
+    elif isinstance(o, str):
+        out.append(_enc_str(o))
+    elif isinstance(o, int):
+        out.append(int.__repr__(o))
+    elif isinstance(o, float):
+        if o != o:
+            out.append("NaN")
+        elif o == _INF:
+            out.append("Infinity")
+        elif o == -_INF:
+            out.append("-Infinity")
+        else:
+            out.append(float.__repr__(o))
+    elif isinstance(o, (list, tuple)):
+        out.append("[")
+        for i, e in enumerate(o):
+            if i:
+                out.append(", ")
+            _dumps(e, out)
+        out.append("]")
+    elif isinstance(o, dict):
+        out.append("{")
+        for i, (k, v) in enumerate(o.items()):
+            if i:
+                out.append(", ")
+            out.append(_enc_str(k))  # the helper's keys are all str
+            out.append(": ")
+            _dumps(v, out)
+        out.append("}")
+    else:
+        _dumps(_jsonable(o), out)
 
 
 def _write(data):
@@ -47,7 +103,14 @@ def _write(data):
 
 
 def emit(obj):
-    text = json.dumps(obj, ensure_ascii=True, default=_jsonable)
+    if _enc_str is not None:
+        out = []
+        _dumps(obj, out)
+        text = "".join(out)
+    else:
+        import json
+
+        text = json.dumps(obj, ensure_ascii=True, default=_jsonable)
     _write((("[\n" if _FIRST[0] else ",\n") + text).encode("ascii"))
     _FIRST[0] = False
 
@@ -60,7 +123,7 @@ def _jsonable(v):
 
 
 def plain(v):
-    """A JSON-safe copy of a scalar attribute value (raw when it is JSON)."""
+    # A JSON-safe copy of a scalar attribute value (raw when it is JSON).
     if v is None or isinstance(v, (bool, int, float, str)):
         if isinstance(v, str):
             return str(v)  # a str subclass such as TorchVersion
@@ -73,7 +136,7 @@ def exc_name(e):
 
 
 def do_import(name):
-    """(module, outcome): outcome is ok, ImportError or the class name."""
+    # (module, outcome): outcome is ok, ImportError or the class name.
     import importlib
 
     try:
@@ -84,17 +147,159 @@ def do_import(name):
         return None, exc_name(e)
 
 
+def find_spec(name):
+    # importlib.util.find_spec(name) for a top-level name: the module's
+    # __spec__ when it is imported, else what the import system would find.
+    # Done here with importlib's own _find_spec, as importlib.util does, so
+    # that importlib.util (and contextlib, collections, functools behind it)
+    # is not imported.
+    import importlib
+
+    _find = getattr(getattr(importlib, "_bootstrap", None), "_find_spec", None)
+    if _EXACT or _find is None or "." in name:
+        import importlib.util
+
+        return importlib.util.find_spec(name)
+    if name in sys.modules:
+        module = sys.modules[name]
+        if module is None:
+            return None
+        try:
+            spec = module.__spec__
+        except AttributeError:
+            raise ValueError("{}.__spec__ is not set".format(name)) from None
+        if spec is None:
+            raise ValueError("{}.__spec__ is None".format(name))
+        return spec
+    return _find(name, None)
+
+
+# Distribution names the helper asks importlib.metadata about, normalised
+# (lower case, runs of "-", "_", "." as "_"); rocm covers rocm-sdk-core.
+_DISTS = ("rocm", "torchrec", "amd_aiter", "aiter")
+_MAY_HAVE = {}
+
+
+def _norm(name):
+    out, sep = [], False
+    for c in name.lower():
+        if c in "-_.":
+            sep = True
+            continue
+        if sep and out:
+            out.append("_")
+        sep = False
+        out.append(c)
+    return "".join(out)
+
+
+def _scan_dists():
+    # Which of _DISTS importlib.metadata could find: a superset, from the
+    # directory listings of sys.path, where its path finder looks (Python
+    # 3.8 to 3.13): entries named NAME[-VERSION].dist-info or .egg-info, in
+    # any case. A path entry that is a file (a zip, an .egg, a .par) or an
+    # .egg directory, a path entry that is not a string, or a metadata
+    # finder on sys.meta_path other than the path finder makes every name
+    # possible.
+    every = set(_DISTS)
+    if _EXACT:
+        return every
+    external = sys.modules.get("_frozen_importlib_external")
+    path_finder = getattr(external, "PathFinder", None)
+    for f in sys.meta_path:
+        if f is not path_finder and getattr(f, "find_distributions", None) is not None:
+            return every
+    found = set()
+    for entry in sys.path:
+        if not isinstance(entry, str) or entry.rstrip("/").lower().endswith(".egg"):
+            return every
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            if os.path.isfile(entry or "."):
+                return every
+            continue
+        for n in names:
+            low = n.lower()
+            # Only such a name (after separators) can normalise to one of
+            # _DISTS: the test spares _norm for a site-packages of others.
+            if not low.endswith((".dist-info", ".egg-info")) or \
+                    not low.lstrip("-_.").startswith(("rocm", "torchrec", "amd", "aiter")):
+                continue
+            norm = _norm(low)
+            for d in _DISTS:
+                if norm.startswith(d):
+                    found.add(d)
+    return found
+
+
+def may_have_dist(name):
+    # False only when importlib.metadata cannot find distribution name
+    # (so it need not be imported and asked).
+    if "scan" not in _MAY_HAVE:
+        try:
+            _MAY_HAVE["scan"] = _scan_dists()
+        except BaseException:
+            _MAY_HAVE["scan"] = set(_DISTS)
+    n = _norm(name)
+    return any(n.startswith(d) and d in _MAY_HAVE["scan"] for d in _DISTS)
+
+
+def metadata(*names):
+    # importlib.metadata, or None when it is missing (Python < 3.8) or
+    # none of names may have a distribution.
+    if not any(may_have_dist(n) for n in names):
+        return None
+    try:
+        import importlib.metadata as md
+    except ImportError:
+        md = None
+    return md
+
+
+_VERSION_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+"
+
+
+def python_version():
+    # platform.python_version(): on CPython the leading version token of
+    # sys.version (the part platform's parser takes), with ".0" added when
+    # it has two components; elsewhere platform itself.
+    v = sys.version
+    i = 0
+    while i < len(v) and v[i] in _VERSION_CHARS:
+        i += 1
+    rest = v[i:].lstrip()
+    if _EXACT or sys.implementation.name != "cpython" or i == 0 or not rest.startswith(("(", "|")):
+        import platform
+
+        return platform.python_version()
+    ver = v[:i]
+    if len(ver.split(".")) == 2:
+        ver += ".0"
+    return ver
+
+
 def str_or_none(v):
     return str(v) if isinstance(v, str) else None
+
+
+# Code the stdin payload ships as strings, compiled on first use (the
+# generator in python_helper_stdin_test.go moves each "# lazy: NAME" block
+# here).
+_LAZY = {}
+
+
+def load_lazy(name):
+    src = _LAZY.pop(name, None)
+    if src is not None:
+        exec(compile(src, "<aorta-probe helper: " + name + ">", "exec"), globals())
 
 
 # --- interpreter --------------------------------------------------------
 
 def interpreter_facts():
-    import platform
-
     facts = {
-        "python_version": platform.python_version(),
+        "python_version": python_version(),
         "prefix": sys.prefix,
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
         "executable": sys.executable,
@@ -103,13 +308,10 @@ def interpreter_facts():
     }
     # importlib.metadata.version of rocm and rocm-sdk-core (core.md §6,
     # rocm.version chain step 3).
-    try:
-        import importlib.metadata as md
-    except ImportError:
-        md = None
+    md = metadata("rocm", "rocm-sdk-core")
     for name in ("rocm", "rocm-sdk-core"):
         d = {"state": "missing"}
-        if md is not None:
+        if md is not None and may_have_dist(name):
             try:
                 d = {"state": "ok", "value": plain(md.version(name))}
             except md.PackageNotFoundError:
@@ -118,9 +320,7 @@ def interpreter_facts():
                 d = {"state": "raised", "exc": exc_name(e)}
         facts["dists"][name] = d
     try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("_rocm_sdk_core")
+        spec = find_spec("_rocm_sdk_core")
         if spec is not None:
             d = None
             if spec.origin and spec.origin != "namespace":
@@ -242,17 +442,62 @@ def package_facts(name):
     emit({name: f})
 
 
+# --- torchrec (context.md §16, run here in full) ---------------------------
+
+def torchrec_facts():
+    emit({"begin": "torchrec"})
+    spec, spec_exc = None, None
+    try:
+        spec = find_spec("torchrec")
+    except BaseException as e:
+        spec_exc = e
+    if spec is None and spec_exc is None and not may_have_dist("torchrec"):
+        # No import target and no distribution: the all-null block the
+        # algorithm below gives, without compiling it (lazy block).
+        emit({"torchrec": {"block": {"package_version": None, "commit": None, "source_version": None,
+                                     "source_commit": None, "distribution_version": None},
+                           "reasons": []}})
+        return
+    load_lazy("torchrec")
+    torchrec_identity(spec, spec_exc)
+
+
+# lazy: torchrec
+# (Between these markers: code needed only where torchrec may exist. The
+# stdin payload ships it as a string compiled on first use by load_lazy;
+# run as a file the helper defines it at once, and load_lazy does nothing.)
+
 # --- shared commit helpers (context.md §18, for torchrec) -------------------
 
-_COMMIT_A = re.compile(r"[+.](?:\d+\.)?git([0-9a-f]{7,40})\b", re.I)
-_COMMIT_B = re.compile(r"[+.](?:\d+\.)?g([0-9a-f]{7,40})\b", re.I)
-_HEX = re.compile(r"[0-9a-fA-F]{7,40}")
+_RE = {}
+
+
+def rx(name):
+    # The compiled pattern name; re is imported and the patterns compiled
+    # on first use (the helper of a machine without torchrec never needs
+    # them).
+    if not _RE:
+        import re
+
+        _RE["re"] = re
+        _RE["commit_a"] = re.compile(r"[+.](?:\d+\.)?git([0-9a-f]{7,40})\b", re.I)
+        _RE["commit_b"] = re.compile(r"[+.](?:\d+\.)?g([0-9a-f]{7,40})\b", re.I)
+        _RE["hex"] = re.compile(r"[0-9a-fA-F]{7,40}")
+        _RE["pep440"] = re.compile(
+            r"\s*v?(?:(?P<epoch>[0-9]+)!)?(?P<release>[0-9]+(?:\.[0-9]+)*)"
+            r"(?P<pre>[-_.]?(?P<pre_l>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?P<pre_n>[0-9]+)?)?"
+            r"(?P<post>(?:-(?P<post_n1>[0-9]+))|(?:[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?))?"
+            r"(?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?"
+            r"(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*",
+            re.I,
+        )
+    return _RE[name]
 
 
 def extract_commit(v):
     if not v:
         return None
-    for pat in (_COMMIT_A, _COMMIT_B):
+    for pat in (rx("commit_a"), rx("commit_b")):
         m = pat.search(v)
         if m:
             return m.group(1).lower()
@@ -268,7 +513,7 @@ def commit_from_attr(v):
     c = extract_commit(v)
     if c:
         return c
-    if _HEX.fullmatch(v):
+    if rx("hex").fullmatch(v):
         return v.lower()
     return None
 
@@ -279,28 +524,20 @@ def torchrec_commit(v):
         return c
     if isinstance(v, str) and "+" in v:
         local = v.split("+", 1)[1].split(".", 1)[0]
-        if _HEX.fullmatch(local) and not re.fullmatch(r"d?\d{8}", local):
+        if rx("hex").fullmatch(local) and not rx("re").fullmatch(r"d?\d{8}", local):
             return local.lower()
     return None
 
 
-# --- torchrec (context.md §16, run here in full) ---------------------------
+# --- torchrec identity ----------------------------------------------------
 
-_PEP440 = re.compile(
-    r"\s*v?(?:(?P<epoch>[0-9]+)!)?(?P<release>[0-9]+(?:\.[0-9]+)*)"
-    r"(?P<pre>[-_.]?(?P<pre_l>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?P<pre_n>[0-9]+)?)?"
-    r"(?P<post>(?:-(?P<post_n1>[0-9]+))|(?:[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?))?"
-    r"(?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?"
-    r"(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*",
-    re.I,
-)
 _PRE_NORM = {"alpha": "a", "beta": "b", "c": "rc", "pre": "rc", "preview": "rc"}
 
 
 def vkey(s):
     if not isinstance(s, str):
         return None
-    m = _PEP440.fullmatch(s)
+    m = rx("pep440").fullmatch(s)
     if not m:
         return None
     try:
@@ -321,7 +558,7 @@ def vkey(s):
         local = None
         if m.group("local"):
             local = tuple(int(p) if p.isdigit() else p.lower()
-                          for p in re.split(r"[-_.]", m.group("local")))
+                          for p in rx("re").split(r"[-_.]", m.group("local")))
         return (epoch, tuple(rel), pre, post, dev, local)
     except (ValueError, OverflowError):
         return None
@@ -373,6 +610,7 @@ def read_version_py(spec):
         break
     if text is None:
         return None, None
+    re = rx("re")
     m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", text, re.M)
     version = m.group(1) if m else None
     if version is not None and vkey(version) is None:
@@ -435,6 +673,8 @@ def owns(md, spec, dv):
                 continue
             du_text = d.read_text("direct_url.json")
             if du_text:
+                import json
+
                 du = json.loads(du_text)
                 di = du.get("dir_info") if isinstance(du, dict) else None
                 url = du.get("url") if isinstance(du, dict) else None
@@ -461,20 +701,15 @@ def owns(md, spec, dv):
     return False
 
 
-def torchrec_facts():
-    emit({"begin": "torchrec"})
+def torchrec_identity(spec, spec_exc):
+    # The identity algorithm, given find_spec's answer (or what it raised).
     reasons = []
     res = {"package_version": None, "commit": None, "source_version": None,
            "source_commit": None, "distribution_version": None}
-    spec, spec_failed, namespace_spec = None, False, False
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("torchrec")
-    except BaseException as e:
-        spec_failed = True
+    spec_failed, namespace_spec = spec_exc is not None, False
+    if spec_failed:
         reasons.append("torchrec.source_version: find_spec raised (%s); cannot tell whether "
-                       "torchrec is importable" % exc_name(e))
+                       "torchrec is importable" % exc_name(spec_exc))
     if spec is not None and is_namespace(spec):
         namespace_spec, spec = True, None
     if spec is not None:
@@ -483,10 +718,7 @@ def torchrec_facts():
         except BaseException as e:
             reasons.append("torchrec.source_version: import target identity lookup raised (%s); "
                            "version unknown" % exc_name(e))
-    try:
-        import importlib.metadata as md
-    except ImportError:
-        md = None
+    md = metadata("torchrec")
     dv, valid, dis = None, False, []
     if md is not None:
         try:
@@ -535,6 +767,8 @@ def torchrec_facts():
             res["package_version"], res["commit"] = plain(dv), sc or torchrec_commit(dv)
     emit({"torchrec": {"block": res, "reasons": reasons}})
 
+# end lazy: torchrec
+
 
 # --- aiter (context.md §17) -------------------------------------------------
 
@@ -556,13 +790,10 @@ def aiter_facts():
         f["version"] = plain(v)
         f["version_present"] = v is not None
         f["file"] = plain(getattr(mod, "__file__", None))
-    try:
-        import importlib.metadata as md
-    except ImportError:
-        md = None
+    md = metadata("amd_aiter", "aiter")
     for cand in ("amd_aiter", "aiter"):
         d = {"name": cand, "state": "missing"}
-        if md is not None:
+        if md is not None and may_have_dist(cand):
             try:
                 d = {"name": cand, "state": "ok", "value": plain(md.version(cand))}
             except md.PackageNotFoundError:
@@ -571,9 +802,7 @@ def aiter_facts():
                 d = {"name": cand, "state": "raised", "exc": exc_name(e)}
         f["dists"].append(d)
     try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("aiter_meta")
+        spec = find_spec("aiter_meta")
         if spec is not None:
             f["meta_spec"] = {
                 "origin": plain(spec.origin),

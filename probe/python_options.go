@@ -15,4 +15,13 @@ type PythonOptions struct {
 	// Timeout bounds the one helper run; zero means DefaultPythonTimeout
 	// (never more than two thirds of the collection deadline).
 	Timeout time.Duration
+	// Self is the probe's own executable, which is never run as the
+	// interpreter; "" means /proc/self/exe (docs/python.md, "Loops").
+	Self string
 }
+
+// HelperMarker is set in the helper run's environment (to the probe's
+// pid). A probe that finds it set runs inside a helper run of another
+// probe (an interpreter that is a copy of the probe, or a wrapper that
+// starts one) and runs no interpreter itself, so a loop stops there.
+const HelperMarker = "AORTA_PROBE_HELPER_OF"

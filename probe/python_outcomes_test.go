@@ -2,6 +2,8 @@ package probe
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -132,11 +134,37 @@ func TestBridgeHangingTorch(t *testing.T) {
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
-	writeFiles(t, site, map[string]string{"torch/__init__.py": "import time\ntime.sleep(120)\n"})
+	// The fake torch marks that the helper is importing it, then hangs.
+	importing := filepath.Join(dir, "importing")
+	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'w').close()\nimport time\ntime.sleep(120)\n", importing)})
 	py := wrapper(t, dir, "py", python, site)
 	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
 	opt.Python.Interpreter = py
 	opt.Python.Timeout = 3 * time.Second
+	// The helper's timeout fires when the fake torch is being imported,
+	// never before: a slow interpreter start on a loaded machine must not
+	// read as "while starting". The runner checks the timeout the bridge
+	// asks for and kills on that event instead of the clock.
+	opt.Runner = runnerFunc(func(ctx context.Context, c Command) Result {
+		if c.Argv[0] != py {
+			return ExecRunner{}.Run(ctx, c)
+		}
+		if c.Timeout != opt.Python.Timeout {
+			t.Errorf("the helper runs with timeout %v, want %v", c.Timeout, opt.Python.Timeout)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			for ctx.Err() == nil {
+				if _, err := os.Stat(importing); err == nil {
+					cancel()
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		c.Timeout = patience
+		return ExecRunner{}.Run(ctx, c)
+	})
 	snap := Collect(context.Background(), opt)
 	wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+py+" killed after 3s while importing torch (call site rocm.version)")
 	wantTorchReasons(t, snap, "TimeoutExpired")
@@ -240,15 +268,19 @@ func TestBridgeSlowFailingTorch(t *testing.T) {
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
-	writeFiles(t, site, map[string]string{"torch/__init__.py": "import time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n"})
+	attempts := filepath.Join(dir, "attempts")
+	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'a').write('import\\n')\nimport time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n", attempts)})
 	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
 	opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
 	opt.Python.Timeout = 30 * time.Second
 	snap := Collect(context.Background(), opt)
 	// Ten sites at 1.5 s each would be 15 s; the first slow failure is
-	// reused, so the helper finishes and every site reports it.
+	// reused, so the helper imports torch once and every site reports it.
 	wantSnapReasons(t, snap, "python_version")
 	wantTorchReasons(t, snap, "OSError")
+	if b, err := os.ReadFile(attempts); err != nil || string(b) != "import\n" {
+		t.Errorf("torch import attempts: %q (%v), want one", b, err)
+	}
 }
 
 // TestInstallKinds covers context.md §12.1's editable and in-tree source
@@ -294,4 +326,66 @@ func TestInstallKinds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBridgeLoops: an interpreter that is this binary (by path, symbolic
+// or hard link) is never run; a probe inside another probe's helper run
+// (the marker set) runs no interpreter; the helper run carries the marker;
+// a copy of the probe answering with its own document is named as such.
+func TestBridgeLoops(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	self := filepath.Join(dir, "self")
+	writeFiles(t, dir, map[string]string{"self": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
+	if err := os.Symlink(self, filepath.Join(dir, "symlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(self, filepath.Join(dir, "hardlink")); err != nil {
+		t.Fatal(err)
+	}
+	const itself = "it is this aorta-probe binary, which would run itself"
+	for _, tc := range []struct{ name, flag, env string }{
+		{"--python self", self, ""},
+		{"--python symlink", filepath.Join(dir, "symlink"), ""},
+		{"--python hardlink", filepath.Join(dir, "hardlink"), ""},
+		{"AORTA_PROBE_PYTHON symlink", "", filepath.Join(dir, "symlink")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{}
+			if tc.env != "" {
+				env["AORTA_PROBE_PYTHON"] = tc.env
+			}
+			opt := bridgeOptions(env, []string{})
+			opt.Python.Interpreter, opt.Python.Self = tc.flag, self
+			snap := Collect(context.Background(), opt)
+			wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+tc.flag+tc.env+" not run: "+itself)
+			wantSnapReasons(t, snap, "pytorch_version", "pytorch_version: torch not importable")
+			if _, err := os.Stat(ran); err == nil {
+				t.Fatal("the interpreter that is this binary was run")
+			}
+		})
+	}
+
+	t.Run("marker set", func(t *testing.T) {
+		opt := bridgeOptions(map[string]string{HelperMarker: "4242"}, []string{})
+		opt.Python.Interpreter = filepath.Join(dir, "other")
+		writeFiles(t, dir, map[string]string{"other": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
+		snap := Collect(context.Background(), opt)
+		wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+opt.Python.Interpreter+" not run: this probe runs inside the Python helper run of another aorta-probe (AORTA_PROBE_HELPER_OF is set), where running an interpreter could loop")
+		if _, err := os.Stat(ran); err == nil {
+			t.Fatal("an interpreter ran although the marker was set")
+		}
+	})
+
+	t.Run("the helper run carries the marker", func(t *testing.T) {
+		writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\necho \"marker=$" + HelperMarker + "\" >&2\nexit 3\n"})
+		snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
+		wantSnapReasons(t, snap, "python_version", fmt.Sprintf("python_version: interpreter python3 exited 3 before the helper reported (marker=%d)", os.Getpid()))
+	})
+
+	t.Run("a copy answers with its document", func(t *testing.T) {
+		writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\nprintf '{\\n  \"schema_version\": \"1.16\",\\n  \"partial\": true\\n}\\n'\n"})
+		snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
+		wantSnapReasons(t, snap, "python_version", "python_version: interpreter python3 printed no complete helper document (an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself)")
+	})
 }

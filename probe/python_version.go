@@ -11,11 +11,15 @@ type pythonVersion struct{ version string }
 // disaster-path value). This row also appends the bridge's own reason when
 // the run was not ok (disabled, no interpreter, could not start, killed at
 // its timeout, exited early): a reason the Python probe, which always has an
-// interpreter, never writes.
+// interpreter, never writes; then one reason per helper value that was out
+// of bounds (bounds.go).
 func collectPythonVersion(s *state) pythonVersion {
 	f := s.python()
 	if f.outcome != pyOK {
 		s.reason("python_version: %s", f.detail)
+	}
+	for _, b := range f.bounded {
+		s.reason("python_version: %s", b)
 	}
 	if f.Interpreter == nil {
 		return pythonVersion{}

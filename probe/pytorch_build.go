@@ -46,10 +46,10 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 	bi := &b.BinaryIntrospection
 	if exc == "" {
 		ck, _ := await[composableKernel](s, "composable_kernel")
-		if ck.dump.text != nil {
+		if ck.dump.counts != nil {
 			bi.LibtorchHIPSymbolCounts = nil
 			for _, m := range schema.SymbolMarkers {
-				n := countLinesContaining(*ck.dump.text, m)
+				n, _ := ck.dump.count(m)
 				bi.LibtorchHIPSymbolCounts = append(bi.LibtorchHIPSymbolCounts, schema.Entry[*int]{Key: m, Value: &n})
 			}
 		}

@@ -150,6 +150,14 @@ func newReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
 		c := byNum[n]
 		k := cmdKey(*c)
 		r.cmds[k] = append(r.cmds[k], *c)
+		if c.stdin != "" {
+			// Also by argv and directory alone: a newer binary's Python
+			// helper (another stdin) still gets the captured answer.
+			loose := *c
+			loose.stdin = "*"
+			k := cmdKey(loose)
+			r.cmds[k] = append(r.cmds[k], *c)
+		}
 	}
 	if err := root.Expand(dir); err != nil {
 		return nil, err
@@ -314,6 +322,11 @@ func (w replayRunner) Run(_ context.Context, c Command) Result {
 	w.r.mu.Lock()
 	defer w.r.mu.Unlock()
 	rs := w.r.cmds[key]
+	if len(rs) == 0 && k.stdin != "" {
+		k.stdin = "*"
+		key = cmdKey(k)
+		rs = w.r.cmds[key]
+	}
 	if len(rs) == 0 {
 		return Result{ExitCode: -1, Err: fmt.Errorf("%q: not in the capture archive", c.Argv)}
 	}

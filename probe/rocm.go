@@ -34,7 +34,7 @@ func collectROCm(s *state) schema.ROCm {
 	if r.VersionDev == nil && tr.manifest != nil {
 		r.VersionDev = manifestString(tr.manifest, "rocm_package_version")
 	}
-	r.KmdVersion = s.root.readText("/sys/module/amdgpu/version")
+	r.KmdVersion = s.kmdVersion()
 
 	if r.Version == nil {
 		s.reason("rocm.version: no version from %s, TheRock manifest, pip metadata, or torch", versionFile)

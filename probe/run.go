@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -22,15 +24,31 @@ type Command struct {
 	Dir string
 	// Stdin is fed to the child; nil means /dev/null.
 	Stdin []byte
+	// StdinFrom, when set, is fed to the child instead of Stdin (the
+	// nm | c++filt pipeline); the child sees end of file when it ends.
+	StdinFrom io.Reader
+	// StdoutTo, when set, receives stdout as it is read instead of the
+	// capture: Result.Stdout stays nil and Result.StdoutN counts the bytes.
+	// Its Write must not block for long; its errors are ignored, and the
+	// child is drained to the end either way.
+	StdoutTo io.Writer
 	// Timeout bounds this command; the collection deadline bounds it too.
 	Timeout time.Duration
-	// MaxOutput caps each of stdout and stderr; 0 means DefaultMaxOutput.
+	// MaxOutput caps stdout; 0 means DefaultMaxOutput.
 	MaxOutput int
+	// MaxStderr caps stderr; 0 means DefaultMaxStderr.
+	MaxStderr int
+	// Env holds NAME=VALUE pairs added to the probe's environment for this
+	// command only (the Python helper's loop marker, docs/python.md).
+	Env []string
 }
 
 // Result is what a command did.
 type Result struct {
 	Stdout, Stderr []byte
+	// StdoutN is the number of stdout bytes read from the child: at least
+	// len(Stdout), more when the cap cut it or StdoutTo received it.
+	StdoutN int64
 	// ExitCode is the exit status, or -N when the child died of signal N
 	// (the convention of Python's subprocess, which the reason texts embed).
 	// It is meaningful only when Err is nil or an *ExitError.
@@ -39,9 +57,11 @@ type Result struct {
 	// a non-zero status, or the start failure (exec.ErrNotFound,
 	// permission, …) wrapped with the argv.
 	Err error
-	// Truncated is true when MaxOutput cut stdout or stderr.
-	Truncated bool
-	Duration  time.Duration
+	// Truncated is true when a cap cut stdout or stderr; StdoutCut and
+	// StderrCut say which.
+	Truncated            bool
+	StdoutCut, StderrCut bool
+	Duration             time.Duration
 }
 
 // ExitError is a command that ran and exited non-zero (or died by signal).
@@ -70,11 +90,16 @@ const (
 	LongTimeout  = 30 * time.Second
 )
 
-// DefaultMaxOutput caps each output stream of a command. Real outputs of the
-// tools run here are kilobytes (nm of libtorch_hip: tens of MiB, which its
-// caller raises the cap for); anything beyond is discarded while the child is
-// still drained, so it never blocks on a full pipe.
-const DefaultMaxOutput = 4 << 20
+// DefaultMaxOutput caps a command's stdout, DefaultMaxStderr its stderr.
+// Real outputs of the tools run here are kilobytes, and stderr only ever
+// gives a reason its first or last line; anything beyond is discarded as
+// it is read, the child still drained so it never blocks on a full pipe.
+// Many commands run at once (state.parallel), so the caps are what bounds
+// the probe's memory whatever the tools print (docs/design-notes.md).
+const (
+	DefaultMaxOutput = 1 << 20
+	DefaultMaxStderr = 256 << 10
+)
 
 // ExecRunner runs commands as real processes: stdin from /dev/null unless
 // given, its own process group, the whole group killed with SIGKILL on
@@ -93,7 +118,11 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 	if max <= 0 {
 		max = DefaultMaxOutput
 	}
-	stdout, stderr := &capped{max: max}, &capped{max: max}
+	maxErr := c.MaxStderr
+	if maxErr <= 0 {
+		maxErr = DefaultMaxStderr
+	}
+	stdout, stderr := &capped{max: max, sink: c.StdoutTo}, &capped{max: maxErr}
 	if !filepath.IsAbs(c.Path) {
 		return Result{Err: fmt.Errorf("%q: executable path %q is not absolute", c.Argv, c.Path), ExitCode: -1}
 	}
@@ -105,11 +134,24 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 		Stderr: stderr,
 		// A grandchild that keeps our pipes open after the child exits
 		// must not hold the probe: stop waiting for the pipes after this.
-		WaitDelay:   250 * time.Millisecond,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		WaitDelay: 250 * time.Millisecond,
+		// Pdeathsig: a probe killed by SIGKILL (no handler runs) takes
+		// its direct children with it. The kernel sends the signal when
+		// the OS thread that forked the child exits, not the process;
+		// the Go runtime only ends a thread when a goroutine exits while
+		// locked to it (runtime.LockOSThread), which nothing in this
+		// binary does, so the forking thread lives as long as the probe
+		// (docs/design-notes.md, "Children of a killed probe").
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
-	if c.Stdin != nil {
+	switch {
+	case c.StdinFrom != nil:
+		cmd.Stdin = c.StdinFrom
+	case c.Stdin != nil:
 		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	if c.Env != nil {
+		cmd.Env = append(os.Environ(), c.Env...)
 	}
 	if err := cmd.Start(); err != nil {
 		return Result{Err: fmt.Errorf("%q: %w", c.Argv, err), ExitCode: -1, Duration: time.Since(start)}
@@ -125,16 +167,18 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 		return Result{
-			Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(),
+			Stdout: stdout.buf, Stderr: stderr.buf, StdoutN: stdout.n,
 			Err: ErrTimeout, ExitCode: -int(syscall.SIGKILL),
-			Truncated: stdout.cut || stderr.cut, Duration: time.Since(start),
+			Truncated: stdout.cut || stderr.cut, StdoutCut: stdout.cut, StderrCut: stderr.cut,
+			Duration: time.Since(start),
 		}
 	}
 	// The child exited; reap anything it left in its group holding our pipes.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	r := Result{
-		Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(),
-		Truncated: stdout.cut || stderr.cut, Duration: time.Since(start),
+		Stdout: stdout.buf, Stderr: stderr.buf, StdoutN: stdout.n,
+		Truncated: stdout.cut || stderr.cut, StdoutCut: stdout.cut, StderrCut: stderr.cut,
+		Duration: time.Since(start),
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
@@ -151,23 +195,67 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 	return r
 }
 
-// capped keeps the first max bytes written and discards the rest, reporting
-// success so the copy goroutine keeps draining the child.
+// capped keeps the first max bytes written and discards the rest as it is
+// read, reporting success so the copy keeps draining the child: memory stays
+// at most max (the buffer grows with what is kept, never past max) whatever
+// the child prints, and the excess costs one read into a shared scratch
+// buffer. sink, when set, receives everything instead (Command.StdoutTo).
 type capped struct {
-	buf bytes.Buffer
-	max int
-	cut bool
+	buf  []byte
+	max  int
+	cut  bool
+	n    int64
+	sink io.Writer
 }
 
 func (w *capped) Write(p []byte) (int, error) {
-	if room := w.max - w.buf.Len(); room < len(p) {
-		w.cut = true
-		if room > 0 {
-			w.buf.Write(p[:room])
-		}
+	w.n += int64(len(p))
+	if w.sink != nil {
+		_, _ = w.sink.Write(p)
 		return len(p), nil
 	}
-	return w.buf.Write(p)
+	room := w.max - len(w.buf)
+	if room < len(p) {
+		w.cut = true
+		p = p[:max(room, 0)]
+	}
+	if len(p) > 0 {
+		if need := len(w.buf) + len(p); need > cap(w.buf) {
+			// Grow by doubling, but never past the cap: a 4 MiB cap
+			// holds at most 4 MiB, not the 8 MiB bytes.Buffer would.
+			nb := make([]byte, len(w.buf), min(max(2*cap(w.buf), need, 512), w.max))
+			copy(nb, w.buf)
+			w.buf = nb
+		}
+		w.buf = append(w.buf, p...)
+	}
+	return len(p), nil
+}
+
+// discardBufs are the scratch buffers excess output is read into.
+var discardBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// ReadFrom is what the copy from the child's pipe calls (io.Copy prefers
+// it): once the cap is reached it reads straight into a scratch buffer and
+// drops it, with no per-chunk copy.
+func (w *capped) ReadFrom(r io.Reader) (int64, error) {
+	bp := discardBufs.Get().(*[]byte)
+	defer discardBufs.Put(bp)
+	b := *bp
+	var total int64
+	for {
+		n, err := r.Read(b)
+		if n > 0 {
+			total += int64(n)
+			w.Write(b[:n])
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // which finds name the way Python's shutil.which does, on an explicit list

@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -48,14 +53,39 @@ func TestExecRunner(t *testing.T) {
 		}
 	})
 	t.Run("timeout kills the whole group", func(t *testing.T) {
-		marker := filepath.Join(t.TempDir(), "survivor")
-		res := r.Run(ctx, Command{Path: sh(t, `(sleep 2; touch `+marker+`) & sleep 60`), Argv: []string{"x"}, Timeout: 200 * time.Millisecond})
-		if res.Err != ErrTimeout {
-			t.Fatalf("got %+v", res)
-		}
-		time.Sleep(2500 * time.Millisecond)
-		if _, err := os.Stat(marker); err == nil {
-			t.Error("a grandchild outlived the timeout kill")
+		// The tool starts a grandchild, waits until it has written its pid,
+		// and sleeps. A timeout that fires before the pid is written proves
+		// nothing, so it is doubled until the grandchild was there to kill;
+		// then the grandchild must die (polled, bounded).
+		pidFile := filepath.Join(t.TempDir(), "grandchild")
+		tool := sh(t, `sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 60' "$1" &
+while [ ! -e "$1" ]; do sleep 0.01; done
+exec sleep 60`)
+		for timeout := 100 * time.Millisecond; ; timeout *= 2 {
+			os.Remove(pidFile)
+			res := r.Run(ctx, Command{Path: tool, Argv: []string{"x", pidFile}, Timeout: timeout})
+			if res.Err != ErrTimeout {
+				t.Fatalf("got %+v", res)
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				if timeout > time.Minute {
+					t.Fatalf("the grandchild never wrote its pid: %v", err)
+				}
+				continue
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("pid file: %q", b)
+			}
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			for limit := time.Now().Add(10 * time.Second); processAlive(pid) && time.Now().Before(limit); {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if processAlive(pid) {
+				t.Error("a grandchild outlived the timeout kill")
+			}
+			return
 		}
 	})
 	t.Run("a grandchild holding the pipes does not hold the probe", func(t *testing.T) {
@@ -84,6 +114,17 @@ func TestExecRunner(t *testing.T) {
 	})
 }
 
+// processAlive reports whether pid is a live process; a zombie is dead (it
+// only waits for its new parent to reap it).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, after, ok := bytes.Cut(b, []byte(") "))
+	return ok && len(after) > 0 && after[0] != 'Z'
+}
+
 func TestWhichAndSearchPath(t *testing.T) {
 	dir := t.TempDir()
 	tool := filepath.Join(dir, "hipconfig")
@@ -109,5 +150,56 @@ func TestWhichAndSearchPath(t *testing.T) {
 	}
 	if got := searchPath(env("bin:/usr/bin::./x:/opt/rocm/bin", true)); len(got) != 2 || got[1] != "/opt/rocm/bin" {
 		t.Errorf("relative entries must be dropped: %v", got)
+	}
+}
+
+// TestCappedMemory: the capture never holds more than its cap, whatever is
+// written, and a stream consumed as it is read (StdoutTo) is not held.
+func TestCappedMemory(t *testing.T) {
+	w := &capped{max: 1000}
+	chunk := make([]byte, 64<<10)
+	for i := 0; i < 160; i++ { // 10 MiB
+		w.Write(chunk)
+	}
+	if len(w.buf) != 1000 || cap(w.buf) > 1000 || !w.cut || w.n != 160*64<<10 {
+		t.Errorf("len %d cap %d cut %v n %d", len(w.buf), cap(w.buf), w.cut, w.n)
+	}
+	res := ExecRunner{}.Run(context.Background(), Command{
+		Path: sh(t, `head -c 3000000 /dev/zero; head -c 300000 /dev/zero >&2`), Argv: []string{"x"},
+		StdoutTo: io.Discard, MaxStderr: 100, Timeout: 30 * time.Second})
+	if res.Err != nil || res.Stdout != nil || res.StdoutN != 3000000 || len(res.Stderr) != 100 || !res.StderrCut || res.StdoutCut {
+		t.Errorf("stdout %d (n %d, cut %v), stderr %d (cut %v), err %v", len(res.Stdout), res.StdoutN, res.StdoutCut, len(res.Stderr), res.StderrCut, res.Err)
+	}
+}
+
+// TestNoLockedThreads guards what makes Pdeathsig safe (ExecRunner): the
+// kernel sends a child's parent-death signal when the OS thread that forked
+// it exits, and the Go runtime ends a thread only when a goroutine exits
+// while locked to it. No code of this module may lock a thread.
+func TestNoLockedThreads(t *testing.T) {
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "starlarktest" || strings.HasPrefix(d.Name(), ".")) && p != ".." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			code, _, _ := strings.Cut(line, "//")
+			if strings.Contains(code, "LockOSThread(") {
+				t.Errorf("%s:%d locks an OS thread: a child started on it would get its parent-death signal when it exits", p, i+1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -38,7 +38,9 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 	t.Helper()
 	env := map[string]string{}
 	opt := Options{
-		Root: root, Now: fixedNow, Cwd: "/",
+		// No scenario is about timeouts: its fake tools answer at once,
+		// however long a loaded machine takes to start them.
+		Root: root, Now: fixedNow, Cwd: "/", Runner: patientRunner{t},
 		Uname: func() (Uname, error) {
 			return Uname{"6.8.0-49-generic", "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", "x86_64"}, nil
 		},
@@ -96,12 +98,18 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 
 // collectScenario expands an archive and collects over it.
 func collectScenario(t *testing.T, archive string) *schema.Snapshot {
-	return collectScenarioWith(t, archive, false)
+	return collectScenarioWith(t, archive, scenarioConfig{})
 }
 
-// collectScenarioWith is collectScenario, with the portable path walk
-// instead of openat2 when portable is set (rootfs.go).
-func collectScenarioWith(t *testing.T, archive string, portable bool) *schema.Snapshot {
+// scenarioConfig varies how a scenario is collected; the document must not
+// change with it.
+type scenarioConfig struct {
+	portable bool // the portable path walk instead of openat2 (rootfs.go)
+	workers  int  // Options.Workers (0: the default)
+}
+
+// collectScenarioWith is collectScenario under cfg.
+func collectScenarioWith(t *testing.T, archive string, cfg scenarioConfig) *schema.Snapshot {
 	t.Helper()
 	root := t.TempDir()
 	data, err := os.ReadFile(archive)
@@ -127,7 +135,8 @@ func collectScenarioWith(t *testing.T, archive string, portable bool) *schema.Sn
 		}
 		opt = scenarioOptions(t, root, a)
 	}
-	opt.PortableResolve = portable
+	opt.PortableResolve = cfg.portable
+	opt.Workers = cfg.workers
 	snap := Collect(context.Background(), opt)
 	// The temporary directory is not part of the scenario: commands found
 	// on the scenario's PATH (run by absolute path) and temp files under
@@ -157,8 +166,27 @@ func TestScenarios(t *testing.T) {
 			got := schema.Encode(collectScenario(t, a))
 			compareGolden(t, golden, got)
 			// The portable resolver gives the same document.
-			if walked := schema.Encode(collectScenarioWith(t, a, true)); !*update && !bytes.Equal(walked, got) {
+			if walked := schema.Encode(collectScenarioWith(t, a, scenarioConfig{portable: true})); !*update && !bytes.Equal(walked, got) {
 				t.Errorf("%s with the portable walk differs from openat2's:\n%s", golden, lineDiff(got, walked))
+			}
+		})
+	}
+}
+
+// TestScenariosSerial: under low resource limits the collection runs one
+// probe and one command at a time (Options.Workers = 1); the documents,
+// command records included, are the same goldens.
+func TestScenariosSerial(t *testing.T) {
+	archives, _ := filepath.Glob("../testdata/roots/*.txtar")
+	for _, a := range archives {
+		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("../testdata/golden", name+".json"))
+			if err != nil {
+				t.Skip("no golden yet")
+			}
+			if got := schema.Encode(collectScenarioWith(t, a, scenarioConfig{workers: 1})); !bytes.Equal(got, want) {
+				t.Errorf("serial collection differs from %s.json", name)
 			}
 		})
 	}

@@ -60,7 +60,7 @@ func collectSystemHealth(s *state) systemHealth {
 		return systemHealth{}
 	}
 	if rc, ok := exitCode(r); ok {
-		if tail := lastNonBlankLine(stderrText(r, 0)); tail != "" {
+		if tail := lastNonBlankLine(stderrText(r)); tail != "" {
 			s.reason("system_health: rdhc exited %d (stderr: %s)", rc, tail)
 		} else {
 			s.reason("system_health: rdhc exited %d (no stderr; likely sudo-n unavailable (see docs/env-probe.md#installing-rdhc))", rc)
@@ -74,6 +74,12 @@ func collectSystemHealth(s *state) systemHealth {
 	v, err := readRDHCOutput(tmp)
 	if err != nil {
 		s.reason("system_health: rdhc output not parseable (%s)", pyfmt.ExcStr(err))
+		return systemHealth{}
+	}
+	if why := valueBound(v); why != "" {
+		// Written as it is, it could make a document readers cannot
+		// load (bounds.go).
+		s.reason("system_health: rdhc output %s; not recorded", why)
 		return systemHealth{}
 	}
 	return systemHealth{v}

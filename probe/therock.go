@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -13,8 +14,8 @@ type theRock struct {
 
 // collectTheRock is the therock block (core.md §7): the TheRock build
 // manifest at <core>/share/therock/therock_manifest.json. Its absence is the
-// normal case on classic installs and appends no reason; it never appends
-// one.
+// normal case on classic installs and appends no reason; the only reason
+// it appends is for patches too deep or too large to record (bounds.go).
 func collectTheRock(s *state) theRock {
 	t := theRock{block: schema.TheRock{Status: "absent", ManifestPath: s.rocm().manifestPath(), Submodules: []schema.TheRockSubmodule{}}}
 	text := s.root.readText(t.block.ManifestPath)
@@ -47,7 +48,13 @@ func collectTheRock(s *state) theRock {
 			Patches: []any{},
 		}
 		if p, ok := mget(sm, "patches").([]any); ok {
-			sub.Patches = p
+			if why := valueBound(p); why != "" {
+				// Kept out of the document, which must stay loadable
+				// (bounds.go).
+				s.reason("therock.submodules: patches of %s %s; recorded as []", pyfmt.Repr(deref0(sub.Name)), why)
+			} else {
+				sub.Patches = p
+			}
 		}
 		if sub.Name != nil && *sub.Name == "rocm-libraries" {
 			b.GemmLibrariesCommit = sub.PinSHA // the last one wins
@@ -95,4 +102,11 @@ func pyNumberStr(n schema.Number) string {
 		return "-inf"
 	}
 	return string(schema.EncodeCompact(n))
+}
+
+func deref0(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

@@ -20,16 +20,13 @@ const stderrTailRunes = 200
 // leniently, each invalid run becoming U+FFFD (docs/hardware.md).
 func toolText(b []byte) string { return strings.ToValidUTF8(string(b), "\ufffd") }
 
-// stderrText is a command's stderr as text. When the output cap cut it
-// (max is the cap the command ran with), its last line is a fragment and is
-// dropped, so the tail shown is a whole line from the part that was kept
-// (the real last line of a multi-megabyte stderr is not kept).
-func stderrText(r Result, max int) string {
+// stderrText is a command's stderr as text. When the cap cut it, its last
+// line is a fragment and is dropped, so the tail shown is a whole line from
+// the part that was kept (the real last line of a stderr longer than the
+// cap is not kept).
+func stderrText(r Result) string {
 	s := toolText(r.Stderr)
-	if max <= 0 {
-		max = DefaultMaxOutput
-	}
-	if len(r.Stderr) >= max {
+	if r.StderrCut {
 		if i := strings.LastIndexAny(s, "\n\r"); i >= 0 {
 			s = s[:i]
 		}

@@ -1,11 +1,14 @@
 package probe
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
 )
 
 // torchNativeSonames are the libraries that locate torch's native lib
@@ -88,19 +91,36 @@ func torchNativeLibDir(s *state, t *pyTorch) (string, bool) {
 }
 
 // symbolDump is the shared per-collection libtorch_hip symbol dump
-// (core.md §12.3, context.md §12.7): the demangled `nm -D --defined-only`
-// output of libtorch_hip.so, or nil. It is computed once, by the
-// composable_kernel probe, whose prefix owns its reasons; pytorch_build
-// reuses it.
+// (context.md §12.7): how many lines of the demangled
+// `nm -D --defined-only` output of libtorch_hip.so contain each marker, or
+// nothing. It is computed once, by the composable_kernel probe, whose prefix
+// owns its reasons; pytorch_build reuses it. Only the counts are kept: the
+// dump itself (tens of MiB for a real libtorch_hip, unbounded for a hostile
+// nm) streams through and is never held (docs/design-notes.md).
 type symbolDump struct {
-	text *string
+	counts map[string]int // nil: no dump
 }
 
-// nmMaxOutput caps nm and c++filt output: libtorch_hip's dynamic symbol
-// table demangles to tens of MiB.
-const nmMaxOutput = 512 << 20
+// count is the number of dump lines containing marker; ok is false when
+// there is no dump.
+func (d symbolDump) count(marker string) (n int, ok bool) {
+	if d.counts == nil {
+		return 0, false
+	}
+	return d.counts[marker], true
+}
 
-// dumpTorchSymbols runs the dump procedure with prefix P for its reasons.
+// symbolMarkers are the substrings counted in the dump: composable_kernel's
+// "ck::" and binary_introspection's markers.
+var symbolMarkers = append([]string{"ck::"}, schema.SymbolMarkers...)
+
+// dumpTorchSymbols runs the dump procedure with prefix P for its reasons:
+// `nm -D --defined-only LIB | c++filt`, each step's failure reported as the
+// Python probe reports it (nm first: its failure wins over c++filt's). The
+// two run as a pipeline: nm's output is checked to be UTF-8 and fed to
+// c++filt as it is read, and c++filt's output is counted line by line as it
+// is read, so memory stays flat whatever they print. Both have 30 s from
+// their start, which is now the same moment.
 func dumpTorchSymbols(s *state, prefix string, t *pyTorch) symbolDump {
 	if vm := t.VersionModule; vm != nil && vm.HIP == nil {
 		return symbolDump{} // CPU or CUDA wheel
@@ -127,7 +147,21 @@ func dumpTorchSymbols(s *state, prefix string, t *pyTorch) symbolDump {
 		return symbolDump{}
 	}
 	nmArgv := []string{nm, "-D", "--defined-only", lib}
-	r := s.run(Command{Argv: nmArgv, Timeout: LongTimeout, MaxOutput: nmMaxOutput})
+	cfArgv := []string{cxxfilt}
+	pr, pw := io.Pipe()
+	nmOut := &utf8Forward{w: pw}
+	var r Result
+	nmDone := make(chan struct{})
+	go func() {
+		defer close(nmDone)
+		r = s.run(Command{Argv: nmArgv, Timeout: LongTimeout, StdoutTo: nmOut})
+		pw.Close() // c++filt sees end of file
+	}()
+	counter := newLineCounter(symbolMarkers)
+	r2 := s.run(Command{Argv: cfArgv, StdinFrom: pr, Timeout: LongTimeout, StdoutTo: counter})
+	// c++filt is gone: what nm still prints is drained and dropped.
+	pr.CloseWithError(io.ErrClosedPipe)
+	<-nmDone
 	switch {
 	case r.Err == ErrTimeout:
 		s.reason("%s: nm invocation failed (%s)", prefix, timeoutText(nmArgv))
@@ -139,12 +173,10 @@ func dumpTorchSymbols(s *state, prefix string, t *pyTorch) symbolDump {
 		s.reason("%s: nm exited %d on %s", prefix, r.ExitCode, lib)
 		return symbolDump{}
 	}
-	if !utf8.Valid(r.Stdout) {
+	if !nmOut.valid.ok() {
 		// Python's strict text decoding raises; the dump wrapper swallows it.
 		return symbolDump{}
 	}
-	cfArgv := []string{cxxfilt}
-	r2 := s.run(Command{Argv: cfArgv, Stdin: r.Stdout, Timeout: LongTimeout, MaxOutput: nmMaxOutput})
 	switch {
 	case r2.Err == ErrTimeout:
 		s.reason("%s: c++filt invocation failed (%s)", prefix, timeoutText(cfArgv))
@@ -156,11 +188,170 @@ func dumpTorchSymbols(s *state, prefix string, t *pyTorch) symbolDump {
 		s.reason("%s: c++filt exited %d", prefix, r2.ExitCode)
 		return symbolDump{}
 	}
-	if !utf8.Valid(r2.Stdout) {
+	counts, ok := counter.finish()
+	if !ok {
 		return symbolDump{}
 	}
-	text := string(r2.Stdout)
-	return symbolDump{text: &text}
+	return symbolDump{counts: counts}
+}
+
+// utf8Forward passes nm's output on to c++filt while checking that it is
+// UTF-8. Once c++filt stops reading, the rest is checked and dropped: nm
+// is always drained.
+type utf8Forward struct {
+	w      io.Writer
+	valid  utf8Stream
+	broken bool
+}
+
+func (f *utf8Forward) Write(p []byte) (int, error) {
+	f.valid.write(p)
+	if !f.broken {
+		if _, err := f.w.Write(p); err != nil {
+			f.broken = true
+		}
+	}
+	return len(p), nil
+}
+
+// utf8Stream checks that a byte stream written in pieces is UTF-8, a
+// sequence cut between two pieces included.
+type utf8Stream struct {
+	pend [utf8.UTFMax]byte
+	np   int
+	bad  bool
+}
+
+func (u *utf8Stream) write(p []byte) {
+	if u.bad {
+		return
+	}
+	if u.np > 0 {
+		for u.np < len(u.pend) && len(p) > 0 && !utf8.FullRune(u.pend[:u.np]) {
+			u.pend[u.np] = p[0]
+			u.np++
+			p = p[1:]
+		}
+		if !utf8.FullRune(u.pend[:u.np]) {
+			return
+		}
+		if r, size := utf8.DecodeRune(u.pend[:u.np]); (r == utf8.RuneError && size == 1) || size != u.np {
+			u.bad = true
+			return
+		}
+		u.np = 0
+	}
+	cut := len(p)
+	for i := 1; i < utf8.UTFMax && i <= len(p); i++ {
+		if utf8.RuneStart(p[len(p)-i]) {
+			if !utf8.FullRune(p[len(p)-i:]) {
+				cut = len(p) - i
+			}
+			break
+		}
+	}
+	if !utf8.Valid(p[:cut]) {
+		u.bad = true
+		return
+	}
+	u.np = copy(u.pend[:], p[cut:])
+}
+
+// ok reports whether everything written was UTF-8.
+func (u *utf8Stream) ok() bool { return !u.bad && u.np == 0 }
+
+// lineCounter counts, as text is written to it, the lines (Python
+// splitlines) containing each marker, the way countLinesContaining does on
+// the whole text. Markers are ASCII without line breaks, so a match never
+// spans a break; the last bytes of an unfinished line are carried into the
+// next write so that a match cut between two writes is found.
+type lineCounter struct {
+	markers [][]byte
+	counts  []int
+	inLine  []bool
+	carry   []byte
+	buf     []byte
+	keep    int
+	valid   utf8Stream
+}
+
+func newLineCounter(markers []string) *lineCounter {
+	c := &lineCounter{counts: make([]int, len(markers)), inLine: make([]bool, len(markers)), keep: 2}
+	for _, m := range markers {
+		c.markers = append(c.markers, []byte(m))
+		c.keep = max(c.keep, len(m)-1)
+	}
+	return c
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.valid.write(p)
+	c.buf = append(append(c.buf[:0], c.carry...), p...)
+	b := c.buf
+	for {
+		i, n := lineBreak(b)
+		seg := b
+		if i >= 0 {
+			seg = b[:i]
+		}
+		for k, m := range c.markers {
+			if !c.inLine[k] && bytes.Contains(seg, m) {
+				c.inLine[k] = true
+			}
+		}
+		if i < 0 {
+			break
+		}
+		c.endLine()
+		b = b[i+n:]
+	}
+	c.carry = append(c.carry[:0], b[len(b)-min(len(b), c.keep):]...)
+	return len(p), nil
+}
+
+func (c *lineCounter) endLine() {
+	for k, seen := range c.inLine {
+		if seen {
+			c.counts[k]++
+			c.inLine[k] = false
+		}
+	}
+}
+
+// finish ends the last line and returns the counts by marker; ok is false
+// when the text was not UTF-8 (Python's strict decoding would have raised).
+func (c *lineCounter) finish() (map[string]int, bool) {
+	c.endLine()
+	if !c.valid.ok() {
+		return nil, false
+	}
+	out := make(map[string]int, len(c.markers))
+	for k, m := range c.markers {
+		out[string(m)] = c.counts[k]
+	}
+	return out, true
+}
+
+// lineBreak finds the first line break of UTF-8 text b as Python's
+// splitlines knows them: \n, \r, \v, \f, \x1c–\x1e, U+0085, U+2028 and
+// U+2029 (\r\n reads as two breaks around an empty line, which contains
+// no marker). It returns the offset and length of the break, or -1.
+func lineBreak(b []byte) (int, int) {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e:
+			return i, 1
+		case 0xc2:
+			if i+1 < len(b) && b[i+1] == 0x85 {
+				return i, 2
+			}
+		case 0xe2:
+			if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xa8 || b[i+2] == 0xa9) {
+				return i, 3
+			}
+		}
+	}
+	return -1, 0
 }
 
 func isExit(err error) bool { _, ok := err.(*ExitError); return ok }
@@ -172,16 +363,4 @@ func timeoutText(argv []string) string {
 		q[i] = pyfmt.Repr(a)
 	}
 	return fmt.Sprintf("Command '[%s]' timed out after 30.0 seconds", strings.Join(q, ", "))
-}
-
-// countLinesContaining counts the lines of text (Python splitlines) that
-// contain sub.
-func countLinesContaining(text, sub string) int {
-	n := 0
-	for _, l := range pySplitlines(text) {
-		if strings.Contains(l, sub) {
-			n++
-		}
-	}
-	return n
 }

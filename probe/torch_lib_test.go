@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -109,8 +111,52 @@ func TestParseHelperOutput(t *testing.T) {
 
 func FuzzParseHelperOutput(f *testing.F) {
 	f.Add("[\n{\"torch\": {\"file\": 1, \"config_show\": {\"state\": \"ok\"}}}\n]")
+	f.Add("[\n{\"begin\": \"torch:rocm.version\"}\n,{\"torch_site\": \"rocm.version\", \"outcome\": \"ok\"}\n,{\"done\": true}\n]")
 	f.Fuzz(func(t *testing.T, s string) {
-		parseHelperOutput(&pyFacts{TorchSites: map[string]string{}}, []byte(s))
+		parse := func(chunks ...string) *pyFacts {
+			p := &pyFacts{TorchSites: map[string]string{}}
+			for _, c := range chunks {
+				parseHelperOutput(p, []byte(c))
+			}
+			return p
+		}
+		// Line by line: the output read in two pieces cut at a line end,
+		// or followed by a torn line, says what it says whole.
+		whole := parse(s)
+		if whole.outcome != "" && whole.outcome != pyOK {
+			t.Fatalf("outcome %q", whole.outcome)
+		}
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			if cut := parse(s[:i], s[i+1:]); !reflect.DeepEqual(cut, whole) {
+				t.Fatalf("%q read in two pieces: %+v, whole %+v", s, cut, whole)
+			}
+		}
+		if torn := parse(s + "\n,{\"done\": tr"); !reflect.DeepEqual(torn, whole) {
+			t.Fatalf("%q then a torn line: %+v, alone %+v", s, torn, whole)
+		}
+		// Round trip: the lines of s as the helper's steps, written as the
+		// helper writes them; a kill after any element leaves the last
+		// step begun and the sites reported so far.
+		steps := strings.Split(strings.ToValidUTF8(s, "\uFFFD"), "\n")
+		var out strings.Builder
+		for i, step := range steps {
+			begin, _ := json.Marshal(map[string]string{"begin": "torch:" + step})
+			site, _ := json.Marshal(map[string]string{"torch_site": step, "outcome": "ok"})
+			out.WriteString(map[bool]string{true: "[\n", false: ",\n"}[i == 0] + string(begin) + "\n," + string(site))
+			p := parse(out.String())
+			if p.outcome != "" || p.stage != "torch:"+step || len(p.TorchSites) > i+1 {
+				t.Fatalf("killed after step %d of %q: outcome %q stage %q sites %q", i, steps, p.outcome, p.stage, p.TorchSites)
+			}
+			for _, done := range steps[:i+1] {
+				if p.TorchSites[done] != "ok" {
+					t.Fatalf("killed after step %d of %q: site %q lost: %q", i, steps, done, p.TorchSites)
+				}
+			}
+		}
+		out.WriteString(",\n{\"done\": true}\n]\n")
+		if p := parse(out.String()); p.outcome != pyOK || p.stage != "" {
+			t.Fatalf("complete output of %q: outcome %q stage %q", steps, p.outcome, p.stage)
+		}
 	})
 }
 

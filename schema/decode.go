@@ -144,6 +144,18 @@ func (d *decoder) number() (Number, bool) {
 func (d *decoder) str() (string, error) {
 	start := d.i
 	d.i++ // opening quote
+	// Fast path: a string without escapes or control characters is a
+	// slice of the input (most of a document; no copy).
+	for j := d.i; j < len(d.s); j++ {
+		c := d.s[j]
+		if c == '"' {
+			d.i = j + 1
+			return d.s[start+1 : j], nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+	}
 	var b strings.Builder
 	for {
 		if d.i >= len(d.s) {

@@ -116,8 +116,9 @@ type CommandRecord struct {
 	TimedOut   bool    `json:"timed_out"`   // Killed at its timeout.
 	Error      *string `json:"error"`       // Why it did not run to an exit, or null.
 	DurationUS int64   `json:"duration_us"` // Its wall time in microseconds.
-	// StdoutBytes and StderrBytes count what was kept; Truncated says the
-	// cap cut either stream.
+	// StdoutBytes and StderrBytes count what was kept (for a stream
+	// consumed as it was read, such as nm's, everything read); Truncated
+	// says the cap cut either stream.
 	StdoutBytes int  `json:"stdout_bytes"`
 	StderrBytes int  `json:"stderr_bytes"` // Stderr bytes kept.
 	Truncated   bool `json:"truncated"`    // The cap cut stdout or stderr.

@@ -1,56 +1,109 @@
 #!/usr/bin/env bash
 # bench-wall.sh: wall time and peak memory of the static binary writing a
-# file, in three configurations, plus the binary size. Not a test: numbers
-# for the notes, always printed next to the machine's load.
+# file, side by side with the interpreter it runs, plus the binary size.
+# Not a test: numbers for the notes, always printed next to the machine's
+# load.
 #
-#   scripts/bench-wall.sh [RUNS]    (default 30)
+#   [PYTHON=/path/to/python3] scripts/bench-wall.sh [RUNS]    (default 30)
 #
-# Configurations (each RUNS runs, after one warm-up run):
-#   default     aorta-probe OUT                 (the Python bridge included)
-#   no-python   aorta-probe OUT --no-python
-#   empty-root  aorta-probe OUT --root EMPTY    (an empty directory: no tools run)
+# Rows (after one warm-up run of each, RUNS rounds; each round runs every
+# row once, in order, so that a change of load hits all rows alike):
+#   python -c pass      PY -c pass: the interpreter's own start-up
+#   default             aorta-probe OUT   (whatever python3 is first on PATH;
+#                       a pyenv shim adds its own start-up)
+#   --python PY         aorta-probe OUT --python PY
+#   probe alone         aorta-probe OUT --python REPLAY: a /bin/sh script
+#                       that prints the helper stream PY printed, so the
+#                       peak RSS is the probe's own, not the interpreter's
+#   fake torch: import  PY -c 'import torch' with a fake ROCm torch (and
+#                       triton, fbgemm_gpu, aiter, torchrec) on PYTHONPATH
+#   fake torch: probe   aorta-probe OUT --python PY with that PYTHONPATH
+#   no-python           aorta-probe OUT --no-python
+#   empty-root          aorta-probe OUT --root EMPTY   (no tools run)
 # For each: the median and p90 wall time (date +%s%N around GNU time, so
 # it includes GNU time's own fork/exec, ~1 ms) and the median peak RSS
-# (GNU time %M, KiB: the largest process of the tree, so in the default
-# configuration it is the Python interpreter's, not the probe's). The
-# default configuration runs whatever python3 is first on PATH (a pyenv
-# shim adds its own start-up). Needs GNU time: apt-get install time.
+# (GNU time %M, KiB: the largest process of the tree, so with an
+# interpreter it is the interpreter's unless the probe's is larger). Then
+# the ratios of the medians against `python -c pass` (and against the
+# fake torch import). PY is $PYTHON, else the interpreter python3 on PATH
+# resolves to (sys.executable: no shim). Needs GNU time (apt-get install
+# time) and bc.
 set -euo pipefail
 runs=${1:-30}
 cd "$(dirname "$0")/.."
 [ -x /usr/bin/time ] || { echo "bench-wall: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
+py=${PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$tmp/aorta-probe" .
 CGO_ENABLED=0 go build -trimpath -ldflags=-s -o "$tmp/aorta-probe-stripped" .
 mkdir "$tmp/empty"
 
-# median and p90 by the nearest-rank method over the sorted values.
-rank() { printf '%s\n' "${@:2}" | sort -n | awk -v p="$1" '{a[NR]=$1} END {r=int((p*NR+99)/100); if (r<1) r=1; print a[r]}'; }
+# The helper stream PY prints, replayed by a shell script.
+helper=probe/python_helper.stdin
+[ -f "$helper" ] || helper=probe/python_helper.py # an older tree
+"$py" - <"$helper" >"$tmp/stream.json"
+printf '#!/bin/sh\nexec cat %s\n' "$tmp/stream.json" >"$tmp/replay"
+chmod +x "$tmp/replay"
 
-bench() {
-	local name=$1
-	shift
-	local walls=() rss=() s e
-	"$tmp/aorta-probe" "$tmp/warm.json" "$@" 2>/dev/null # warm the page cache
-	for _ in $(seq "$runs"); do
-		s=$(date +%s%N)
-		/usr/bin/time -f %M -o "$tmp/rss" "$tmp/aorta-probe" "$tmp/env.json" "$@" 2>/dev/null
-		e=$(date +%s%N)
-		walls+=($(( (e - s) / 1000 )))
-		rss+=("$(cat "$tmp/rss")")
-	done
-	printf '%-11s wall median %6.1f ms  p90 %6.1f ms   peak RSS median %6d KiB\n' "$name" \
-		"$(echo "$(rank 50 "${walls[@]}") / 1000" | bc -l)" "$(echo "$(rank 90 "${walls[@]}") / 1000" | bc -l)" \
-		"$(rank 50 "${rss[@]}")"
+# A fake ROCm torch with its companions (as scripts/bench_python.sh).
+site=$tmp/site
+mkdir -p "$site/torch/lib" "$site/torch/backends" "$site/triton" "$site/fbgemm_gpu" "$site/aiter" "$site/torchrec"
+printf '__version__ = "2.9.1+rocm7.2.1.gitff65f5bc"\nfrom . import version, cuda, backends, __config__\n' >"$site/torch/__init__.py"
+printf "git_version = 'ff65f5bc672795c5e5033900ea0a0c4f8566c8cf'\nhip = '7.2.53211'\ncuda = None\ndebug = False\n" >"$site/torch/version.py"
+printf "def get_arch_list():\n    return ['gfx942']\n" >"$site/torch/cuda.py"
+printf "def show():\n    return 'PyTorch built with:\\\\n  - Build settings: BUILD_TYPE=Release, CXX_FLAGS= -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA, USE_ROCM=ON, \\\\n'\n" >"$site/torch/__config__.py"
+printf "from . import cuda\n" >"$site/torch/backends/__init__.py"
+printf "def flash_sdp_enabled():\n    return True\ndef mem_efficient_sdp_enabled():\n    return True\ndef math_sdp_enabled():\n    return True\ndef cudnn_sdp_enabled():\n    return False\n" >"$site/torch/backends/cuda.py"
+printf "aotriton" >"$site/torch/lib/libaotriton_v2.so.0.11.1"
+printf "__version__ = '3.5.1+rocm7.2.1.gita272dfa8'\n" >"$site/triton/__init__.py"
+printf "__version__ = '1.4.0'\n" >"$site/fbgemm_gpu/__init__.py"
+printf "__version__ = '0.1.11.dev32+g9a469a608'\n" >"$site/aiter/__init__.py"
+printf "__version__ = '1.4.0'\n" >"$site/torchrec/version.py"
+: >"$site/torchrec/__init__.py"
+
+names=("python -c pass" "default" "--python PY" "probe alone" "fake torch: import" "fake torch: probe" "no-python" "empty-root")
+# row I: run configuration I once with GNU time, print "WALL_US RSS_KIB".
+row() {
+	local cmd=() env=()
+	case $1 in
+	0) cmd=("$py" -c pass) ;;
+	1) cmd=("$tmp/aorta-probe" "$tmp/env.json") ;;
+	2) cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$py") ;;
+	3) cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$tmp/replay") ;;
+	4) env=("PYTHONPATH=$site") cmd=("$py" -c 'import torch') ;;
+	5) env=("PYTHONPATH=$site") cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$py") ;;
+	6) cmd=("$tmp/aorta-probe" "$tmp/env.json" --no-python) ;;
+	7) cmd=("$tmp/aorta-probe" "$tmp/env.json" --root "$tmp/empty") ;;
+	esac
+	local s e
+	s=$(date +%s%N)
+	env "${env[@]}" /usr/bin/time -f %M -o "$tmp/rss" "${cmd[@]}" >/dev/null 2>&1
+	e=$(date +%s%N)
+	echo "$(((e - s) / 1000)) $(cat "$tmp/rss")"
 }
+
+# median and p90 by the nearest-rank method over the sorted values.
+rank() { sort -n | awk -v p="$1" '{a[NR]=$1} END {r=int((p*NR+99)/100); if (r<1) r=1; print a[r]}'; }
 
 echo "machine:    $(nproc) CPUs, $(uname -r), $(go version | cut -d' ' -f3)"
 echo "load:       $(uptime)"
-echo "python3:    $(command -v python3 || echo none)"
-echo "runs:       $runs per configuration"
-bench default
-bench no-python --no-python
-bench empty-root --root "$tmp/empty"
+echo "python:     $py ($("$py" --version 2>&1)); python3 on PATH: $(command -v python3 || echo none)"
+echo "runs:       $runs rounds, rows interleaved"
+for i in "${!names[@]}"; do row "$i" >/dev/null; done # warm the page cache
+for _ in $(seq "$runs"); do
+	for i in "${!names[@]}"; do row "$i" >>"$tmp/row$i"; done
+done
+declare -A med
+for i in "${!names[@]}"; do
+	med[$i]=$(cut -d' ' -f1 "$tmp/row$i" | rank 50)
+	printf '%-19s wall median %6.1f ms  p90 %6.1f ms   peak RSS median %6d KiB\n' "${names[$i]}" \
+		"$(echo "${med[$i]} / 1000" | bc -l)" "$(echo "$(cut -d' ' -f1 "$tmp/row$i" | rank 90) / 1000" | bc -l)" \
+		"$(cut -d' ' -f2 "$tmp/row$i" | rank 50)"
+done
+ratio() { printf '%-44s %5.2fx  (+%.1f ms)\n' "$1" "$(echo "${med[$2]} / ${med[$3]}" | bc -l)" "$(echo "(${med[$2]} - ${med[$3]}) / 1000" | bc -l)"; }
+ratio "--python PY / python -c pass:" 2 0
+ratio "default / python -c pass:" 1 0
+ratio "fake torch: probe / fake torch: import:" 5 4
 echo "load after: $(uptime)"
 echo "binary:     $(stat -c %s "$tmp/aorta-probe") bytes unstripped, $(stat -c %s "$tmp/aorta-probe-stripped") bytes stripped (-ldflags=-s)"

@@ -384,3 +384,82 @@ func TestBuildFile(t *testing.T) {
 		}
 	}
 }
+
+const loadEnvNames = `load("//buck:aorta_probe.bzl", "aorta_probe_env_names")` + "\n"
+
+// TestEnvNames: the env-markers macro makes a local-only and a remote
+// genrule running `aorta-probe env-names "$OUT"`, with the nonce env.
+func TestEnvNames(t *testing.T) {
+	rules, err := eval(t, map[string]string{"aorta_probe.nonce": "n1"}, loadEnvNames+
+		`aorta_probe_env_names(name = "markers", re_image = "img", labels = ["x"], visibility = ["PUBLIC"])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 2 {
+		t.Fatalf("rules %v, want two genrules", rules)
+	}
+	want := []struct{ name, out, label string }{
+		{"markers-local", "env-names-local.json", "uses_local_filesystem_abspaths"},
+		{"markers-remote", "env-names-remote.json", ""},
+	}
+	for i, w := range want {
+		r := rules[i]
+		if r.kind != "genrule" || r.str(t, "name") != w.name || r.str(t, "out") != w.out {
+			t.Errorf("rule %d: %s %v", i, r.kind, r.kwargs)
+		}
+		if got := r.str(t, "cmd"); got != `$(exe root//:aorta-probe) env-names "$OUT"` {
+			t.Errorf("%s cmd %q", w.name, got)
+		}
+		labels := r.strs(t, "labels")
+		wantLabels := []string{"x"}
+		if w.label != "" {
+			wantLabels = append(wantLabels, w.label)
+		}
+		if !slices.Equal(labels, wantLabels) {
+			t.Errorf("%s labels %q, want %q", w.name, labels, wantLabels)
+		}
+		if env := r.dict(t, "env"); env["AORTA_PROBE_NONCE"] != "n1" || env["AORTA_RE_IMAGE"] != "img" {
+			t.Errorf("%s env %v", w.name, env)
+		}
+		if _, ok := r.kwargs["visibility"]; !ok {
+			t.Errorf("%s lost visibility", w.name)
+		}
+	}
+}
+
+// TestEnvNamesCommandRuns runs the remote genrule's command with the real
+// binary: the output holds names and the allow-listed marker values, never
+// another variable's value.
+func TestEnvNamesCommandRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the probe")
+	}
+	rules, err := eval(t, nil, loadEnvNames+`aorta_probe_env_names(name = "m")`)
+	if err != nil || len(rules) != 2 {
+		t.Fatalf("%v %v", rules, err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "aorta-probe")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = repo
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := strings.Replace(rules[1].str(t, "cmd"), "$(exe root//:aorta-probe)", bin, 1)
+	sh := exec.Command("/bin/sh", "-e", "-c", cmd)
+	sh.Dir = dir
+	sh.Env = []string{"OUT=" + filepath.Join(dir, "names.json"), "BUCK_SCRATCH_PATH=buck-out/v2/tmp/x", "SECRET_TOKEN=hunter2", "PATH=/usr/bin:/bin"}
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("command failed: %v\n%s", err, out)
+	}
+	doc, err := os.ReadFile(filepath.Join(dir, "names.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	if !strings.Contains(s, `"SECRET_TOKEN"`) || strings.Contains(s, "hunter2") || strings.Contains(s, "/usr/bin") ||
+		!strings.Contains(s, `"BUCK_SCRATCH_PATH": "buck-out/v2/tmp/x"`) {
+		t.Errorf("env-names output:\n%s", s)
+	}
+}

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"io"
+	"testing"
+)
+
+// TestSubcommandDispatch: only a first argument "validate", "diff" or "env-names"
+// leaves the capture path; an OUT path or a flag stays a capture.
+func TestSubcommandDispatch(t *testing.T) {
+	for _, args := range [][]string{nil, {"env.json"}, {"./diff"}, {"-o", "diff"}, {"--summary", "diff"}} {
+		if _, ok := subcommand(args, io.Discard, io.Discard); ok {
+			t.Errorf("subcommand(%q) dispatched", args)
+		}
+	}
+}

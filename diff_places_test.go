@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/sandbox"
+	"aorta-probe/schema"
+)
+
+// TestDiffRealPlaces runs the static binary in real places and diffs the
+// documents with the binary's own `diff`: two runs on the host are the same
+// place (exit 0); `unshare -m` and a FROM-scratch podman container are
+// different places; `unshare -n` (same mount namespace) cannot tell; a --root scenario with another ROCm, seen through this
+// host's /proc and /dev, is the same place with different software; a
+// document cut down to schema 1.7 cannot tell; garbage is trouble (exit 2,
+// one line). Sandbox cases skip where the tool or root is missing, and
+// fail instead under AORTA_PROBE_REQUIRE_SANDBOXES=1 (docs/triage.md).
+func TestDiffRealPlaces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the static binary")
+	}
+	bin := buildStaticProbe(t)
+	dir := t.TempDir()
+	run := func(key string) string {
+		t.Helper()
+		sb, ok := sandbox.Lookup(key)
+		if !ok {
+			t.Fatalf("no sandbox %q", key)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if why := sb.Unavailable(ctx); why != "" {
+			skipOrFail(t, why)
+		}
+		var log bytes.Buffer
+		scratch, err := os.MkdirTemp(dir, key+"-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := sb.Run(ctx, bin, scratch, &log)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", sb.Label, err, log.String())
+		}
+		p := filepath.Join(dir, key+".json")
+		if err := os.WriteFile(p, doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	diff := func(t *testing.T, a, b string, wantCode int, wantFirst string) string {
+		t.Helper()
+		cmd := exec.Command(bin, "diff", a, b)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(out.String(), "\n")
+		if code != wantCode || !strings.HasPrefix(first, wantFirst) {
+			t.Errorf("diff %s %s: exit %d, first line %q; want %d, %q\n%s%s", filepath.Base(a), filepath.Base(b), code, first, wantCode, wantFirst, out.String(), errb.String())
+		}
+		for i, l := range strings.Split(out.String(), "\n") {
+			if len([]rune(l)) > 80 || strings.Contains(l, "\x1b") {
+				t.Errorf("line %d: %q", i+1, l)
+			}
+		}
+		return out.String()
+	}
+
+	var host string
+	t.Run("same place", func(t *testing.T) {
+		host = run("host")
+		again := filepath.Join(dir, "host-again.json")
+		cmd := exec.Command(bin, again)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		diff(t, host, again, 0, "same place")
+	})
+	if host == "" {
+		t.Fatal("no host document")
+	}
+	t.Run("unshare -m", func(t *testing.T) {
+		out := diff(t, host, run("unshare-m"), 1, "different places: probe_namespace differs")
+		if !strings.Contains(out, "Identity: no differences") {
+			t.Errorf("identity differs between the host and unshare -m:\n%s", out)
+		}
+	})
+	t.Run("unshare -n", func(t *testing.T) {
+		// Same mount namespace (equal hashes), another network namespace:
+		// evidence differs, nothing proves it: never "same place".
+		diff(t, host, run("unshare-n"), 1, "cannot tell: probe_provenance.isolation differs")
+	})
+	t.Run("podman FROM scratch", func(t *testing.T) {
+		diff(t, host, run("podman"), 1, "different places")
+	})
+	t.Run("root with another ROCm", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			skipOrFail(t, fmt.Sprintf("needs root to bind-mount /proc and /dev into the root (euid is %d)", os.Geteuid()))
+		}
+		root := filepath.Join(dir, "root")
+		if _, err := fakeroot.Materialize(filepath.Join("testdata", "roots", "rocm-classic-7.2.txtar"), root); err != nil {
+			t.Fatal(err)
+		}
+		// The same place: this host's own /proc and /dev, bind-mounted
+		// (a symbolic link to them would be resolved inside the root, as
+		// every read under --root is), and its container markers; only
+		// the filesystem (ROCm) is another.
+		for _, l := range []string{"proc", "dev"} {
+			target := filepath.Join(root, l)
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mount("/"+l, target, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+				t.Fatalf("bind-mount /%s on %s: %v", l, target, err)
+			}
+			t.Cleanup(func() { syscall.Unmount(target, syscall.MNT_DETACH) })
+		}
+		for _, m := range []string{".dockerenv", "run/.containerenv"} {
+			if _, err := os.Stat("/" + m); err == nil {
+				os.MkdirAll(filepath.Dir(filepath.Join(root, m)), 0o755)
+				if err := os.WriteFile(filepath.Join(root, m), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		scen := filepath.Join(dir, "scenario.json")
+		if out, err := exec.Command(bin, "--root", root, scen).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		out := diff(t, host, scen, 1, "same place, different software")
+		if !strings.Contains(out, "rocm.version\n") {
+			t.Errorf("rocm.version not among the differences:\n%s", out)
+		}
+	})
+	t.Run("schema 1.7", func(t *testing.T) {
+		b, err := os.ReadFile(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := schema.Decode(string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var old schema.Map[any]
+		for _, e := range v.(schema.Map[any]) {
+			switch e.Key {
+			case "probe_provenance", "amdgpu_driver", "container_detected", "execution_context", "probe_namespace",
+				"buck_invocation", "torchrec", "tensile_catalog", "miopen_catalog", "rocfft_catalog", "therock":
+				continue
+			case "schema_version":
+				e.Value = "1.7"
+			}
+			old = append(old, e)
+		}
+		p := filepath.Join(dir, "schema-1.7.json")
+		os.WriteFile(p, schema.Encode(old), 0o644)
+		out := diff(t, p, host, 1, "cannot tell")
+		if !strings.Contains(out, "probe_namespace is absent in A (an older schema)") || !strings.Contains(out, "A: absent") {
+			t.Errorf("absent keys not reported:\n%s", out)
+		}
+	})
+	t.Run("garbage", func(t *testing.T) {
+		p := filepath.Join(dir, "garbage.json")
+		os.WriteFile(p, []byte("<html>oops</html>\n"), 0o644)
+		cmd := exec.Command(bin, "diff", host, p)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		want := "aorta-probe diff: " + p + ": not JSON: Expecting value: line 1 column 1 (char 0)\n"
+		if !ok || ee.ExitCode() != 2 || out.Len() != 0 || errb.String() != want {
+			t.Errorf("exit %v, stdout %q, stderr %q; want 2 and %q", err, out.String(), errb.String(), want)
+		}
+	})
+}

@@ -1,0 +1,192 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"aorta-probe/schema"
+)
+
+// barrierRunner lifts every command's timeout to barrierWait+10 s: the
+// barrier tools below wait for each other, and a 5 s spec timeout must not
+// be what ends a wait on a loaded machine.
+type barrierRunner struct{}
+
+const barrierWait = 20 // seconds a tool waits for the others
+
+func (barrierRunner) Run(ctx context.Context, c Command) Result {
+	c.Timeout = (barrierWait + 10) * time.Second
+	return ExecRunner{}.Run(ctx, c)
+}
+
+// barrier is a tool body that records its start in starts and then waits
+// until at least n commands have started. Run one after another, the
+// first tool of a wave would wait alone: it gives up after barrierWait
+// seconds and fails loudly, which shows in the reasons.
+func barrier(starts string, n int, then string) string {
+	return `echo "$0 $*" >> '` + starts + `'
+i=0
+while [ "$(wc -l < '` + starts + `')" -lt ` + strconv.Itoa(n) + ` ]; do
+  i=$((i+1)); [ $i -gt ` + strconv.Itoa(barrierWait*50) + ` ] && { echo "started alone: $(wc -l < '` + starts + `') of ` + strconv.Itoa(n) + `" >&2; exit 97; }
+  sleep 0.02
+done
+` + then
+}
+
+// TestNICsRunConcurrently runs the NIC block with tools that each wait for
+// the others of their wave: the three vendors' lspci; then, per vendor,
+// ibv_devices and rdma plus, for AINIC, four nicctl queries (3×2+4 = 10);
+// then the nicctl profile and dcqcn. Had any wave run one command after
+// another, its first command would wait alone and fail. The reasons and the
+// command records must still come in the spec's order.
+func TestNICsRunConcurrently(t *testing.T) {
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	os.WriteFile(starts, nil, 0o644)
+	const uuid = "42424650-4c32-3533-3530-314130000000"
+	scripts := map[string]string{
+		"lspci":       barrier(starts, 3, `echo "c1:00.0 Ethernet controller"`),
+		"ibv_devices": barrier(starts, 13, "printf '    device\\n    ------\\n    ionic_0\\n'"),
+		"rdma":        barrier(starts, 13, `[ "$1" = link ] || exit 99; echo "link ionic_0/1 state ACTIVE physical_state LINK_UP netdev enp1"`),
+		"nicctl":      "exit 99",
+		"sudo": `[ "$1 $2 $3" = "-n -E nicctl" ] || exit 99; shift 3
+case "$*" in
+"--version"|"show version firmware --json"|"show version host-software --json") ` + barrier(starts, 13, `echo 1.117.5-a-74`) + `;;
+"show card --detail") ` + barrier(starts, 13, `echo "Id : `+uuid+`"`) + `;;
+"show card profile -c ` + uuid + `"|"show dcqcn --roce-device ionic_0 --profile-id 1") ` + barrier(starts, 15, `echo ok`) + `;;
+*) exit 99;;
+esac`,
+	}
+	s, root := toolState(t, scripts)
+	s.opt.Runner = barrierRunner{}
+	drv := filepath.Join(root, "sys/bus/pci/drivers/ionic")
+	os.MkdirAll(drv, 0o755)
+	os.MkdirAll(filepath.Join(root, "sys/class/infiniband/ionic_0/device"), 0o755)
+	if err := os.Symlink(drv, filepath.Join(root, "sys/class/infiniband/ionic_0/device/driver")); err != nil {
+		t.Fatal(err)
+	}
+	n := collectNICs(s)
+	// Only nicctl's absence of parsable JSON and the other vendors' empty
+	// RDMA views are expected; no tool may have waited alone.
+	for _, r := range s.reasons {
+		if strings.Contains(r, "exited 97") || strings.Contains(r, "started alone") {
+			t.Errorf("a command ran alone: %s", r)
+		}
+	}
+	if len(s.reasons) != 0 {
+		t.Errorf("reasons %q", s.reasons)
+	}
+	if n.AINIC.NICDetail == nil || n.AINIC.AINICDetail == nil || derefOr(n.AINIC.AINICDetail.Card.UUID, "") != uuid {
+		t.Fatalf("ainic = %s", schema.Encode(n.AINIC))
+	}
+	b, _ := os.ReadFile(starts)
+	if got := strings.Count(string(b), "\n"); got != 15 {
+		t.Errorf("%d commands started, want 15:\n%s", got, b)
+	}
+	// The records are in the spec's order: vendor by vendor, lspci first,
+	// then ibv_devices, rdma, nicctl's identity, then profile and dcqcn.
+	var got []string
+	for _, c := range s.commands {
+		a := append([]string{filepath.Base(c.Argv[0])}, c.Argv[1:]...)
+		if a[0] == "sudo" {
+			a = a[3:]
+		}
+		got = append(got, strings.Join(a, " "))
+	}
+	want := []string{
+		"lspci -d 1dd8:1002", "ibv_devices", "rdma link",
+		"nicctl --version", "nicctl show version firmware --json", "nicctl show version host-software --json", "nicctl show card --detail",
+		"nicctl show card profile -c " + uuid, "nicctl show dcqcn --roce-device ionic_0 --profile-id 1",
+		"lspci -d 14e4:1760", "ibv_devices", "rdma link",
+		"lspci -d 15b3:1021", "ibv_devices", "rdma link",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("command records\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestAMDGPUDriverDoesNotWaitForPython: with no ROCm root on the
+// filesystem, root discovery asks the interpreter, which here waits until
+// amdgpu_driver's modinfo has run. Had amdgpu_driver waited for rocm (and
+// so for the roots and the interpreter), modinfo would run only after the
+// interpreter was killed at its timeout.
+func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
+	root := t.TempDir()
+	release := filepath.Join(t.TempDir(), "release")
+	writeFiles(t, root, map[string]string{
+		"sys/module/amdgpu/version": "6.16.13\n",
+		"bin/python3":               "#!/bin/sh\nwhile [ ! -e '" + release + "' ]; do sleep 0.02; done\nexit 3\n",
+		"bin/modinfo":               "#!/bin/sh\n[ \"$1\" = amdgpu ] || exit 99\ntouch '" + release + "'\necho 'version: 6.16.13'\n",
+	})
+	for _, n := range []string{"python3", "modinfo"} {
+		os.Chmod(filepath.Join(root, "bin", n), 0o755)
+	}
+	opt := Options{Root: root, Now: time.Now, Cwd: "/", Path: []string{filepath.Join(root, "bin")},
+		Env: func(string) (string, bool) { return "", false }}
+	opt.Python.Timeout = 20 * time.Second
+	snap := Collect(context.Background(), opt)
+	for _, c := range snap.Provenance.Commands {
+		if filepath.Base(c.Argv[0]) == "python3" && c.TimedOut {
+			t.Errorf("the interpreter was killed at its timeout: modinfo waited for it")
+		}
+	}
+	if v := derefOr(snap.AMDGPUDriver.KmdVersion, "<nil>"); v != "6.16.13" {
+		t.Errorf("amdgpu_driver.kmd_version %s", v)
+	}
+	if v := derefOr(snap.AMDGPUDriver.ModuleVersion, "<nil>"); v != "6.16.13" {
+		t.Errorf("amdgpu_driver.module_version %s", v)
+	}
+}
+
+// TestHIPRunsConcurrently: the five hipconfig runs wait for each other.
+func TestHIPRunsConcurrently(t *testing.T) {
+	starts := filepath.Join(t.TempDir(), "starts")
+	os.WriteFile(starts, nil, 0o644)
+	s, _ := toolState(t, map[string]string{"hipconfig": barrier(starts, 5, `echo "v$1"`)})
+	s.opt.Runner = barrierRunner{}
+	h := collectHIP(s)
+	wantReasons(t, s)
+	if derefOr(h.Version, "") != "v--version" || derefOr(h.CppConfig, "") != "v--cpp_config" {
+		t.Errorf("hip = %s", schema.Encode(h))
+	}
+	var flags []string
+	for _, c := range s.commands {
+		flags = append(flags, c.Argv[1])
+	}
+	if strings.Join(flags, " ") != "--version --platform --compiler --runtime --cpp_config" {
+		t.Errorf("command records out of order: %q", flags)
+	}
+}
+
+// TestHashCutByDeadline: a 64 GiB (sparse) libMIOpen.so takes tens of
+// seconds to hash; the 1 s deadline cuts it. The miopen block is then not
+// captured, with the deadline as its reason, not a finished block whose
+// library is "missing or unreadable".
+func TestHashCutByDeadline(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"opt/rocm/.info/version": "7.2.1\n", "opt/rocm/lib/libMIOpen.so": ""})
+	if err := os.Truncate(filepath.Join(root, "opt/rocm/lib/libMIOpen.so"), 64<<30); err != nil {
+		t.Skipf("no sparse 64 GiB file here: %v", err)
+	}
+	opt := Options{Root: root, Now: time.Now, Cwd: "/", Deadline: time.Second, Path: []string{},
+		Env: func(string) (string, bool) { return "", false }}
+	opt.Python.Disabled = true
+	snap := Collect(context.Background(), opt)
+	var miopen []string
+	for _, r := range snap.PartialReasons {
+		if strings.HasPrefix(r, "miopen:") || strings.HasPrefix(r, "miopen.") {
+			miopen = append(miopen, r)
+		}
+	}
+	if want := "miopen: not captured (deadline of 1s exceeded)"; strings.Join(miopen, "|") != want {
+		t.Errorf("miopen reasons %q, want %q", miopen, want)
+	}
+	if snap.MIOpen.LibHash != nil {
+		t.Errorf("miopen.lib_hash %s", *snap.MIOpen.LibHash)
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// docRef is a reference to a page of docs/, with an optional anchor, as the
+// reasons, comments and pages write them.
+var docRef = regexp.MustCompile(`docs/([a-z0-9_-]+\.md)(#[a-z0-9_-]+)?`)
+
+// TestDocReferences: every docs/PAGE.md#anchor named in the sources (the
+// reasons the document carries among them) and in the pages exists: the
+// page, and a heading whose GitHub anchor is the one named.
+func TestDocReferences(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"*.go", "*/*.go", "*/*/*.go", "*.md", "docs/*.md", "probe/*.py"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	anchors := map[string]map[string]bool{}
+	checked := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range docRef.FindAllStringSubmatch(string(b), -1) {
+			page, anchor := m[1], strings.TrimPrefix(m[2], "#")
+			if _, ok := anchors[page]; !ok {
+				anchors[page] = headingAnchors(t, filepath.Join("docs", page))
+			}
+			switch {
+			case anchors[page] == nil:
+				t.Errorf("%s names docs/%s, which does not exist", f, page)
+			case anchor != "" && !anchors[page][anchor]:
+				t.Errorf("%s names docs/%s#%s: no such heading", f, page, anchor)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no reference to docs/ found: the scan is broken")
+	}
+}
+
+// headingAnchors returns the GitHub anchors of the headings of a Markdown
+// page (lower case, punctuation dropped, spaces as hyphens), nil when the
+// page does not exist.
+func headingAnchors(t *testing.T, path string) map[string]bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		h, ok := strings.CutPrefix(line, "#")
+		if !ok {
+			continue
+		}
+		h = strings.TrimSpace(strings.TrimLeft(h, "#"))
+		var slug strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case r == ' ':
+				slug.WriteByte('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+				slug.WriteRune(r)
+			}
+		}
+		out[slug.String()] = true
+	}
+	return out
+}
+
+// TestGitIgnoresREADMEOutput: the README's first command writes env.json in
+// the checkout; git must not offer it for a commit.
+func TestGitIgnoresREADMEOutput(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not on PATH")
+	}
+	if err := exec.Command(git, "rev-parse", "--git-dir").Run(); err != nil {
+		t.Skip("not a git checkout")
+	}
+	if err := exec.Command(git, "check-ignore", "-q", "env.json").Run(); err != nil {
+		t.Errorf("git check-ignore env.json: %v (not ignored)", err)
+	}
+}

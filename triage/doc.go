@@ -1,0 +1,10 @@
+// Package triage answers "did I probe the place the workload ran?" from
+// env.json documents the probe already wrote: `aorta-probe diff A B` gives a
+// verdict, the placement evidence and the identity differences ranked by how
+// likely they change numerics; `aorta-probe diff --fleet` finds the nodes
+// that differ from the majority; `aorta-probe env-names` and
+// `diff --env-markers` run the Buck2 environment-marker experiment.
+//
+// Everything here is a pure function over decoded documents except Main and
+// the file readers. See docs/triage.md.
+package triage

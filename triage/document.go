@@ -1,0 +1,104 @@
+package triage
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"aorta-probe/schema"
+)
+
+// The seam to the project's Python-compatible codec (schema.Decode and its
+// value types today): nothing else in this package names it, so moving the
+// codec only changes these three declarations.
+
+// decodeJSON parses text as Python's json.loads does.
+func decodeJSON(text string) (any, error) { return schema.Decode(text) }
+
+// object is a decoded JSON object, members in document order.
+type object = schema.Map[any]
+
+// number is a decoded JSON number literal.
+type number = schema.Number
+
+// Document is one decoded env.json of schema 1.x.
+type Document struct {
+	// Name is how the user named it (a path, or "-" for stdin).
+	Name string
+	// Schema is schema_version ("1.16").
+	Schema string
+	root   object
+}
+
+// Parse decodes text as an aorta env document. The error says what is
+// wrong in one line: the decoder's message, or why the JSON value is not
+// an env document (not an object, no schema_version, not 1.x).
+func Parse(name, text string) (*Document, error) {
+	v, err := decodeJSON(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not JSON: %v", name, err)
+	}
+	m, ok := v.(object)
+	if !ok {
+		return nil, fmt.Errorf("%s: not an aorta env document: the top level is %s, not an object", name, typeName(v))
+	}
+	sv, ok := m.Get("schema_version")
+	if !ok {
+		return nil, fmt.Errorf("%s: not an aorta env document: no schema_version", name)
+	}
+	s, ok := sv.(string)
+	if !ok || !strings.HasPrefix(s, "1.") {
+		return nil, fmt.Errorf("%s: not an aorta env document: schema_version %s is not 1.x", name, compact(sv))
+	}
+	return &Document{Name: name, Schema: s, root: m}, nil
+}
+
+// ReadFile reads and parses the document at path; "-" reads stdin.
+func ReadFile(path string, stdin *os.File) (*Document, error) {
+	var b []byte
+	var err error
+	if path == "-" {
+		b, err = readAll(stdin)
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+	}
+	return Parse(path, string(b))
+}
+
+// Lookup returns the value at a dotted path and whether every key on the
+// way exists. A null parent makes the child absent.
+func (d *Document) Lookup(path string) (any, bool) {
+	return lookup(d.root, strings.Split(path, "."))
+}
+
+func lookup(v any, keys []string) (any, bool) {
+	for _, k := range keys {
+		m, ok := v.(object)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m.Get(k); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}

@@ -1,0 +1,378 @@
+package triage
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// leaf is one flattened identity field of a document.
+type leaf struct {
+	path  string
+	value string // shown(value)
+}
+
+// fleetSkipped are the fields that differ on every node by design and so
+// never make a node an outlier: the namespace hash (salted with each boot
+// id) and the container id.
+var fleetSkipped = [][]string{{"probe_namespace"}, {"docker", "container_id"}}
+
+// flatten lists every identity leaf of d: everything but noise, the
+// per-node fields, and env_vars names off the canonical list, plus the
+// placement fields (a node without /dev/kfd is an outlier too).
+func flatten(d *Document) []leaf {
+	var out []leaf
+	var walk func(v any, path []string)
+	walk = func(v any, path []string) {
+		if len(path) > 0 {
+			t := compileOnce()
+			if matchesAny(t.noise, path) || matchesAny(fleetSkipped, path) ||
+				(len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1])) {
+				return
+			}
+		}
+		if m, ok := v.(object); ok && len(m) > 0 {
+			for _, e := range m {
+				walk(e.Value, append(path[:len(path):len(path)], e.Key))
+			}
+			return
+		}
+		// Clone: a one-key path is a slice of the document's text, which
+		// must not stay alive with the leaf.
+		out = append(out, leaf{strings.Clone(strings.Join(path, ".")), shown(v)})
+	}
+	walk(d.root, nil)
+	if osr, ok := d.Lookup("probe_provenance.os_release"); ok {
+		walk(osr, []string{"probe_provenance", "os_release"})
+	}
+	return out
+}
+
+// FleetDoc is one document's name and flattened fields, or why it could
+// not be read.
+type FleetDoc struct {
+	Name   string
+	Err    error
+	leaves []leaf
+}
+
+// fleetField is the tally of one field across the fleet.
+type fleetField struct {
+	path   string
+	counts map[string]int // value -> documents; "" = absent
+}
+
+// FleetResult is the outcome of Fleet.
+type FleetResult struct {
+	// Documents is how many documents were read.
+	Documents int
+	// Unreadable are the documents that could not be read, with why.
+	Unreadable []FleetDoc
+	// Majority is every field on which a strict majority agrees, in rank
+	// order.
+	Majority []MajorityField
+	// Outliers are the documents that differ from a majority, by name.
+	Outliers []Outlier
+	// Split are the fields without a strict majority: they vary across
+	// the fleet and are not used to flag nodes.
+	Split []SplitField
+}
+
+// MajorityField is a field's majority value.
+type MajorityField struct {
+	Key   string
+	Group Group
+	Value Value
+	Count int
+}
+
+// Outlier is one document and the majority fields it differs on.
+type Outlier struct {
+	Name        string
+	Differences []FleetDifference
+}
+
+// FleetDifference is one field where a document leaves the majority.
+type FleetDifference struct {
+	Key      string
+	Group    Group
+	Rank     int
+	Value    Value
+	Majority Value
+	Count    int // documents holding the majority value
+	Why      string
+}
+
+// SplitField is a field without a strict majority.
+type SplitField struct {
+	Key      string
+	Distinct int
+	Top      int // documents holding the commonest value
+}
+
+// ExitCode: 0 no outlier, 1 outliers, 2 unreadable documents.
+func (f *FleetResult) ExitCode() int {
+	switch {
+	case len(f.Unreadable) > 0:
+		return 2
+	case len(f.Outliers) > 0:
+		return 1
+	}
+	return 0
+}
+
+// ExpandFleet turns the command-line operands into document paths: a
+// directory contributes its *.json files (not recursive), sorted.
+func ExpandFleet(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", a, unwrapPath(err))
+		}
+		if !fi.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		m, err := filepath.Glob(filepath.Join(a, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(m)
+		out = append(out, m...)
+	}
+	return out, nil
+}
+
+// Fleet reads the documents at paths, at most workers at a time (0 means
+// GOMAXPROCS), keeping only their flattened identity fields, and finds
+// the majority and the outliers. Memory stays bounded by the workers'
+// documents in flight plus one small value index per field and document.
+func Fleet(paths []string, workers int) *FleetResult {
+	read := func(p string) FleetDoc {
+		text, err := readText(p)
+		if err != nil {
+			return FleetDoc{Name: p, Err: fmt.Errorf("%s: %v", p, unwrapPath(err))}
+		}
+		d, err := Parse(p, text)
+		if err != nil {
+			return FleetDoc{Name: p, Err: err}
+		}
+		return FleetDoc{Name: p, leaves: flatten(d)}
+	}
+	return fleetOf(len(paths), func(i int) FleetDoc { return read(paths[i]) }, workers)
+}
+
+// fleetOf runs load for 0..n-1 on workers goroutines and tallies the
+// results in index order.
+func fleetOf(n int, load func(int) FleetDoc, workers int) *FleetResult {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	results := make([]chan FleetDoc, n)
+	for i := range results {
+		results[i] = make(chan FleetDoc, 1)
+	}
+	// window bounds the results read ahead of the tally (a slow document
+	// must not let the others pile up): a slot is taken before a document
+	// is handed out and given back when its result is tallied.
+	window := make(chan struct{}, 4*workers)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, max(n, 1)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i] <- load(i)
+			}
+		})
+	}
+	go func() {
+		for i := range n {
+			window <- struct{}{}
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+	}()
+
+	t := newTally()
+	res := &FleetResult{}
+	for i := range n {
+		d := <-results[i]
+		results[i] = nil
+		<-window
+		if d.Err != nil {
+			res.Unreadable = append(res.Unreadable, d)
+			continue
+		}
+		t.add(d)
+	}
+	t.finish(res)
+	return res
+}
+
+// tally interns paths and values: each document keeps one small integer
+// per field.
+type tally struct {
+	paths  map[string]int
+	fields []*fieldTally
+	names  []string
+	rows   [][]int32 // per document: value id per field (0 = absent)
+}
+
+type fieldTally struct {
+	path   string
+	ids    map[string]int32
+	values []string // id-1 -> value
+}
+
+func newTally() *tally { return &tally{paths: map[string]int{}} }
+
+func (t *tally) add(d FleetDoc) {
+	row := make([]int32, len(t.fields), len(t.fields)+8)
+	for _, l := range d.leaves {
+		fi, ok := t.paths[l.path]
+		if !ok {
+			// Clone: a path may be a slice of the document's text, which
+			// must not stay alive.
+			p := strings.Clone(l.path)
+			fi = len(t.fields)
+			t.paths[p] = fi
+			t.fields = append(t.fields, &fieldTally{path: p, ids: map[string]int32{}})
+		}
+		f := t.fields[fi]
+		id, ok := f.ids[l.value]
+		if !ok {
+			v := strings.Clone(l.value)
+			f.values = append(f.values, v)
+			id = int32(len(f.values))
+			f.ids[v] = id
+		}
+		for len(row) <= fi {
+			row = append(row, 0)
+		}
+		row[fi] = id
+	}
+	t.names = append(t.names, d.Name)
+	t.rows = append(t.rows, row)
+}
+
+func (t *tally) finish(res *FleetResult) {
+	n := len(t.rows)
+	res.Documents = n
+	byName := map[string]*Outlier{}
+	var order []string
+	for fi, f := range t.fields {
+		counts := make([]int, len(f.values)+1)
+		for _, row := range t.rows {
+			if fi < len(row) {
+				counts[row[fi]]++
+			} else {
+				counts[0]++
+			}
+		}
+		top := 0
+		for id, c := range counts {
+			if c > counts[top] {
+				top = id
+			}
+		}
+		distinct := 0
+		for _, c := range counts {
+			if c > 0 {
+				distinct++
+			}
+		}
+		path := strings.Split(f.path, ".")
+		rank, group, why := classifyFleet(path)
+		if counts[top]*2 <= n {
+			res.Split = append(res.Split, SplitField{Key: f.path, Distinct: distinct, Top: counts[top]})
+			continue
+		}
+		maj := f.value(int32(top))
+		res.Majority = append(res.Majority, MajorityField{Key: f.path, Group: group, Value: maj, Count: counts[top]})
+		if counts[top] == n {
+			continue
+		}
+		for di, row := range t.rows {
+			var id int32
+			if fi < len(row) {
+				id = row[fi]
+			}
+			if int(id) == top {
+				continue
+			}
+			name := t.names[di]
+			o := byName[name]
+			if o == nil {
+				o = &Outlier{Name: name}
+				byName[name] = o
+				order = append(order, name)
+			}
+			o.Differences = append(o.Differences, FleetDifference{
+				Key: f.path, Group: group, Rank: rank, Value: f.value(id), Majority: maj, Count: counts[top], Why: why,
+			})
+		}
+	}
+	slices.SortStableFunc(res.Majority, func(a, b MajorityField) int {
+		ra, _, _ := classifyFleet(strings.Split(a.Key, "."))
+		rb, _, _ := classifyFleet(strings.Split(b.Key, "."))
+		return ra - rb
+	})
+	for _, name := range order {
+		o := byName[name]
+		slices.SortStableFunc(o.Differences, func(a, b FleetDifference) int { return a.Rank - b.Rank })
+		res.Outliers = append(res.Outliers, *o)
+	}
+	slices.SortFunc(res.Outliers, func(a, b Outlier) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(res.Split, func(a, b SplitField) int { return strings.Compare(a.Key, b.Key) })
+}
+
+func (f *fieldTally) value(id int32) Value {
+	if id == 0 {
+		return Value{}
+	}
+	s := f.values[id-1]
+	return Value{Present: true, JSON: s, Digest: strings.HasPrefix(s, "<")}
+}
+
+// classifyFleet ranks the placement fields first (group "placement"),
+// then as classify does.
+func classifyFleet(path []string) (int, Group, string) {
+	for _, f := range proofFields {
+		if strings.Join(path, ".") == f.key {
+			says := f.says
+			if says == "" {
+				says = "the node's namespace"
+			}
+			return -1, GroupPlacement, says
+		}
+	}
+	if len(path) > 0 && path[0] == "execution_context" {
+		return -1, GroupPlacement, "how the probe was invoked, as the caller asserts"
+	}
+	return classify(path)
+}
+
+// readText reads a file into a string without the copy string([]byte)
+// makes: a fleet reads hundreds of megabytes.
+func readText(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		b.Grow(int(fi.Size()) + 1)
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,231 @@
+package triage
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// headlineKeys are the majority fields the text report always shows: the
+// identity users hunt for first (docs/triage.md, "Fleet").
+var headlineKeys = []string{
+	"runtime_context.type", "container_detected", "amdgpu_driver.kfd_device_present",
+	"host.kernel_release", "rocm.kmd_version", "rocm.version", "rocm.version_dev", "hip.version",
+	"amdgpu_driver.package_version", "amdgpu_driver.module_version",
+	"gpu_arch.gfx_targets", "gpu_arch.agent_count",
+	"hipblaslt.lib_hash", "rocblas.lib_hash", "miopen.lib_hash", "rccl.version", "rccl.lib_hash",
+	"tensile_catalog.combined.kernel_db_combined_hash",
+	"pytorch_version", "pytorch_build.git_commit", "triton.package_version",
+}
+
+func fleetMain(c diffArgs, io IO) int {
+	paths, err := ExpandFleet(c.files)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(err))
+		return 2
+	}
+	if len(paths) == 0 {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: no *.json documents in %s\n", strings.Join(c.files, " "))
+		return 2
+	}
+	r := Fleet(paths, 0)
+	for _, u := range r.Unreadable {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(u.Err))
+	}
+	switch c.format {
+	case "json":
+		err = r.JSON(io.Stdout)
+	case "markdown":
+		err = r.Markdown(io.Stdout)
+	default:
+		err = r.Text(io.Stdout, RenderOptions{Color: io.Color})
+	}
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: writing the result: %v\n", err)
+		return 2
+	}
+	return r.ExitCode()
+}
+
+func (f *FleetResult) headline() string {
+	s := fmt.Sprintf("fleet: %d documents, %d outlier", f.Documents, len(f.Outliers))
+	if len(f.Outliers) != 1 {
+		s += "s"
+	}
+	if len(f.Unreadable) > 0 {
+		s += fmt.Sprintf(", %d unreadable", len(f.Unreadable))
+	}
+	return s
+}
+
+func (f *FleetResult) majority(key string) (MajorityField, bool) {
+	for _, m := range f.Majority {
+		if m.Key == key {
+			return m, true
+		}
+	}
+	return MajorityField{}, false
+}
+
+// Text writes the fleet report; every line fits Width columns.
+func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
+	var l lines
+	head := f.headline()
+	if o.Color {
+		c := ansiGreen
+		if len(f.Outliers) > 0 || len(f.Unreadable) > 0 {
+			c = ansiRed
+		}
+		l.b.WriteString(ansiBold + c + cut(head, Width) + ansiReset + "\n")
+	} else {
+		l.add(head)
+	}
+	l.add("")
+	l.add(fmt.Sprintf("Majority identity (%d fields with a strict majority; headline fields)", len(f.Majority)))
+	for _, k := range headlineKeys {
+		m, ok := f.majority(k)
+		if !ok {
+			continue
+		}
+		kv(&l, fmt.Sprintf("  %s (%d/%d)", k, m.Count, f.Documents), display(m.Value))
+	}
+	l.add("")
+	if len(f.Outliers) == 0 {
+		l.add("Outliers: none")
+	} else {
+		l.add(fmt.Sprintf("Outliers (%d), each with the fields that leave the majority", len(f.Outliers)))
+		for _, o := range f.Outliers {
+			n := len(o.Differences)
+			l.add(fmt.Sprintf("  %s: %d field%s", o.Name, n, plural(n)))
+			for i, d := range o.Differences {
+				l.add(fmt.Sprintf("    %s [%s] (majority %d/%d)", d.Key, d.Group, d.Count, f.Documents))
+				valueLines(&l, "      node:     ", display(d.Value))
+				valueLines(&l, "      majority: ", display(d.Majority))
+				if i+1 == n || o.Differences[i+1].Why != d.Why {
+					for _, s := range wrap("      why: ", d.Why, Width) {
+						l.add(s)
+					}
+				}
+			}
+		}
+	}
+	if len(f.Split) > 0 {
+		l.add("")
+		l.add(fmt.Sprintf("No majority (%d field%s; vary by node, not used to flag nodes)", len(f.Split), plural(len(f.Split))))
+		for _, s := range f.Split {
+			kv(&l, "  "+s.Key, fmt.Sprintf("%d distinct, commonest %d/%d", s.Distinct, s.Top, f.Documents))
+		}
+	}
+	for _, u := range f.Unreadable {
+		if len(f.Unreadable) > 0 && u.Name == f.Unreadable[0].Name {
+			l.add("")
+			l.add("Unreadable (not counted)")
+		}
+		for _, s := range wrap("  ", oneLine(u.Err), Width) {
+			l.add(s)
+		}
+	}
+	_, err := io.WriteString(w, l.b.String())
+	return err
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Markdown writes the fleet report for a bug report.
+func (f *FleetResult) Markdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**\n\n### Majority identity (headline fields)\n\n| field | majority value | documents |\n|---|---|---|\n", f.headline())
+	for _, k := range headlineKeys {
+		if m, ok := f.majority(k); ok {
+			fmt.Fprintf(&b, "| `%s` | %s | %d/%d |\n", k, mdCell(m.Value), m.Count, f.Documents)
+		}
+	}
+	b.WriteString("\n### Outliers\n\n")
+	if len(f.Outliers) == 0 {
+		b.WriteString("None.\n")
+	} else {
+		b.WriteString("| document | field | this node | majority | why it matters |\n|---|---|---|---|---|\n")
+		for _, o := range f.Outliers {
+			for _, d := range o.Differences {
+				fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s (%d/%d) | %s |\n", mdText(o.Name), d.Key, mdCell(d.Value), mdCell(d.Majority), d.Count, f.Documents, mdText(d.Why))
+			}
+		}
+	}
+	if len(f.Unreadable) > 0 {
+		b.WriteString("\n### Unreadable\n\n")
+		for _, u := range f.Unreadable {
+			fmt.Fprintf(&b, "- %s\n", mdText(oneLine(u.Err)))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// FleetJSONFormat names the shape of the fleet --format json result.
+const FleetJSONFormat = "aorta-probe-diff-fleet/1"
+
+// JSON writes the machine-readable fleet result (docs/triage.md).
+func (f *FleetResult) JSON(w io.Writer) error {
+	type maj struct {
+		Key     string `json:"key"`
+		Group   Group  `json:"group"`
+		Value   any    `json:"value"`
+		Present bool   `json:"present"`
+		Count   int    `json:"count"`
+	}
+	type diff struct {
+		Key             string `json:"key"`
+		Group           Group  `json:"group"`
+		Value           any    `json:"value"`
+		Present         bool   `json:"present"`
+		Majority        any    `json:"majority"`
+		MajorityPresent bool   `json:"majority_present"`
+		MajorityCount   int    `json:"majority_count"`
+		Why             string `json:"why"`
+	}
+	type outlier struct {
+		Name        string `json:"name"`
+		Differences []diff `json:"differences"`
+	}
+	type split struct {
+		Key      string `json:"key"`
+		Distinct int    `json:"distinct"`
+		Top      int    `json:"top_count"`
+	}
+	type unreadable struct {
+		Name  string `json:"name"`
+		Error string `json:"error"`
+	}
+	out := struct {
+		Format     string       `json:"format"`
+		Documents  int          `json:"documents"`
+		ExitStatus int          `json:"exit_status"`
+		Majority   []maj        `json:"majority"`
+		Outliers   []outlier    `json:"outliers"`
+		Split      []split      `json:"split"`
+		Unreadable []unreadable `json:"unreadable"`
+	}{Format: FleetJSONFormat, Documents: f.Documents, ExitStatus: f.ExitCode(),
+		Majority: []maj{}, Outliers: []outlier{}, Split: []split{}, Unreadable: []unreadable{}}
+	for _, m := range f.Majority {
+		out.Majority = append(out.Majority, maj{m.Key, m.Group, raw(m.Value), m.Value.Present, m.Count})
+	}
+	for _, o := range f.Outliers {
+		ds := []diff{}
+		for _, d := range o.Differences {
+			ds = append(ds, diff{d.Key, d.Group, raw(d.Value), d.Value.Present, raw(d.Majority), d.Majority.Present, d.Count, d.Why})
+		}
+		out.Outliers = append(out.Outliers, outlier{o.Name, ds})
+	}
+	for _, s := range f.Split {
+		out.Split = append(out.Split, split{s.Key, s.Distinct, s.Top})
+	}
+	for _, u := range f.Unreadable {
+		out.Unreadable = append(out.Unreadable, unreadable{u.Name, oneLine(u.Err)})
+	}
+	return writeJSON(w, out)
+}

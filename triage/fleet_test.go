@@ -1,0 +1,151 @@
+package triage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"aorta-probe/internal/fleetgen"
+)
+
+// TestFleetPlantedOutliers: 240 generated nodes (each with its own
+// namespace hash, capture time and timings), two planted outliers: both
+// found with exactly the planted field, nothing else flagged.
+func TestFleetPlantedOutliers(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("..", "testdata", "golden", "rocm-classic-7.2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := fleetgen.Template(base, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := fleetgen.Template(base, 0, map[string]any{"hipblaslt.lib_hash": "sha256:planted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drv, err := fleetgen.Template(base, 0, map[string]any{"amdgpu_driver.package_version": "6.12.12-planted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const n = 240
+	if err := fleetgen.Write(dir, n, tmpl, map[int][]byte{17: lib, 201: drv}); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := ExpandFleet([]string{dir})
+	if err != nil || len(paths) != n {
+		t.Fatalf("ExpandFleet: %d paths, %v", len(paths), err)
+	}
+	r := Fleet(paths, 3)
+	if r.Documents != n || len(r.Unreadable) != 0 {
+		t.Fatalf("documents %d, unreadable %v", r.Documents, r.Unreadable)
+	}
+	want := map[string]string{
+		filepath.Join(dir, "node-0017.json"): "hipblaslt.lib_hash",
+		filepath.Join(dir, "node-0201.json"): "amdgpu_driver.package_version",
+	}
+	if len(r.Outliers) != len(want) {
+		t.Errorf("%d outliers, want 2: %+v", len(r.Outliers), r.Outliers)
+	}
+	for _, o := range r.Outliers {
+		if len(o.Differences) != 1 || o.Differences[0].Key != want[o.Name] {
+			t.Errorf("outlier %s: %+v, want only %q", o.Name, o.Differences, want[o.Name])
+		}
+		if d := o.Differences[0]; d.Count != n-1 || !d.Value.Present || !strings.Contains(d.Value.JSON, "planted") {
+			t.Errorf("outlier %s: %+v", o.Name, d)
+		}
+	}
+	if len(r.Split) != 0 {
+		t.Errorf("fields without a majority: %+v", r.Split)
+	}
+	if r.ExitCode() != 1 {
+		t.Errorf("exit %d, want 1", r.ExitCode())
+	}
+
+	var text bytes.Buffer
+	if err := r.Text(&text, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkWidth(t, text.String())
+	if !strings.HasPrefix(text.String(), "fleet: 240 documents, 2 outliers\n") {
+		t.Errorf("text starts %q", text.String()[:60])
+	}
+	var js bytes.Buffer
+	if err := r.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Format   string `json:"format"`
+		Outliers []struct {
+			Name string `json:"name"`
+		} `json:"outliers"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || got.Format != FleetJSONFormat || len(got.Outliers) != 2 {
+		t.Errorf("json: %v %+v", err, got)
+	}
+
+	// Through Main, with one unreadable document added: exit 2, one
+	// stderr line naming it, the outliers still reported.
+	os.WriteFile(filepath.Join(dir, "node-9999.json"), []byte("{"), 0o644)
+	var out, errb bytes.Buffer
+	code := Main([]string{"--fleet", dir}, IO{Stdout: &out, Stderr: &errb})
+	wantErr := "aorta-probe diff: " + filepath.Join(dir, "node-9999.json") + ": not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n"
+	if code != 2 || errb.String() != wantErr || !strings.Contains(out.String(), "node-0017.json: 1 field") {
+		t.Errorf("exit %d stderr %q\n%s", code, errb.String(), out.String())
+	}
+}
+
+// TestFleetSplitField: a field on which no strict majority agrees flags
+// nobody and is listed as varying.
+func TestFleetSplitField(t *testing.T) {
+	docs := []FleetDoc{
+		{Name: "a", leaves: []leaf{{"rocm.version", `"7.2.1"`}, {"nics.ainic.card.uuid", `"1"`}}},
+		{Name: "b", leaves: []leaf{{"rocm.version", `"7.2.1"`}, {"nics.ainic.card.uuid", `"2"`}}},
+		{Name: "c", leaves: []leaf{{"rocm.version", `"7.2.1"`}, {"nics.ainic.card.uuid", `"3"`}}},
+		{Name: "d", leaves: []leaf{{"rocm.version", `"7.1.0"`}}},
+	}
+	r := fleetOf(len(docs), func(i int) FleetDoc { return docs[i] }, 2)
+	if len(r.Outliers) != 1 || r.Outliers[0].Name != "d" || len(r.Outliers[0].Differences) != 1 {
+		t.Errorf("outliers %+v", r.Outliers)
+	}
+	if len(r.Split) != 1 || r.Split[0].Key != "nics.ainic.card.uuid" || r.Split[0].Distinct != 4 {
+		t.Errorf("split %+v", r.Split)
+	}
+}
+
+// TestFleetWindow: while the first document is still loading, at most
+// 4×workers documents are handed out, so results cannot pile up behind a
+// slow one. Document 0 waits until the window is full, then watches for
+// up to 50 ms that no further document starts.
+func TestFleetWindow(t *testing.T) {
+	const workers, n = 3, 60
+	var started atomic.Int32
+	load := func(i int) FleetDoc {
+		if i == 0 {
+			for started.Load() < 4*workers-1 {
+				runtime.Gosched()
+			}
+			for deadline := time.Now().Add(50 * time.Millisecond); time.Now().Before(deadline); {
+				if s := started.Load(); s > 4*workers-1 {
+					t.Errorf("%d documents started while document 0 is loading, window is %d", s+1, 4*workers)
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		} else {
+			started.Add(1)
+		}
+		return FleetDoc{Name: fmt.Sprint(i), leaves: []leaf{{"rocm.version", `"7.2.1"`}}}
+	}
+	if r := fleetOf(n, load, workers); r.Documents != n {
+		t.Errorf("%d documents", r.Documents)
+	}
+}

@@ -1,0 +1,162 @@
+package triage
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+const diffUsage = `Usage: aorta-probe diff [--format text|markdown|json] A.json B.json
+       aorta-probe diff --fleet [--format text|markdown|json] DIR|FILE...
+       aorta-probe diff --env-markers [--format text|json] A B
+
+Compare env.json documents written by aorta-probe (any schema 1.x, with or
+without probe_provenance). "-" reads one side from standard input.
+
+  (default)       verdict (same place / different places / same place,
+                  different software / cannot tell), the placement block,
+                  then the identity differences ranked by how likely they
+                  change numerics
+  --fleet         many documents (files, or every *.json in DIR): the
+                  majority identity and each outlier with what differs
+  --env-markers   two 'aorta-probe env-names' outputs: variable names
+                  present in one placement and not the other
+  --format F      text (default; 80 columns, colour only on a terminal
+                  without NO_COLOR), markdown, or json (docs/triage.md)
+
+Exit status: 0 same place and same software (fleet: no outlier; markers:
+same names), 1 any difference, 2 trouble (unreadable file, not JSON, not
+an env document, usage error).
+`
+
+// IO is what a subcommand talks to.
+type IO struct {
+	Stdin          *os.File
+	Stdout, Stderr io.Writer
+	// Color is true when stdout is a terminal and NO_COLOR is unset.
+	Color bool
+}
+
+// StdIO is the process's own streams.
+func StdIO() IO { return NewIO(os.Stdin, os.Stdout, os.Stderr) }
+
+// NewIO wraps the given streams; colour is on only when stdout is a
+// terminal and NO_COLOR is unset.
+func NewIO(stdin *os.File, stdout, stderr io.Writer) IO {
+	_, noColor := os.LookupEnv("NO_COLOR")
+	f, isFile := stdout.(*os.File)
+	return IO{Stdin: stdin, Stdout: stdout, Stderr: stderr, Color: !noColor && isFile && isTerminal(f)}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+type diffArgs struct {
+	format     string
+	fleet      bool
+	envMarkers bool
+	help       bool
+	files      []string
+}
+
+func parseDiffArgs(args []string) (diffArgs, error) {
+	c := diffArgs{format: "text"}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			c.files = append(c.files, args[i+1:]...)
+			i = len(args)
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			c.files = append(c.files, a)
+		case a == "--fleet":
+			c.fleet = true
+		case a == "--env-markers":
+			c.envMarkers = true
+		case a == "-h" || a == "--help":
+			c.help = true
+		case a == "--format" || strings.HasPrefix(a, "--format="):
+			v, ok := strings.CutPrefix(a, "--format=")
+			if !ok {
+				if i+1 >= len(args) {
+					return c, fmt.Errorf("--format needs a value")
+				}
+				i++
+				v = args[i]
+			}
+			switch v {
+			case "text", "markdown", "json":
+				c.format = v
+			default:
+				return c, fmt.Errorf("--format must be text, markdown or json, got %q", v)
+			}
+		default:
+			return c, fmt.Errorf("unknown flag %s", a)
+		}
+	}
+	if c.help {
+		return c, nil
+	}
+	switch {
+	case c.fleet && c.envMarkers:
+		return c, fmt.Errorf("--fleet and --env-markers are mutually exclusive")
+	case c.fleet:
+		if len(c.files) == 0 {
+			return c, fmt.Errorf("--fleet needs a directory or files")
+		}
+	case len(c.files) != 2:
+		return c, fmt.Errorf("need exactly two documents, got %d", len(c.files))
+	case c.files[0] == "-" && c.files[1] == "-":
+		return c, fmt.Errorf("only one side can be standard input")
+	}
+	return c, nil
+}
+
+// Main is `aorta-probe diff ARGS`; it returns the exit status.
+func Main(args []string, io IO) int {
+	c, err := parseDiffArgs(args)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", err)
+		fmt.Fprintln(io.Stderr, "Try 'aorta-probe diff --help' for help.")
+		return 2
+	}
+	if c.help {
+		fmt.Fprint(io.Stdout, diffUsage)
+		return 0
+	}
+	switch {
+	case c.fleet:
+		return fleetMain(c, io)
+	case c.envMarkers:
+		return envMarkersMain(c, io)
+	}
+	var docs [2]*Document
+	for i, f := range c.files {
+		if docs[i], err = ReadFile(f, io.Stdin); err != nil {
+			fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(err))
+			return 2
+		}
+	}
+	r := Compare(docs[0], docs[1])
+	switch c.format {
+	case "json":
+		err = r.JSON(io.Stdout)
+	case "markdown":
+		err = r.Markdown(io.Stdout)
+	default:
+		err = r.Text(io.Stdout, RenderOptions{Color: io.Color})
+	}
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: writing the result: %v\n", err)
+		return 2
+	}
+	return r.ExitCode()
+}
+
+// oneLine keeps an error message on one line.
+func oneLine(err error) string {
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error())
+}

@@ -1,0 +1,100 @@
+package triage
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"aorta-probe/schema"
+)
+
+func writeDoc(t *testing.T, dir, name string, d *Document) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, schema.Encode(d.root), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runMain(args []string, color bool) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(args, IO{Stdout: &out, Stderr: &errb, Color: color})
+	return code, out.String(), errb.String()
+}
+
+// TestMainExitStatus is diff(1)'s contract: 0 same, 1 different, 2
+// trouble with one line on stderr naming the file and the decoder error.
+func TestMainExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	same := writeDoc(t, dir, "same.json", doc(t, "", "rocm-classic-7.2.json", placed))
+	other := writeDoc(t, dir, "other.json", doc(t, "", "rocm-classic-7.2.json", placed, set("rocm.version", "7.1.0")))
+	garbage := filepath.Join(dir, "garbage.json")
+	os.WriteFile(garbage, []byte("\x00\x01 not json"), 0o644)
+	cases := []struct {
+		args   []string
+		code   int
+		stdout string // prefix
+		stderr string // exact
+	}{
+		{[]string{same, same}, 0, "same place\n", ""},
+		{[]string{same, other}, 1, "same place, different software\n", ""},
+		{[]string{"--format", "json", same, other}, 1, "{\n  \"format\": \"aorta-probe-diff/1\",\n  \"verdict\": \"same place, different software\"", ""},
+		{[]string{"--format=markdown", same, other}, 1, "**Verdict: same place, different software**", ""},
+		{[]string{same, garbage}, 2, "", "aorta-probe diff: " + garbage + ": not JSON: Expecting value: line 1 column 1 (char 0)\n"},
+		{[]string{filepath.Join(dir, "missing.json"), same}, 2, "", "aorta-probe diff: " + filepath.Join(dir, "missing.json") + ": no such file or directory\n"},
+		{[]string{same}, 2, "", "aorta-probe diff: need exactly two documents, got 1\nTry 'aorta-probe diff --help' for help.\n"},
+		{[]string{"--format", "yaml", same, same}, 2, "", "aorta-probe diff: --format must be text, markdown or json, got \"yaml\"\nTry 'aorta-probe diff --help' for help.\n"},
+		{[]string{"--bogus", same, same}, 2, "", "aorta-probe diff: unknown flag --bogus\nTry 'aorta-probe diff --help' for help.\n"},
+		{[]string{"-", "-"}, 2, "", "aorta-probe diff: only one side can be standard input\nTry 'aorta-probe diff --help' for help.\n"},
+		{[]string{"--help"}, 0, "Usage: aorta-probe diff", ""},
+	}
+	for _, c := range cases {
+		code, out, errs := runMain(c.args, false)
+		if code != c.code || !strings.HasPrefix(out, c.stdout) || errs != c.stderr {
+			t.Errorf("diff %q: exit %d, stdout %.80q, stderr %q; want %d, %.80q, %q", c.args, code, out, errs, c.code, c.stdout, c.stderr)
+		}
+	}
+}
+
+func TestMainStdin(t *testing.T) {
+	dir := t.TempDir()
+	p := writeDoc(t, dir, "a.json", doc(t, "", "rocm-classic-7.2.json", placed))
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb bytes.Buffer
+	code := Main([]string{p, "-"}, IO{Stdin: f, Stdout: &out, Stderr: &errb})
+	if code != 0 || !strings.Contains(out.String(), "B: - (schema 1.16)") {
+		t.Errorf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+// TestColour: ANSI colour only when the caller says stdout is a terminal
+// (and NO_COLOR is unset: StdIO decides); never in a file.
+func TestColour(t *testing.T) {
+	dir := t.TempDir()
+	p := writeDoc(t, dir, "a.json", doc(t, "", "rocm-classic-7.2.json", placed))
+	if _, out, _ := runMain([]string{p, p}, true); !strings.HasPrefix(out, ansiBold+ansiGreen+"same place"+ansiReset+"\n") {
+		t.Errorf("coloured output starts %q", out[:min(40, len(out))])
+	}
+	if _, out, _ := runMain([]string{p, p}, false); strings.Contains(out, "\x1b") {
+		t.Errorf("colour without a terminal")
+	}
+	f, err := os.Create(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Errorf("a regular file reads as a terminal")
+	}
+	t.Setenv("NO_COLOR", "")
+	if StdIO().Color {
+		t.Errorf("NO_COLOR set (empty) still colours")
+	}
+}

@@ -1,0 +1,229 @@
+package triage
+
+import (
+	"strings"
+	"sync"
+
+	"aorta-probe/probe"
+)
+
+// Group is a family of identity fields. Groups are listed in rank order:
+// the earlier, the more likely a difference changes numerics
+// (docs/triage.md, "Ranking").
+type Group string
+
+const (
+	GroupROCm      Group = "rocm"
+	GroupDriver    Group = "driver"
+	GroupGPU       Group = "gpu"
+	GroupLibraries Group = "libraries"
+	GroupCatalogs  Group = "catalogs"
+	GroupPython    Group = "python"
+	GroupEnv       Group = "env"
+	GroupHost      Group = "host"
+	GroupOther     Group = "other"
+	// GroupPlacement is used by the fleet report only: in a two-document
+	// diff the placement fields have their own block.
+	GroupPlacement Group = "placement"
+)
+
+// rule gives the fields under a dotted path pattern ("*" matches one key)
+// their group and the one-line reason a difference there matters. The
+// longest matching pattern wins; the table order is the rank.
+type rule struct {
+	pattern string
+	group   Group
+	why     string
+}
+
+var rules = []rule{
+	{"docker.image", GroupROCm, "the launcher-declared image: another image usually means another ROCm and PyTorch stack"},
+	{"docker.digest", GroupROCm, "the image digest: the exact image bytes, whatever the tag says"},
+	{"docker", GroupROCm, "whether a container runtime was detected, with the launcher's image"},
+	{"rocm.version", GroupROCm, "the ROCm release: compiler, runtime and every math library come from it"},
+	{"rocm.version_dev", GroupROCm, "the ROCm build number: two builds of one release can ship different kernels"},
+	{"rocm", GroupROCm, "which ROCm install the process resolves: another root can mean other libraries under the same version"},
+	{"therock", GroupROCm, "the TheRock build manifest: another build or submodule pin means other library code"},
+	{"hip", GroupROCm, "the HIP runtime and compiler: kernel code generation and launch behaviour"},
+
+	{"amdgpu_driver", GroupDriver, "the amdgpu kernel driver package or module: scheduling, memory and firmware fixes under the same userspace"},
+
+	{"gpu_arch", GroupGPU, "the GPUs the process sees: kernels are chosen per gfx target, and the count changes sharding"},
+
+	{"hipblaslt.lib_hash", GroupLibraries, "the hipBLASLt binary itself: another hash is other GEMM code even under the same version"},
+	{"hipblaslt", GroupLibraries, "hipBLASLt identity: which GEMM kernels exist and how solutions are selected"},
+	{"rocblas.lib_hash", GroupLibraries, "the rocBLAS binary itself: another hash is other BLAS code even under the same version"},
+	{"rocblas", GroupLibraries, "rocBLAS identity: BLAS kernels and their Tensile solution selection"},
+	{"tensile", GroupLibraries, "Tensile's package and kernel-DB fingerprint: the GEMM solution menu both BLAS libraries use"},
+	{"composable_kernel", GroupLibraries, "Composable Kernel: the attention and GEMM kernels PyTorch and aiter may dispatch to"},
+	{"miopen.lib_hash", GroupLibraries, "the MIOpen binary itself: other convolution and normalisation code"},
+	{"miopen", GroupLibraries, "MIOpen identity: convolution solvers and their tuned databases"},
+	{"aotriton", GroupLibraries, "AOTriton: the precompiled attention kernels PyTorch's SDPA uses"},
+	{"rccl.lib_hash", GroupLibraries, "the RCCL binary itself: collective algorithms and reduction order"},
+	{"rccl", GroupLibraries, "RCCL and its network plugin: collective algorithms, transport and reduction order"},
+
+	{"tensile_catalog.*.menu.combined_content_hash", GroupCatalogs, "the content of the installed Tensile kernel files: other kernel binaries or solution logic"},
+	{"tensile_catalog.combined", GroupCatalogs, "the names of every installed Tensile kernel file: another solution menu"},
+	{"miopen_catalog.menu.combined_content_hash", GroupCatalogs, "the content of MIOpen's find/perf/kernel databases: other solver choices and tuned parameters"},
+	{"rocfft_catalog.kernel_cache.sha256", GroupCatalogs, "the content of rocFFT's ahead-of-time kernel cache: other precompiled FFT kernels"},
+	{"tensile_catalog", GroupCatalogs, "the installed Tensile solution menu: same library version, other kernels to select from"},
+	{"miopen_catalog", GroupCatalogs, "the installed MIOpen find/perf/kernel databases: other solvers and tuned parameters get picked"},
+	{"rocfft_catalog", GroupCatalogs, "rocFFT's ahead-of-time kernel cache: other precompiled FFT kernels"},
+
+	{"pytorch_version", GroupPython, "the PyTorch release: operator implementations and defaults"},
+	{"pytorch_build", GroupPython, "how PyTorch was built: commit, HIP version, flags and bundled kernels"},
+	{"pytorch_sdpa", GroupPython, "which scaled-dot-product-attention backends are enabled: another attention kernel"},
+	{"triton", GroupPython, "Triton: the compiler of torch.compile and custom kernels"},
+	{"aiter", GroupPython, "aiter: the AMD kernels some models dispatch to instead of PyTorch's"},
+	{"fbgemm", GroupPython, "FBGEMM_GPU: embedding and quantised GEMM kernels"},
+	{"torchrec", GroupPython, "TorchRec: sharding and embedding-bag behaviour of recommendation models"},
+	{"python_version", GroupPython, "the Python interpreter described: another interpreter can import another stack"},
+	{"runtime_context", GroupPython, "the Python environment (system, venv, conda) the stack was imported from"},
+	{"library_introspection", GroupPython, "the Buck2-resolved library targets: another build of the libraries linked in"},
+	{"library_introspection_alternates", GroupPython, "other candidate library targets Buck2 resolved"},
+	{"build_system", GroupPython, "the build system the probe found: where the stack was built from"},
+	{"buck_invocation", GroupPython, "the Buck2 context (modes, configs, modifiers): another configuration of the same target"},
+
+	{"env_vars", GroupEnv, "a canonical knob from the registry (docs/env-knobs.md)"},
+
+	{"host", GroupHost, "the process's C library: math functions and threading outside the GPU stack"},
+	{"nics", GroupHost, "the RDMA NICs: collectives' transport and bandwidth, not kernel numerics"},
+	{"system_health", GroupHost, "the rdhc health report of the node"},
+	{"probe_provenance.os_release", GroupHost, "the distribution of the probed filesystem"},
+	{"schema_version", GroupOther, "the schema the documents follow: older documents lack newer keys"},
+}
+
+// placementPaths are shown in the placement block, never as identity
+// differences (docs/triage.md, "Placement").
+var placementPaths = []string{
+	"runtime_context.type",
+	"container_detected",
+	"probe_namespace",
+	"amdgpu_driver.kfd_device_present",
+	"amdgpu_driver.kmd_version",
+	"rocm.kmd_version",
+	"host.kernel_release",
+	"host.kernel_version",
+	"host.machine",
+	"docker.container_id",
+	"execution_context",
+}
+
+// noisePaths never count as a difference: the capture time, the partial
+// flag and reasons (the fields they explain are compared instead), the
+// constant catalog doc strings, reason texts that repeat a status, the
+// per-file catalog lists (--extended; the combined hash covers them) and
+// the whole provenance block, whose timings, command records and probe
+// build describe the capture, not the place. Its placement evidence and
+// os_release are read separately.
+var noisePaths = []string{
+	"captured_at",
+	"partial",
+	"partial_reasons",
+	"probe_provenance",
+	"tensile_catalog.doc",
+	"miopen_catalog.doc",
+	"rocfft_catalog.doc",
+	"tensile_catalog.*.menu.files",
+	"tensile_catalog.*.menu.reason",
+	"miopen_catalog.menu.files",
+	"miopen_catalog.menu.reason",
+	"rocfft_catalog.kernel_cache.reason",
+}
+
+// match reports whether pattern's keys are a prefix of path's.
+func match(pattern, path []string) bool {
+	if len(pattern) > len(path) {
+		return false
+	}
+	for i, p := range pattern {
+		if p != "*" && p != path[i] {
+			return false
+		}
+	}
+	return true
+}
+
+type compiled struct {
+	keys []string
+	rank int
+	rule
+}
+
+type tables struct {
+	rules            []compiled
+	knobs            map[string]probe.Knob
+	noise, placement [][]string
+}
+
+var compileOnce = sync.OnceValue(func() *tables {
+	t := &tables{knobs: map[string]probe.Knob{}}
+	for i, r := range rules {
+		t.rules = append(t.rules, compiled{keys: strings.Split(r.pattern, "."), rank: i, rule: r})
+	}
+	for _, k := range probe.Knobs() {
+		t.knobs[k.Name] = k
+	}
+	for _, p := range noisePaths {
+		t.noise = append(t.noise, strings.Split(p, "."))
+	}
+	for _, p := range placementPaths {
+		t.placement = append(t.placement, strings.Split(p, "."))
+	}
+	return t
+})
+
+// classify returns the rank, group and "why it matters" of a field path.
+// Unknown fields rank after every rule, in group "other".
+func classify(path []string) (int, Group, string) {
+	t := compileOnce()
+	cs, knobs := t.rules, t.knobs
+	best := -1
+	for i, c := range cs {
+		if match(c.keys, path) && (best < 0 || len(c.keys) > len(cs[best].keys)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return len(cs), GroupOther, "not ranked: listed so that nothing is hidden"
+	}
+	c := cs[best]
+	why := c.why
+	if c.group == GroupEnv && len(path) == 2 {
+		if k, ok := knobs[path[1]]; ok {
+			why = k.Library + " " + strings.ReplaceAll(k.Category, "_", " ") + ": " + k.Consumer
+		}
+	}
+	if c.pattern == "host" && len(path) > 1 && path[1] != "glibc_version" {
+		why = "the host kernel as the process sees it"
+	}
+	return c.rank, c.group, why
+}
+
+// canonicalKnob reports whether name is on the registry's canonical list;
+// env_vars keys off the list are not compared.
+func canonicalKnob(name string) bool {
+	_, ok := compileOnce().knobs[name]
+	return ok
+}
+
+func matchesAny(patterns [][]string, path []string) bool {
+	for _, p := range patterns {
+		if match(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipped reports whether a path is noise or belongs to the placement block.
+func skipped(path []string) bool {
+	if len(path) >= 2 && path[0] == "probe_provenance" && path[1] == "os_release" {
+		return false
+	}
+	t := compileOnce()
+	if matchesAny(t.noise, path) || matchesAny(t.placement, path) {
+		return true
+	}
+	return len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1])
+}
