@@ -5,6 +5,7 @@
 //	aorta-probe validate FILE...
 //	aorta-probe diff [--fleet|--env-markers] A B...
 //	aorta-probe env-names [OUT|-]
+//	aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
 //
 // See docs/usage.md.
 package main
@@ -45,6 +46,15 @@ func run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 	if code, ok := subcommand(args, stdout, stderr); ok { // diff_cmd.go
 		return code
 	}
+	if len(args) > 0 && args[0] == "capture" {
+		return runCapture(sigs, args[1:], stdout, stderr) // capture_cmd.go
+	}
+	return runWith(sigs, args, stdout, stderr, replayHook)
+}
+
+// runWith is run with a hook around the collection (capture_cmd.go): it
+// may change the options, and what it returns runs after the collection.
+func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hook collectHook) int {
 	start := time.Now()
 	w := watchSignals(sigs)
 	defer w.stop()
@@ -79,7 +89,16 @@ func run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 
 	opt := cfg.options
 	opt.Version = binaryVersion()
+	opt, after, err := hook(opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+		return 1
+	}
 	snap := probe.Collect(w.collect, opt)
+	if err := after(snap); err != nil {
+		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+		return 1
+	}
 	if warn := probe.Warning(snap, os.LookupEnv); warn != "" {
 		fmt.Fprintln(stderr, warn)
 	}

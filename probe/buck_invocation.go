@@ -206,14 +206,18 @@ func decodeBuck(ctx buck.Context, r Result) (stdout, stderr string, err error) {
 // redactArgv is the argv probe_provenance records: config values of a
 // buck2 command ("-c KEY=VALUE") become KEY=<redacted>, and any other
 // occurrence of a configured KEY=VALUE is redacted too (context.md §20.6).
-func (s *state) redactArgv(argv []string) []string {
+func (s *state) redactArgv(argv []string) []string { return redactArgvWith(argv, s.redact) }
+
+// redactArgvWith is redactArgv with an explicit redaction of config values
+// (nil: only the buck2 -c elements); a capture records argv so too.
+func redactArgvWith(argv []string, redact func(string) string) []string {
 	out := append([]string(nil), argv...)
 	if len(out) > 0 && filepath.Base(out[0]) == "buck2" {
 		out = buck.RedactArgv(out)
 	}
-	if s.redact != nil {
+	if redact != nil {
 		for i, a := range out {
-			out[i] = s.redact(a)
+			out[i] = redact(a)
 		}
 	}
 	return out

@@ -60,6 +60,12 @@ type Options struct {
 	// one at a time. 0 means unbounded, unless the process's resource
 	// limits are low (limits.go), then 1.
 	Workers int
+	// Record, when set, records everything the collection reads and runs
+	// (capture.go, docs/capture.md).
+	Record *Recorder
+	// Replay is set by Replay.Options: the collection is answered from a
+	// capture archive (replay.go).
+	Replay *Replay
 }
 
 // DefaultDeadline bounds a collection when Options.Deadline is zero. It is
@@ -105,6 +111,9 @@ type collector struct {
 	// python is the one Python helper run of the collection
 	// (python_bridge.go), started by its first user.
 	python func() *pyFacts
+	// isExec is which()'s test of a candidate: the host's (run.go),
+	// recorded under capture, the archive's under replay.
+	isExec func(string) bool
 	// hashes is the one file-hash pool of the run (hash.go).
 	hashes *hashPool
 	slots  map[string]*slot
@@ -335,7 +344,15 @@ func (s *state) envPtr(name string) *string {
 }
 
 // which looks a tool up on the probe's search path.
-func (s *state) which(name string) (string, bool) { return which(s.path, name) }
+func (s *state) which(name string) (string, bool) { return s.collector.which(name) }
+
+// which looks a tool up on the search path with the collection's test.
+func (c *collector) which(name string) (string, bool) {
+	if c.isExec == nil {
+		return which(c.path, name)
+	}
+	return whichWith(c.isExec, c.path, name)
+}
 
 // run executes argv through the runner and records it. A bare argv[0] is
 // resolved on the search path first (the OS lookup Python's subprocess
@@ -426,7 +443,26 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, opt.Deadline)
 	defer cancel()
 
-	c := &collector{opt: opt, root: newRootFS(opt.Root, opt.Cwd, opt.PortableResolve), ctx: ctx, hashes: newHashPool(opt.Workers), slots: map[string]*slot{}}
+	root := newRootFS(opt.Root, opt.Cwd, opt.PortableResolve)
+	isExec := isExecutable
+	if rc := opt.Record; rc != nil {
+		opt = rc.attach(opt, root)
+		isExec = func(p string) bool {
+			ok := isExecutable(p)
+			if ok {
+				rc.executable(p)
+			}
+			return ok
+		}
+	}
+	c := &collector{opt: opt, root: root, ctx: ctx, hashes: newHashPool(opt.Workers), slots: map[string]*slot{}, isExec: isExec}
+	provRoot := opt.Root
+	if rp := opt.Replay; rp != nil {
+		root.errs = rp.errs
+		c.isExec = rp.isExec(root)
+		rp.preload(root, c.hashes)
+		provRoot = rp.root
+	}
 	c.redact = opt.Buck.Context.Redact
 	c.path = opt.Path
 	if c.path == nil && (opt.Root == "/" || opt.Root == "") {
@@ -514,7 +550,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		Build:          buildInfo(),
 		StartedAt:      started.UTC().Format("2006-01-02T15:04:05.000000Z"),
 		DeadlineMS:     opt.Deadline.Milliseconds(),
-		Root:           opt.Root,
+		Root:           provRoot,
 		Detail:         map[bool]string{false: "compact", true: "full"}[opt.Extended],
 		Probes:         []schema.ProbeRecord{},
 		Commands:       []schema.CommandRecord{},

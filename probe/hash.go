@@ -154,7 +154,7 @@ func parallel(fns ...func()) {
 // every link resolved inside the root) and identified by its descriptor,
 // so what is hashed is what was checked.
 func (h *hashPool) sum(ctx context.Context, root *rootFS, p string) (string, error) {
-	f, fi, err := root.openRegular(p)
+	f, fi, err := root.openRegularFor(p, true)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Op == "read" {
@@ -176,6 +176,9 @@ func (h *hashPool) sum(ctx context.Context, root *rootFS, p string) (string, err
 	}
 	h.mu.Unlock()
 	r.once.Do(func() { r.sum, r.err = h.hashFile(ctx, f, p) })
+	if root.rec != nil && r.err == nil {
+		root.rec.hashed(p, r.sum)
+	}
 	return r.sum, r.err
 }
 

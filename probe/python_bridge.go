@@ -184,11 +184,11 @@ func pythonInterpreter(c *collector) (argv0, path string, chosen bool) {
 		if strings.Contains(name, "/") && !filepath.IsAbs(name) {
 			name = filepath.Join(c.opt.Cwd, name)
 		}
-		p, _ := which(c.path, name)
+		p, _ := c.which(name)
 		return name, p, true
 	}
 	for _, n := range []string{"python3", "python"} {
-		if p, ok := which(c.path, n); ok {
+		if p, ok := c.which(n); ok {
 			return n, p, true
 		}
 	}
@@ -279,7 +279,9 @@ func refuseInterpreter(opt Options, path string) string {
 	if self == "" {
 		self = "/proc/self/exe"
 	}
-	if path == "" {
+	if path == "" || opt.Replay != nil {
+		// A replay runs no interpreter and reads nothing of its host
+		// (docs/capture.md).
 		return ""
 	}
 	a, err := os.Stat(path)

@@ -47,6 +47,12 @@ type rootFS struct {
 	// number the kernel lacks there, to see the ENOSYS fallback).
 	openat2Nr uintptr
 
+	// rec records what the probe asked (capture.go); nil normally.
+	rec *Recorder
+	// errs are the errors a capture recorded (replay.go): opening one of
+	// these machine paths fails with its errno, as it did when captured.
+	errs map[string]syscall.Errno
+
 	dirOnce sync.Once
 	dirFD   int   // O_PATH descriptor of root, for openat2
 	dirErr  error // why root could not be opened
@@ -180,8 +186,23 @@ func (r *rootFS) openat2(p string, flags int) (fd int, ok bool, err error) {
 // open opens the machine path p with flags (O_CLOEXEC added), every
 // component resolved inside the root. With O_NOFOLLOW the last component
 // is not followed (with O_PATH: the link itself, for lstat and readlink).
-func (r *rootFS) open(p string, flags int) (*os.File, error) {
+func (r *rootFS) open(p string, flags int) (*os.File, error) { return r.openFor(p, flags, false) }
+
+// openFor is open; hashing says the hash pool opens it (a capture then
+// keeps its size and sum, never its bytes).
+func (r *rootFS) openFor(p string, flags int, hashing bool) (*os.File, error) {
+	f, err := r.open1(p, flags)
+	if r.rec != nil {
+		r.rec.opened(p, flags, f, err, hashing)
+	}
+	return f, err
+}
+
+func (r *rootFS) open1(p string, flags int) (*os.File, error) {
 	ap, ok := r.abs(p)
+	if en, bad := r.errs["open "+ap]; bad && ok && flags&oPath == 0 {
+		return nil, pathErr("open", p, en)
+	}
 	if !ok {
 		return nil, pathErr("open", p, syscall.ENOENT)
 	}
@@ -338,6 +359,20 @@ const maxSymlinks = 40
 
 // stat is os.Stat of p inside the root: links followed.
 func (r *rootFS) stat(p string) (fs.FileInfo, error) {
+	v, err := r.stat1(p)
+	if r.rec != nil {
+		r.rec.asked("stat", p, true, err)
+	}
+	return v, err
+}
+
+func (r *rootFS) stat1(p string) (fs.FileInfo, error) {
+	if ap, ok := r.abs(p); ok {
+		if en, bad := r.errs["stat "+ap]; bad {
+			var zero fs.FileInfo
+			return zero, pathErr("stat", p, en)
+		}
+	}
 	if r.live() {
 		ap, ok := r.abs(p)
 		if !ok {
@@ -355,6 +390,20 @@ func (r *rootFS) stat(p string) (fs.FileInfo, error) {
 // lstat is os.Lstat of p inside the root: a link at the end is not
 // followed.
 func (r *rootFS) lstat(p string) (fs.FileInfo, error) {
+	v, err := r.lstat1(p)
+	if r.rec != nil {
+		r.rec.asked("lstat", p, false, err)
+	}
+	return v, err
+}
+
+func (r *rootFS) lstat1(p string) (fs.FileInfo, error) {
+	if ap, ok := r.abs(p); ok {
+		if en, bad := r.errs["lstat "+ap]; bad {
+			var zero fs.FileInfo
+			return zero, pathErr("lstat", p, en)
+		}
+	}
 	if r.live() {
 		ap, ok := r.abs(p)
 		if !ok {
@@ -389,6 +438,20 @@ func (r *rootFS) fstatPath(p string, flags int) (fs.FileInfo, error) {
 // readlink is os.Readlink of p inside the root (the components before the
 // last resolved inside it; the target is returned as written).
 func (r *rootFS) readlink(p string) (string, error) {
+	v, err := r.readlink1(p)
+	if r.rec != nil {
+		r.rec.asked("readlink", p, false, err)
+	}
+	return v, err
+}
+
+func (r *rootFS) readlink1(p string) (string, error) {
+	if ap, ok := r.abs(p); ok {
+		if en, bad := r.errs["readlink "+ap]; bad {
+			var zero string
+			return zero, pathErr("readlink", p, en)
+		}
+	}
 	if r.live() {
 		ap, ok := r.abs(p)
 		if !ok {
@@ -466,6 +529,9 @@ func (r *rootFS) readDirNames(p string) ([]string, error) {
 	if err != nil {
 		return nil, pathErr("scandir", p, err)
 	}
+	if r.rec != nil {
+		r.rec.listed(p, names)
+	}
 	return names, nil
 }
 
@@ -481,6 +547,9 @@ func (r *rootFS) readDir(p string) ([]fs.DirEntry, error) {
 		es, err := os.ReadDir(ap)
 		if err != nil {
 			return es, logical(err, p)
+		}
+		if r.rec != nil {
+			r.rec.listed(p, direntNames(es))
 		}
 		return es, nil
 	}
@@ -505,7 +574,18 @@ func (r *rootFS) readDir(p string) ([]fs.DirEntry, error) {
 		es = parseDirents(r, p, buf[:n], es)
 	}
 	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	if r.rec != nil {
+		r.rec.listed(p, direntNames(es))
+	}
 	return es, nil
+}
+
+func direntNames(es []fs.DirEntry) []string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Name()
+	}
+	return names
 }
 
 // parseDirents appends the entries of a linux_dirent64 buffer ("." and
@@ -597,6 +677,9 @@ func (r *rootFS) realpath(p string) string {
 	if !ok {
 		ap = "/" + p
 	}
+	if r.rec != nil {
+		r.rec.touch(ap, true)
+	}
 	real, _ := r.walk(ap, false)
 	return real
 }
@@ -616,7 +699,11 @@ func (r *rootFS) readFile(p string, max int64) ([]byte, error) {
 // error, never a hang: the file is opened non-blocking (a FIFO without a
 // writer opens at once) and checked with fstat before any read.
 func (r *rootFS) openRegular(p string) (*os.File, fs.FileInfo, error) {
-	f, err := r.open(p, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY)
+	return r.openRegularFor(p, false)
+}
+
+func (r *rootFS) openRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, error) {
+	f, err := r.openFor(p, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, hashing)
 	if err != nil {
 		return nil, nil, err
 	}

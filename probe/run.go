@@ -261,16 +261,20 @@ func (w *capped) ReadFrom(r io.Reader) (int64, error) {
 // which finds name the way Python's shutil.which does, on an explicit list
 // of directories: a name with a slash is checked as is; otherwise each
 // directory in order, the first executable regular file wins.
-func which(path []string, name string) (string, bool) {
+func which(path []string, name string) (string, bool) { return whichWith(isExecutable, path, name) }
+
+// whichWith is which with its test of a candidate file (a capture records
+// it, a replay answers it from the archive: capture.go).
+func whichWith(isExec func(string) bool, path []string, name string) (string, bool) {
 	if name == "" {
 		return "", false
 	}
 	if filepath.Base(name) != name {
-		return name, isExecutable(name)
+		return name, isExec(name)
 	}
 	for _, dir := range path {
 		p := filepath.Join(dir, name)
-		if isExecutable(p) {
+		if isExec(p) {
 			return p, true
 		}
 	}

@@ -112,11 +112,29 @@ type scenarioConfig struct {
 func collectScenarioWith(t *testing.T, archive string, cfg scenarioConfig) *schema.Snapshot {
 	t.Helper()
 	root := t.TempDir()
-	a, err := fakeroot.Materialize(archive, root)
+	data, err := os.ReadFile(archive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := scenarioOptions(t, root, a)
+	a, err := fakeroot.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt Options
+	if IsCapture(a) {
+		// A capture of a real place (docs/capture.md): replayed, never
+		// reading or running anything of this machine.
+		r, err := newReplay(a, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt = r.Options(Options{Now: fixedNow})
+	} else {
+		if err := a.Expand(root); err != nil {
+			t.Fatal(err)
+		}
+		opt = scenarioOptions(t, root, a)
+	}
 	opt.PortableResolve = cfg.portable
 	opt.Workers = cfg.workers
 	snap := Collect(context.Background(), opt)

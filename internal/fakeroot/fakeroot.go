@@ -14,6 +14,16 @@
 //	-- path [fifo] --      a named pipe
 //	-- path [mode 0000] -- a file with the given octal mode
 //	-- path -> target --   a symbolic link
+//	-- path [base64] --    a file whose content is the base64 text that follows
+//	-- path [size N] --    a file of N bytes: the content that follows, then
+//	                       zeros (a sparse file; captures record large files so)
+//	-- path [sha256 HEX] -- the file's SHA-256 as captured (File.SHA256; its
+//	                       bytes are not in the archive, docs/capture.md)
+//	-- path [sparse] --    lines "OFFSET QUOTED" (Go-quoted strings) written at
+//	                       their offsets (with [size N]: the text runs of a
+//	                       large binary, docs/capture.md)
+//	-- path [errno NAME] -- not a file: the error (EACCES, …) reading path gave
+//	                       when captured (File.Errno); Expand creates nothing
 //
 // Paths are relative to the root ("proc/self/cgroup"). Settings in the
 // free text are lines "key: value" (see Archive.Settings).
@@ -21,6 +31,7 @@ package fakeroot
 
 import (
 	"bufio"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,6 +48,21 @@ type File struct {
 	Mode os.FileMode
 	Dir  bool
 	FIFO bool
+	// Size is the file's length when the archive gives it ([size N]):
+	// Data is written, the rest is a hole; -1 when not given.
+	Size int64
+	// SHA256 is the hex digest of [sha256 HEX]; "" when not given.
+	SHA256 string
+	// Errno names the error of [errno NAME]; "" for a real entry.
+	Errno string
+	// Sparse holds the [sparse] chunks: Data at their offsets.
+	Sparse []Chunk
+}
+
+// Chunk is part of a [sparse] file: Data at byte Off.
+type Chunk struct {
+	Off  int64
+	Data []byte
 }
 
 // Archive is a parsed archive.
@@ -73,6 +99,36 @@ func Parse(data []byte) (*Archive, error) {
 		text := body.String()
 		for _, at := range attrs {
 			switch {
+			case at == "base64":
+				b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
+				if err != nil {
+					return fmt.Errorf("fakeroot: %s: bad base64: %w", cur.Path, err)
+				}
+				text = string(b)
+			case strings.HasPrefix(at, "size "):
+				n, err := strconv.ParseInt(strings.TrimPrefix(at, "size "), 10, 64)
+				if err != nil || n < 0 {
+					return fmt.Errorf("fakeroot: %s: bad size %q", cur.Path, at)
+				}
+				cur.Size = n
+			case strings.HasPrefix(at, "sha256 "):
+				cur.SHA256 = strings.TrimPrefix(at, "sha256 ")
+			case strings.HasPrefix(at, "errno "):
+				cur.Errno = strings.TrimPrefix(at, "errno ")
+			case at == "sparse":
+				for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+					if line == "" {
+						continue
+					}
+					o, q, _ := strings.Cut(line, " ")
+					off, err := strconv.ParseInt(o, 10, 64)
+					d, err2 := strconv.Unquote(q)
+					if err != nil || err2 != nil || off < 0 {
+						return fmt.Errorf("fakeroot: %s: bad sparse line %q", cur.Path, line)
+					}
+					cur.Sparse = append(cur.Sparse, Chunk{off, []byte(d)})
+				}
+				text = ""
 			case at == "nul":
 				text = strings.ReplaceAll(text, "\n", "\x00")
 			case at == "noeol":
@@ -106,7 +162,7 @@ func Parse(data []byte) (*Archive, error) {
 				return nil, err
 			}
 			spec := strings.TrimSpace(line[3 : len(line)-3])
-			cur, attrs = &File{Mode: 0o644}, nil
+			cur, attrs = &File{Mode: 0o644, Size: -1}, nil
 			if p, target, ok := strings.Cut(spec, " -> "); ok {
 				cur.Path, cur.Link = strings.TrimSpace(p), strings.TrimSpace(target)
 			} else {
@@ -145,6 +201,8 @@ func (a *Archive) Expand(dir string) error {
 		}
 		var err error
 		switch {
+		case f.Errno != "":
+			continue
 		case f.Link != "":
 			err = os.Symlink(f.Link, p)
 		case f.Dir:
@@ -152,7 +210,7 @@ func (a *Archive) Expand(dir string) error {
 		case f.FIFO:
 			err = syscall.Mkfifo(p, 0o644)
 		default:
-			err = os.WriteFile(p, f.Data, 0o644)
+			err = writeFile(p, f)
 			if f.Mode != 0o644 {
 				modes = append(modes, f)
 			}
@@ -168,6 +226,28 @@ func (a *Archive) Expand(dir string) error {
 		}
 	}
 	return nil
+}
+
+// writeFile writes a regular file: Data, the sparse chunks, then a hole
+// up to Size.
+func writeFile(p string, f File) error {
+	w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(f.Data)
+	for _, c := range f.Sparse {
+		if err == nil {
+			_, err = w.WriteAt(c.Data, c.Off)
+		}
+	}
+	if err == nil && f.Size >= 0 {
+		err = w.Truncate(f.Size)
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Materialize parses the archive file and expands it into dir.

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"aorta-probe/probe"
+	"aorta-probe/schema"
+)
+
+const captureUsage = `Usage: aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
+
+Run one collection, as aorta-probe [OUT|-] [flags] does, and record
+everything it read and ran into ARCHIVE, a fake-root archive that
+aorta-probe --root ARCHIVE replays on any machine. --redact-hostname
+replaces the hostname and the boot id in the archive. What an archive
+holds: docs/capture.md.
+`
+
+// runCapture is `aorta-probe capture ARCHIVE [--redact-hostname] [usual
+// arguments]`: the usual run with a Recorder, then the archive written.
+func runCapture(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
+	var archive string
+	redact := false
+	var rest []string
+	for _, a := range args {
+		switch {
+		case a == "--help" || a == "-h":
+			io.WriteString(stdout, captureUsage)
+			return 0
+		case a == "--redact-hostname":
+			redact = true
+		case archive == "" && !strings.HasPrefix(a, "-"):
+			archive = a
+		default:
+			rest = append(rest, a)
+		}
+	}
+	if archive == "" {
+		fmt.Fprintln(stderr, "aorta-probe capture: no ARCHIVE given")
+		fmt.Fprintln(stderr, "Try 'aorta-probe capture --help' for help.")
+		return 2
+	}
+	rec := probe.NewRecorder(redact)
+	return runWith(sigs, rest, stdout, stderr, func(opt probe.Options) (probe.Options, func(*schema.Snapshot) error, error) {
+		if probe.IsArchive(opt.Root) {
+			return opt, nil, fmt.Errorf("capture: --root %s is an archive; a replay is not captured again", opt.Root)
+		}
+		opt.Record = rec
+		return opt, func(*schema.Snapshot) error {
+			header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", binaryVersion())
+			if err := writeOutput(context.Background(), time.Now().Add(minWriteWait), archive, rec.Archive(header)); err != nil {
+				return fmt.Errorf("failed to write %s: %s", archive, err)
+			}
+			return nil
+		}, nil
+	})
+}
+
+// collectHook may change the options of a collection; the function it
+// returns runs once the collection has returned.
+type collectHook func(probe.Options) (probe.Options, func(*schema.Snapshot) error, error)
+
+// replayHook replays when --root names an archive (a regular file) rather
+// than a directory; otherwise it changes nothing.
+func replayHook(opt probe.Options) (probe.Options, func(*schema.Snapshot) error, error) {
+	if !probe.IsArchive(opt.Root) {
+		return opt, func(*schema.Snapshot) error { return nil }, nil
+	}
+	r, err := probe.LoadReplay(opt.Root, "")
+	if err != nil {
+		return opt, nil, err
+	}
+	return r.Options(opt), func(*schema.Snapshot) error { return r.Close() }, nil
+}

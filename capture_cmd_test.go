@@ -1,0 +1,121 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withoutTimings drops the lines a replay may change: captured_at and the
+// probe_provenance timings.
+func withoutTimings(doc string) string {
+	var out []string
+	for _, l := range strings.Split(doc, "\n") {
+		if strings.Contains(l, `"captured_at"`) || strings.Contains(l, `"started_at"`) || strings.Contains(l, `"duration_us"`) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestE2ECaptureReplay captures this machine through the real binary and
+// replays the archive with --root ARCHIVE on a "host" whose PATH holds
+// tools of the same names that exit 99 and whose environment points
+// ROCM_PATH at a planted tree: the document is the live one but for
+// captured_at and the timings, so nothing of the replaying host was run or
+// read.
+func TestE2ECaptureReplay(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	live := fakeTools(t, map[string]string{
+		"lspci":                 "#!/bin/sh\necho '0000:03:00.0 Processing accelerators: Advanced Micro Devices, Inc. [AMD/ATI] Device 74a1'\n",
+		"rocm_agent_enumerator": "#!/bin/sh\necho gfx000\necho gfx942\n",
+		"hipconfig":             "#!/bin/sh\necho 7.2.0-fake >&2\nexit 3\n",
+	})
+	loud := "#!/bin/sh\necho executed on the replaying host >&2\nexit 99\n"
+	replay := fakeTools(t, map[string]string{"lspci": loud, "rocm_agent_enumerator": loud, "hipconfig": loud, "python3": loud, "ip": loud, "sudo": loud})
+	planted := filepath.Join(t.TempDir(), "rocm")
+	os.MkdirAll(filepath.Join(planted, ".info"), 0o755)
+	os.WriteFile(filepath.Join(planted, ".info/version"), []byte("9.9.9-planted\n"), 0o644)
+
+	archive := filepath.Join(dir, "node.txtar")
+	code, doc, errs := runProbe(t, bin, dir, baseEnv(t, live), "capture", archive, "-", "--no-python")
+	if code != 0 {
+		t.Fatalf("capture exit %d: %s", code, errs)
+	}
+	env := append(baseEnv(t, replay), "ROCM_PATH="+planted)
+	code, again, errs := runProbe(t, bin, dir, env, "--root", archive, "-", "--no-python")
+	if code != 0 {
+		t.Fatalf("replay exit %d: %s", code, errs)
+	}
+	if strings.Contains(again, "planted") || strings.Contains(again, "exited 99") {
+		t.Errorf("the replay read or ran something of the replaying host")
+	}
+	if a, b := withoutTimings(doc), withoutTimings(again); a != b {
+		t.Errorf("replay differs from the live document:\n%s", firstDiff(a, b))
+	}
+	if !strings.Contains(doc, "gfx942") {
+		t.Errorf("the capture did not run the live tools")
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return "- " + al[i] + "\n+ " + bl[i]
+		}
+	}
+	return "(lengths differ)"
+}
+
+// TestCaptureRedactHostname: with --redact-hostname neither the hostname
+// nor the boot id is in the archive.
+func TestCaptureRedactHostname(t *testing.T) {
+	bin := e2eBinary(t)
+	host, err := os.Hostname()
+	boot, err2 := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil || err2 != nil || len(host) < 3 {
+		t.Skip("no hostname or boot id here")
+	}
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "a.txtar")
+	if code, _, errs := runProbe(t, bin, dir, baseEnv(t), "capture", archive, "--redact-hostname", filepath.Join(dir, "env.json"), "--no-python"); code != 0 {
+		t.Fatalf("capture: %s", errs)
+	}
+	b, _ := os.ReadFile(archive)
+	if strings.Contains(string(b), strings.TrimSpace(string(boot))) {
+		t.Errorf("boot id in the redacted archive")
+	}
+	if strings.Contains(string(b), host) {
+		t.Errorf("hostname %q in the redacted archive", host)
+	}
+	if !strings.Contains(string(b), "00000000-0000-4000-8000-000000000000") {
+		t.Errorf("the boot id was not replaced by its stand-in")
+	}
+}
+
+// TestCaptureUsage: the capture command's own errors.
+func TestCaptureUsage(t *testing.T) {
+	dir := t.TempDir()
+	notCapture := filepath.Join(dir, "plain.txtar")
+	os.WriteFile(notCapture, []byte("a scenario\n-- etc/os-release --\nID=x\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"capture"}, 2, "no ARCHIVE given"},
+		{[]string{"capture", filepath.Join(dir, "a.txtar"), "--bogus"}, 2, "unknown option --bogus"},
+		{[]string{"capture", filepath.Join(dir, "b.txtar"), "--root", notCapture, "-"}, 1, "a replay is not captured again"},
+		{[]string{"--root", notCapture, "-"}, 1, "not a capture archive"},
+	} {
+		var out, errs strings.Builder
+		code := run(nil, tc.args, &out, &errs)
+		if code != tc.code || !strings.Contains(errs.String(), tc.msg) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errs.String(), tc.code, tc.msg)
+		}
+	}
+}

@@ -1,0 +1,657 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"unicode/utf8"
+
+	"aorta-probe/internal/fakeroot"
+)
+
+// Capture (docs/capture.md): a Recorder sits behind the rootFS methods and
+// the command Runner of one collection and writes what they answered as a
+// fake-root archive (internal/fakeroot), which Replay answers from on any
+// machine.
+
+// Limits of what an archive keeps.
+const (
+	// captureSmallFile: a regular file read by a probe is kept whole up
+	// to this size (procfs and sysfs files, version files, headers).
+	captureSmallFile = 256 << 10
+	// captureTextFile: a larger file is kept whole when it is text (no
+	// NUL, valid UTF-8) up to read-text's own limit (the dpkg database).
+	captureTextFile = maxTextFile
+	// captureScanBudget: of a larger file a probe read (not only hashed),
+	// the printable runs of its first bytes are kept, at their offsets
+	// (libc.so.6's version banner): as much as libcScanBudget.
+	captureScanBudget = libcScanBudget
+	// captureMinRun is the shortest printable run kept of a large file.
+	captureMinRun = 12
+	// captureMaxOutput caps each stream of a command in the archive.
+	captureMaxOutput = 1 << 20
+)
+
+// placementMarkers are the variables placementEvidence reads
+// (execution_context.go); with the env knobs they are the only environment
+// values an archive holds.
+var placementMarkers = []string{"BUCK_SCRATCH_PATH", "BUCK2_DAEMON_UUID", "BUCK_BUILD_ID", "TMPDIR", "PWD", "PATH", "AORTA_RE_IMAGE"}
+
+// probeReadsEnv are the other variables the probe reads by name, whose
+// value the document records or derives from (runtime_context,
+// container_detected, docker, rocm roots, the Python search path):
+// without them a replay would not equal the live document. The probe
+// never scans the environment, so nothing outside these lists, the knobs
+// and the placement markers can be recorded (docs/capture.md).
+var probeReadsEnv = []string{"AORTA_DOCKER_DIGEST", "AORTA_DOCKER_IMAGE", "AORTA_PROBE_PYTHON", "AORTA_PYTORCH_SRC",
+	"AOTRITON_INSTALLED_PREFIX", "CONDA_DEFAULT_ENV", "HOME", "KUBERNETES_SERVICE_HOST", "LD_LIBRARY_PATH",
+	"MIOPEN_SYSTEM_DB_PATH", "MIOPEN_USER_DB_PATH", "NCCL_NET_PLUGIN", "PYTHONPATH", "ROCFFT_RTC_CACHE_PATH",
+	"ROCFFT_RTC_SYS_CACHE_PATH", "ROCM_HOME", "ROCM_PATH", "SINGULARITY_NAME", "VIRTUAL_ENV"}
+
+// captureEnvAllowed reports whether the value of name may be recorded.
+func captureEnvAllowed(name string) bool {
+	if slices.Contains(placementMarkers, name) || slices.Contains(probeReadsEnv, name) {
+		return true
+	}
+	for _, k := range envKnobs {
+		if k.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Recorder records one collection (Options.Record). Safe for the
+// concurrent probes of a collection.
+type Recorder struct {
+	// RedactHostname replaces the hostname and boot id in everything
+	// recorded (docs/capture.md).
+	RedactHostname bool
+
+	mu       sync.Mutex
+	fs       *rootFS // the same root, not recording
+	entries  map[string]*recEntry
+	errs     map[string]syscall.Errno
+	cmds     []recCmd
+	env      map[string]string
+	withheld map[string]bool
+	uname    *Uname
+	unameErr string
+	opt      Options
+	// buckRedact removes Buck config values (--buck-option) from
+	// everything recorded, as from the document (buck_invocation.go).
+	buckRedact func(string) string
+}
+
+// recEntry is one path of the probed filesystem (resolved, absolute).
+type recEntry struct {
+	missing   bool
+	kind      fs.FileMode // type bits: 0 regular, ModeDir, ModeSymlink, other
+	link      string
+	perm      fs.FileMode
+	size      int64
+	content   []byte
+	kept      bool // content holds the whole file
+	reads     int  // opened for reading
+	hashReads int  // of which by the hash pool
+	sum       string
+}
+
+type recCmd struct {
+	argv  []string
+	dir   string
+	stdin string // sha256 hex of Stdin, "" when none
+	res   Result
+}
+
+// NewRecorder returns an empty recorder.
+func NewRecorder(redactHostname bool) *Recorder {
+	return &Recorder{RedactHostname: redactHostname, entries: map[string]*recEntry{},
+		errs: map[string]syscall.Errno{}, env: map[string]string{}, withheld: map[string]bool{}}
+}
+
+// attach wraps the environment, runner and uname of opt (defaults already
+// applied) and returns them; root records into rc from now on.
+func (rc *Recorder) attach(opt Options, root *rootFS) Options {
+	rc.opt = opt
+	rc.buckRedact = opt.Buck.Context.Redact
+	rc.fs = newRootFS(opt.Root, opt.Cwd, opt.PortableResolve)
+	root.rec = rc
+	env, runner, uname := opt.Env, opt.Runner, opt.Uname
+	opt.Env = func(k string) (string, bool) {
+		v, ok := env(k)
+		if ok {
+			rc.mu.Lock()
+			if captureEnvAllowed(k) {
+				rc.env[k] = v
+			} else {
+				rc.withheld[k] = true
+			}
+			rc.mu.Unlock()
+		}
+		return v, ok
+	}
+	opt.Runner = recRunner{runner, rc}
+	opt.Uname = func() (Uname, error) {
+		u, err := uname()
+		rc.mu.Lock()
+		if err != nil {
+			rc.unameErr = err.Error()
+		} else {
+			rc.uname = &u
+		}
+		rc.mu.Unlock()
+		return u, err
+	}
+	return opt
+}
+
+type recRunner struct {
+	inner Runner
+	rc    *Recorder
+}
+
+func (w recRunner) Run(ctx context.Context, c Command) Result {
+	r := w.inner.Run(ctx, c)
+	cmd := recCmd{argv: redactArgvWith(c.Argv, w.rc.buckRedact), dir: c.Dir, res: r}
+	if c.Stdin != nil {
+		cmd.stdin = capSHA256(c.Stdin)
+	}
+	w.rc.mu.Lock()
+	w.rc.cmds = append(w.rc.cmds, cmd)
+	w.rc.mu.Unlock()
+	return r
+}
+
+func capSHA256(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+// logicalOf turns a host path of a tool (the search path of a scenario
+// under a fake root) into the machine path it is under the root.
+func (rc *Recorder) logicalOf(p string) string {
+	if rc.fs.live() {
+		return p
+	}
+	if p == rc.fs.root {
+		return "/"
+	}
+	if rest, ok := strings.CutPrefix(p, rc.fs.root+"/"); ok {
+		return "/" + rest
+	}
+	return p
+}
+
+// lstatEntry records the path p (absolute, its parent resolved) as the
+// filesystem shows it, once.
+func (rc *Recorder) lstatEntry(p string) *recEntry {
+	rc.mu.Lock()
+	e, ok := rc.entries[p]
+	rc.mu.Unlock()
+	if ok {
+		return e
+	}
+	e = &recEntry{size: -1}
+	fi, err := rc.fs.lstat(p)
+	if err != nil {
+		e.missing = true
+	} else {
+		e.kind, e.perm, e.size = fi.Mode().Type(), fi.Mode().Perm(), fi.Size()
+		if e.kind == fs.ModeSymlink {
+			if e.link, err = rc.fs.readlink(p); err != nil {
+				e.missing = true
+			}
+		}
+	}
+	rc.mu.Lock()
+	if old, ok := rc.entries[p]; ok {
+		e = old
+	} else {
+		rc.entries[p] = e
+	}
+	rc.mu.Unlock()
+	return e
+}
+
+// touch records every component of p, links followed (the last one only
+// with follow), and returns the resolved path, "" when it does not exist.
+func (rc *Recorder) touch(p string, follow bool) string {
+	ap, ok := rc.fs.abs(p)
+	if !ok {
+		return ""
+	}
+	resolved, rest, links := "", ap, 0
+	for rest != "" {
+		c, tail, more := strings.Cut(rest, "/")
+		rest = tail
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if i := strings.LastIndexByte(resolved, '/'); i >= 0 {
+				resolved = resolved[:i]
+			}
+			continue
+		}
+		next := resolved + "/" + c
+		e := rc.lstatEntry(next)
+		if e.missing {
+			return ""
+		}
+		if e.kind == fs.ModeSymlink && (more || follow) {
+			if links++; links > maxSymlinks {
+				return ""
+			}
+			if strings.HasPrefix(e.link, "/") {
+				resolved = ""
+			}
+			if more {
+				rest = e.link + "/" + rest
+			} else {
+				rest = e.link
+			}
+			continue
+		}
+		resolved = next
+	}
+	if resolved == "" {
+		resolved = "/"
+	}
+	return resolved
+}
+
+// failed records an error other than "does not exist" (EACCES on
+// /proc/1/ns/*): the archive cannot make the kernel say it, so replay
+// says it for that operation and path.
+func (rc *Recorder) failed(op, p string, err error) {
+	en, ok := errnoOf(err)
+	if !ok || en == syscall.ENOENT || en == syscall.ENOTDIR || en == syscall.ELOOP {
+		return
+	}
+	if ap, ok := rc.fs.abs(p); ok {
+		rc.mu.Lock()
+		rc.errs[op+" "+ap] = en
+		rc.mu.Unlock()
+	}
+}
+
+// asked records a stat, lstat or readlink of p.
+func (rc *Recorder) asked(op, p string, follow bool, err error) {
+	if err != nil {
+		rc.failed(op, p, err)
+	}
+	rc.touch(p, follow)
+}
+
+// opened records an open of p by the probe.
+func (rc *Recorder) opened(p string, flags int, f *os.File, err error, hashing bool) {
+	if err != nil {
+		if flags&oPath == 0 {
+			rc.failed("open", p, err)
+		}
+		rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
+		return
+	}
+	real := rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
+	if real == "" || hashing || flags&(oPath|syscall.O_DIRECTORY) != 0 {
+		return
+	}
+	e := rc.lstatEntry(real)
+	if e.kind != 0 {
+		return
+	}
+	fi, serr := f.Stat()
+	if serr != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	rc.mu.Lock()
+	e.reads++
+	need := !e.kept && fi.Size() <= captureTextFile
+	rc.mu.Unlock()
+	if !need {
+		return
+	}
+	// pread: the probe's file offset is untouched.
+	b := make([]byte, 0, 4096)
+	buf := make([]byte, 32<<10)
+	for off := int64(0); len(b) <= captureTextFile; {
+		n, rerr := f.ReadAt(buf, off)
+		b = append(b, buf[:n]...)
+		off += int64(n)
+		if rerr != nil || n == 0 {
+			break
+		}
+	}
+	if len(b) > captureTextFile || len(b) > captureSmallFile && (!utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0) {
+		return
+	}
+	rc.mu.Lock()
+	e.content, e.kept = b, true
+	rc.mu.Unlock()
+}
+
+// hashed records that the hash pool read p whole and what it found.
+func (rc *Recorder) hashed(p, sum string) {
+	real := rc.touch(p, true)
+	if real == "" {
+		return
+	}
+	e := rc.lstatEntry(real)
+	rc.mu.Lock()
+	e.sum = sum
+	e.hashReads++
+	rc.mu.Unlock()
+}
+
+// listed records a directory listing: every entry, with its type (and a
+// link's target), so that the listing replays.
+func (rc *Recorder) listed(p string, names []string) {
+	real := rc.touch(p, true)
+	if real == "" {
+		return
+	}
+	for _, n := range names {
+		rc.lstatEntry(strings.TrimSuffix(real, "/") + "/" + n)
+	}
+}
+
+// executable records a tool found on the search path (its bytes are
+// never kept: size and mode only).
+func (rc *Recorder) executable(hostPath string) {
+	rc.touch(rc.logicalOf(hostPath), true)
+}
+
+// Archive returns the archive of everything recorded; call it once the
+// collection has returned. header is the free text put first.
+func (rc *Recorder) Archive(header string) []byte {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	red := rc.redactor()
+	var set strings.Builder
+	set.WriteString(header)
+	fmt.Fprintf(&set, "capture-root: %s\n", rc.opt.Root)
+	fmt.Fprintf(&set, "cwd: %s\n", red(rc.opt.Cwd))
+	var dirs []string
+	for _, d := range rc.searchPath() {
+		dirs = append(dirs, rc.logicalOf(d))
+	}
+	fmt.Fprintf(&set, "search-path: %s\n", red(strings.Join(dirs, ":")))
+	if rc.uname != nil {
+		fmt.Fprintf(&set, "uname: %s | %s | %s\n", rc.uname.Release, rc.uname.Version, rc.uname.Machine)
+	} else if rc.unameErr != "" {
+		fmt.Fprintf(&set, "uname-error: %s\n", rc.unameErr)
+	}
+	if rc.opt.Extended {
+		set.WriteString("extended: true\n")
+	}
+	if rc.opt.ExecutionContext != "" {
+		fmt.Fprintf(&set, "execution-context: %s\n", rc.opt.ExecutionContext)
+	}
+	if rc.opt.Buck.Target != "" {
+		fmt.Fprintf(&set, "buck-target: %s\n", rc.opt.Buck.Target)
+	}
+	if rc.RedactHostname {
+		set.WriteString("redacted: hostname boot_id\n")
+	}
+	for _, k := range capKeys(rc.env) {
+		v := red(rc.env[k])
+		if strings.ContainsAny(v, "\n\r") || strings.TrimSpace(v) != v {
+			fmt.Fprintf(&set, "env-quoted: %s=%s\n", k, strconv.Quote(v))
+		} else {
+			fmt.Fprintf(&set, "env: %s=%s\n", k, v)
+		}
+	}
+	for _, k := range capKeys(rc.withheld) {
+		fmt.Fprintf(&set, "env-withheld: %s\n", k)
+	}
+	a := &fakeroot.Archive{Comment: set.String()}
+
+	skipped := 0
+	paths := capKeys(rc.entries)
+	hasChild := map[string]bool{}
+	for _, p := range paths {
+		if !rc.entries[p].missing {
+			hasChild[p[:max(strings.LastIndexByte(p, '/'), 0)]] = true
+		}
+	}
+	for _, p := range paths {
+		e := rc.entries[p]
+		if e.missing || p == "/" {
+			continue
+		}
+		f := fakeroot.File{Path: red(strings.TrimPrefix(p, "/")), Mode: e.perm, Size: -1}
+		if !fakeroot.SafePath(f.Path) || e.kind == fs.ModeSymlink && !fakeroot.SafeTarget(red(e.link)) {
+			skipped++ // a name the archive format cannot hold (docs/capture.md)
+			continue
+		}
+		switch e.kind {
+		case fs.ModeDir:
+			if hasChild[p] {
+				continue
+			}
+			f.Dir = true
+		case fs.ModeSymlink:
+			f.Link = red(e.link)
+		case 0:
+			switch {
+			case e.kept:
+				// Readable by whoever replays (a 0200 sysfs file root
+				// read): the replay must read what the capture read.
+				f.Mode |= 0o400
+				f.Data = []byte(red(string(e.content)))
+			case e.reads > e.hashReads:
+				f.Mode |= 0o400
+				f.Size, f.Sparse = e.size, rc.textRuns(p, red)
+			default:
+				f.Size = e.size
+			}
+			if e.sum != "" && !e.kept {
+				f.SHA256 = strings.TrimPrefix(e.sum, "sha256:")
+			}
+		default:
+			f.FIFO = true
+		}
+		a.Files = append(a.Files, f)
+	}
+	for _, k := range capKeys(rc.errs) {
+		op, p, _ := strings.Cut(k, " ")
+		if !fakeroot.SafePath(red(strings.TrimPrefix(p, "/"))) {
+			skipped++
+			continue
+		}
+		a.Files = append(a.Files, fakeroot.File{Path: red(strings.TrimPrefix(p, "/")), Errno: op + " " + errnoName(rc.errs[k])})
+	}
+	if skipped > 0 {
+		a.Comment += fmt.Sprintf("skipped-paths: %d\n", skipped)
+	}
+	cmds := slices.Clone(rc.cmds)
+	sort.SliceStable(cmds, func(i, j int) bool { return cmdKey(cmds[i]) < cmdKey(cmds[j]) })
+	for i, c := range cmds {
+		a.Files = append(a.Files, rc.cmdFiles(i+1, c, red)...)
+	}
+	return fakeroot.Format(a)
+}
+
+func (rc *Recorder) searchPath() []string {
+	if rc.opt.Path != nil {
+		return rc.opt.Path
+	}
+	if rc.fs.live() {
+		return searchPath(rc.opt.Env)
+	}
+	return nil
+}
+
+func cmdKey(c recCmd) string {
+	return strings.Join(c.argv, "\x00") + "\x01" + c.dir + "\x01" + c.stdin
+}
+
+// cmdFiles are the sections of command n: .capture/cmd/NNN.{argv,meta,stdout,stderr}.
+func (rc *Recorder) cmdFiles(n int, c recCmd, red func(string) string) []fakeroot.File {
+	base := fmt.Sprintf(".capture/cmd/%03d.", n)
+	var meta strings.Builder
+	if c.dir != "" {
+		fmt.Fprintf(&meta, "dir: %s\n", red(c.dir))
+	}
+	if c.stdin != "" {
+		fmt.Fprintf(&meta, "stdin-sha256: %s\n", c.stdin)
+	}
+	fmt.Fprintf(&meta, "exit: %d\n", c.res.ExitCode)
+	var pe *fs.PathError
+	switch e := c.res.Err.(type) {
+	case nil:
+	case *ExitError:
+		meta.WriteString("error: exit\n")
+	default:
+		switch {
+		case e == ErrTimeout:
+			meta.WriteString("error: timeout\n")
+		case errors.As(e, &pe):
+			en, _ := pe.Err.(syscall.Errno)
+			fmt.Fprintf(&meta, "error: path %s %s %d\n", pe.Op, strconv.Quote(red(pe.Path)), int(en))
+		default:
+			fmt.Fprintf(&meta, "error: text %s\n", strconv.Quote(red(e.Error())))
+		}
+	}
+	out, errOut := red(string(c.res.Stdout)), red(string(c.res.Stderr))
+	cut := c.res.Truncated
+	if len(out) > captureMaxOutput {
+		out, cut = out[:captureMaxOutput], true
+		meta.WriteString("archive-cut: stdout\n")
+	}
+	if len(errOut) > captureMaxOutput {
+		errOut, cut = errOut[:captureMaxOutput], true
+		meta.WriteString("archive-cut: stderr\n")
+	}
+	if cut {
+		meta.WriteString("truncated: true\n")
+	}
+	argv := make([]string, len(c.argv))
+	for i, a := range c.argv {
+		argv[i] = red(rc.logicalOf(a))
+	}
+	return []fakeroot.File{
+		{Path: base + "argv", Data: []byte(strings.Join(argv, "\x00") + "\x00"), Mode: 0o644, Size: -1},
+		{Path: base + "meta", Data: []byte(meta.String()), Mode: 0o644, Size: -1},
+		{Path: base + "stdout", Data: []byte(out), Mode: 0o644, Size: -1},
+		{Path: base + "stderr", Data: []byte(errOut), Mode: 0o644, Size: -1},
+	}
+}
+
+// textRuns reads the printable runs (line ends included, so that a
+// line-oriented reader finds the same lines) of the first captureScanBudget bytes
+// of the large file p (what a scan for a banner can find there).
+func (rc *Recorder) textRuns(p string, red func(string) string) []fakeroot.Chunk {
+	f, _, err := rc.fs.openRegular(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []fakeroot.Chunk
+	buf := make([]byte, 1<<20)
+	var run []byte
+	var runAt, off int64
+	flush := func() {
+		if len(run) >= captureMinRun {
+			out = append(out, fakeroot.Chunk{Off: runAt, Data: []byte(red(string(run)))})
+		}
+		run = run[:0]
+	}
+	r := io.LimitReader(f, captureScanBudget)
+	for {
+		n, err := r.Read(buf)
+		for _, c := range buf[:n] {
+			if c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' {
+				if len(run) == 0 {
+					runAt = off
+				}
+				run = append(run, c)
+			} else {
+				flush()
+			}
+			off++
+		}
+		if err != nil {
+			break
+		}
+	}
+	flush()
+	return out
+}
+
+// redactor removes Buck config values (as the document does) and, when
+// RedactHostname is set, replaces the hostname and the boot id with fixed
+// stand-ins, wherever they occur.
+func (rc *Recorder) redactor() func(string) string {
+	buckRed := rc.buckRedact
+	if buckRed == nil {
+		buckRed = func(s string) string { return s }
+	}
+	if !rc.RedactHostname {
+		return buckRed
+	}
+	var pairs []string
+	if h, err := os.Hostname(); err == nil && len(h) >= 3 {
+		pairs = append(pairs, h, "redacted-host")
+	}
+	if b, err := rc.fs.readFile("/proc/sys/kernel/random/boot_id", 4096); err == nil {
+		if id := strings.TrimSpace(string(b)); len(id) >= 8 {
+			pairs = append(pairs, id, "00000000-0000-4000-8000-000000000000")
+		}
+	}
+	if len(pairs) == 0 {
+		return buckRed
+	}
+	r := strings.NewReplacer(pairs...)
+	return func(s string) string { return r.Replace(buckRed(s)) }
+}
+
+var errnoNames = map[syscall.Errno]string{
+	syscall.EACCES: "EACCES", syscall.EPERM: "EPERM", syscall.EIO: "EIO", syscall.ENXIO: "ENXIO",
+	syscall.EINVAL: "EINVAL", syscall.EISDIR: "EISDIR", syscall.EFBIG: "EFBIG", syscall.ENODEV: "ENODEV",
+	syscall.EBUSY: "EBUSY", syscall.EAGAIN: "EAGAIN", syscall.ENOMEM: "ENOMEM", syscall.EOPNOTSUPP: "EOPNOTSUPP",
+	syscall.ESRCH: "ESRCH",
+}
+
+func errnoName(e syscall.Errno) string {
+	if n, ok := errnoNames[e]; ok {
+		return n
+	}
+	return strconv.Itoa(int(e))
+}
+
+func errnoByName(s string) syscall.Errno {
+	for e, n := range errnoNames {
+		if n == s {
+			return e
+		}
+	}
+	n, _ := strconv.Atoi(s)
+	return syscall.Errno(n)
+}
+
+func capKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// IsArchive reports whether path names an archive (a regular file) rather
+// than a directory: --root ARCHIVE replays it.
+func IsArchive(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}

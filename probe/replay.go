@@ -1,0 +1,336 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"aorta-probe/internal/fakeroot"
+)
+
+// Replay answers a collection from a capture archive (docs/capture.md):
+// the archive's files are expanded into a private directory that becomes
+// the root, its commands are answered from the archive, its environment,
+// working directory, search path and uname are the captured ones. Nothing
+// of the replaying host is read or executed.
+type Replay struct {
+	dir      string // the expanded root (host)
+	root     string // the root the capture described ("/")
+	cwd      string
+	path     []string
+	uname    *Uname
+	unameErr string
+	env      map[string]string
+	withheld []string // set when captured, value not recorded
+	settings map[string]string
+	errs     map[string]syscall.Errno
+	sums     map[string]string // machine path → "sha256:…"
+
+	mu   sync.Mutex
+	cmds map[string][]recCmd
+	next map[string]int
+}
+
+// WithheldValue is what a replay sees for a variable that was set when
+// captured but whose value an archive never holds (docs/capture.md): the
+// probe's decisions on whether it is set replay, those on its value not.
+const WithheldValue = "(withheld by aorta-probe capture)"
+
+// IsCapture reports whether a parsed archive is a capture.
+func IsCapture(a *fakeroot.Archive) bool {
+	for _, kv := range a.Settings() {
+		if kv[0] == "capture-root" {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadReplay parses the capture archive at path and expands it into a new
+// directory under tmp ("" is os.TempDir). Close removes it.
+func LoadReplay(path, tmp string) (*Replay, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	a, err := fakeroot.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !IsCapture(a) {
+		return nil, fmt.Errorf("%s: not a capture archive (no capture-root setting)", path)
+	}
+	dir, err := os.MkdirTemp(tmp, "aorta-replay-")
+	if err != nil {
+		return nil, err
+	}
+	r, err := newReplay(a, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+func newReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
+	r := &Replay{dir: dir, root: "/", env: map[string]string{}, settings: map[string]string{},
+		errs: map[string]syscall.Errno{}, sums: map[string]string{}, cmds: map[string][]recCmd{}, next: map[string]int{}}
+	for _, kv := range a.Settings() {
+		k, v := kv[0], kv[1]
+		switch k {
+		case "capture-root":
+			r.root = v
+		case "cwd":
+			r.cwd = v
+		case "search-path":
+			r.path = []string{}
+			for _, d := range strings.Split(v, ":") {
+				if d != "" {
+					r.path = append(r.path, d)
+				}
+			}
+		case "uname":
+			f := strings.Split(v, "|")
+			if len(f) == 3 {
+				r.uname = &Uname{strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])}
+			}
+		case "uname-error":
+			r.unameErr = v
+		case "env":
+			n, val, _ := strings.Cut(v, "=")
+			r.env[n] = val
+		case "env-withheld":
+			r.withheld = append(r.withheld, v)
+		case "env-quoted":
+			n, q, _ := strings.Cut(v, "=")
+			val, err := strconv.Unquote(q)
+			if err != nil {
+				return nil, fmt.Errorf("bad env-quoted %q", v)
+			}
+			r.env[n] = val
+		default:
+			r.settings[k] = v
+		}
+	}
+	root := &fakeroot.Archive{}
+	byNum := map[string]*recCmd{}
+	var order []string
+	for _, f := range a.Files {
+		if rest, ok := strings.CutPrefix(f.Path, ".capture/cmd/"); ok {
+			num, part, _ := strings.Cut(rest, ".")
+			c := byNum[num]
+			if c == nil {
+				c = &recCmd{}
+				byNum[num] = c
+				order = append(order, num)
+			}
+			if err := c.set(part, f.Data); err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
+			continue
+		}
+		if f.Errno != "" {
+			op, name, _ := strings.Cut(f.Errno, " ")
+			r.errs[op+" /"+f.Path] = errnoByName(name)
+			continue
+		}
+		if f.SHA256 != "" {
+			r.sums["/"+f.Path] = "sha256:" + f.SHA256
+		}
+		root.Files = append(root.Files, f)
+	}
+	for _, n := range order {
+		c := byNum[n]
+		k := cmdKey(*c)
+		r.cmds[k] = append(r.cmds[k], *c)
+		if c.stdin != "" {
+			// Also by argv and directory alone: a newer binary's Python
+			// helper (another stdin) still gets the captured answer.
+			loose := *c
+			loose.stdin = "*"
+			k := cmdKey(loose)
+			r.cmds[k] = append(r.cmds[k], *c)
+		}
+	}
+	if err := root.Expand(dir); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// set fills one part of a command from its archive section.
+func (c *recCmd) set(part string, data []byte) error {
+	switch part {
+	case "argv":
+		c.argv = strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+	case "stdout":
+		c.res.Stdout = data
+	case "stderr":
+		c.res.Stderr = data
+	case "meta":
+		for _, line := range strings.Split(string(data), "\n") {
+			k, v, _ := strings.Cut(line, ": ")
+			switch k {
+			case "dir":
+				c.dir = v
+			case "stdin-sha256":
+				c.stdin = v
+			case "exit":
+				c.res.ExitCode, _ = strconv.Atoi(v)
+			case "truncated":
+				c.res.Truncated = v == "true"
+			case "error":
+				c.res.Err = decodeCmdError(v, c.res.ExitCode)
+				if c.res.Err == nil {
+					return fmt.Errorf("bad error line %q", line)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func decodeCmdError(v string, code int) error {
+	kind, rest, _ := strings.Cut(v, " ")
+	switch kind {
+	case "exit":
+		return &ExitError{code}
+	case "timeout":
+		return ErrTimeout
+	case "text":
+		s, err := strconv.Unquote(rest)
+		if err != nil {
+			return nil
+		}
+		return errors.New(s)
+	case "path":
+		f := strings.SplitN(rest, " ", 2)
+		if len(f) != 2 {
+			return nil
+		}
+		i := strings.LastIndexByte(f[1], ' ')
+		if i < 0 {
+			return nil
+		}
+		p, err := strconv.Unquote(f[1][:i])
+		n, err2 := strconv.Atoi(f[1][i+1:])
+		if err != nil || err2 != nil {
+			return nil
+		}
+		return &fs.PathError{Op: f[0], Path: p, Err: syscall.Errno(n)}
+	}
+	return nil
+}
+
+// Close removes the expanded root.
+func (r *Replay) Close() error { return os.RemoveAll(r.dir) }
+
+// Options returns opt set up to replay: the root, environment, working
+// directory, search path, uname and runner are the archive's, and so are
+// --extended, --execution-context and --buck-target when the capture set
+// them.
+func (r *Replay) Options(opt Options) Options {
+	opt.Root = r.dir
+	opt.Replay = r
+	opt.Cwd = r.cwd
+	opt.Path = r.path
+	if opt.Path == nil {
+		opt.Path = []string{}
+	}
+	env := map[string]string{}
+	for _, k := range r.withheld {
+		env[k] = WithheldValue
+	}
+	for k, v := range r.env {
+		env[k] = v
+	}
+	opt.Env = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	opt.Runner = replayRunner{r, opt.Buck.Context.Redact}
+	opt.Uname = func() (Uname, error) {
+		if r.uname == nil {
+			msg := r.unameErr
+			if msg == "" {
+				msg = "uname not in the capture"
+			}
+			return Uname{}, errors.New(msg)
+		}
+		return *r.uname, nil
+	}
+	if r.settings["extended"] == "true" {
+		opt.Extended = true
+	}
+	if v := r.settings["execution-context"]; v != "" {
+		opt.ExecutionContext = v
+	}
+	if v := r.settings["buck-target"]; v != "" {
+		opt.Buck.Target = v
+	}
+	return opt
+}
+
+// isExec answers which(): a regular file with an execute bit in the
+// archive.
+func (r *Replay) isExec(root *rootFS) func(string) bool {
+	return func(p string) bool {
+		fi, err := root.stat(p)
+		return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+	}
+}
+
+// preload puts the archive's hashes into the pool: a file kept as size and
+// SHA-256 hashes to the captured sum, without its bytes.
+func (r *Replay) preload(root *rootFS, h *hashPool) {
+	for p, sum := range r.sums {
+		fi, err := os.Lstat(filepath.Join(r.dir, p))
+		if err != nil {
+			continue
+		}
+		st, _ := fi.Sys().(*syscall.Stat_t)
+		key := fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		if st != nil {
+			key.dev, key.ino = uint64(st.Dev), st.Ino
+		}
+		res := &hashResult{sum: sum}
+		res.once.Do(func() {})
+		h.done[key] = res
+	}
+}
+
+type replayRunner struct {
+	r *Replay
+	// redact is the replay's --buck-option redaction: the archive's argv
+	// had the capture's config values removed.
+	redact func(string) string
+}
+
+// Run answers a command from the archive by argv, directory and stdin;
+// the n-th run of the same command gets the n-th recorded answer (the last
+// one again beyond). A command not in the archive fails to start.
+func (w replayRunner) Run(_ context.Context, c Command) Result {
+	k := recCmd{argv: redactArgvWith(c.Argv, w.redact), dir: c.Dir}
+	if c.Stdin != nil {
+		k.stdin = capSHA256(c.Stdin)
+	}
+	key := cmdKey(k)
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	rs := w.r.cmds[key]
+	if len(rs) == 0 && k.stdin != "" {
+		k.stdin = "*"
+		key = cmdKey(k)
+		rs = w.r.cmds[key]
+	}
+	if len(rs) == 0 {
+		return Result{ExitCode: -1, Err: fmt.Errorf("%q: not in the capture archive", c.Argv)}
+	}
+	i := min(w.r.next[key], len(rs)-1)
+	w.r.next[key]++
+	return rs[i].res
+}
