@@ -114,16 +114,11 @@ func nspawn() Sandbox {
 		Key: "systemd-nspawn", Label: "systemd-nspawn -D DIR --as-pid2",
 		Tools: []string{"systemd-nspawn"}, Root: true,
 		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
-			root := filepath.Join(dir, "root")
-			for _, d := range []string{"out", "usr", "etc"} {
-				if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-					return nil, err
-				}
-			}
-			if err := os.WriteFile(filepath.Join(root, "etc", "os-release"), []byte("ID=aorta-sandbox\n"), 0o644); err != nil {
+			root, err := binaryRoot(bin, dir, "out", "usr", "etc")
+			if err != nil {
 				return nil, err
 			}
-			if err := copyFile(bin, filepath.Join(root, ProbeName), 0o755); err != nil {
+			if err := os.WriteFile(filepath.Join(root, "etc", "os-release"), []byte("ID=aorta-sandbox\n"), 0o644); err != nil {
 				return nil, err
 			}
 			if _, err := command(ctx, log, NspawnArgv(root, "/"+ProbeName, "/out/env.json")...); err != nil {

@@ -214,11 +214,8 @@ func chroot() Sandbox {
 		Key: "chroot", Label: "chroot (binary only)",
 		Tools: []string{"chroot"}, Root: true,
 		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
-			root := filepath.Join(dir, "root")
-			if err := os.MkdirAll(filepath.Join(root, "out"), 0o755); err != nil {
-				return nil, err
-			}
-			if err := copyFile(bin, filepath.Join(root, ProbeName), 0o755); err != nil {
+			root, err := binaryRoot(bin, dir, "out")
+			if err != nil {
 				return nil, err
 			}
 			if _, err := command(ctx, log, "chroot", root, "/"+ProbeName, "/out/env.json"); err != nil {
@@ -238,13 +235,8 @@ func chrootProc() Sandbox {
 		Tools: []string{"unshare", "sh", "mount", "chroot"}, Root: true,
 		wrap: func(string) []string { return []string{"unshare", "-m"} },
 		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
-			root := filepath.Join(dir, "root")
-			for _, d := range []string{"out", "proc"} {
-				if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-					return nil, err
-				}
-			}
-			if err := copyFile(bin, filepath.Join(root, ProbeName), 0o755); err != nil {
+			root, err := binaryRoot(bin, dir, "out", "proc")
+			if err != nil {
 				return nil, err
 			}
 			script := `mount -t proc proc "$1/proc" && exec chroot "$1" /` + ProbeName + ` /out/env.json`
@@ -342,6 +334,18 @@ func tail(b []byte, n int) []byte {
 		return b[len(b)-n:]
 	}
 	return b
+}
+
+// binaryRoot makes dir/root holding the binary as /ProbeName and the
+// empty directories dirs, for the cases that chroot into it.
+func binaryRoot(bin, dir string, dirs ...string) (string, error) {
+	root := filepath.Join(dir, "root")
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			return "", err
+		}
+	}
+	return root, copyFile(bin, filepath.Join(root, ProbeName), 0o755)
 }
 
 func copyFile(src, dst string, mode os.FileMode) error {

@@ -128,3 +128,41 @@ func TestMissingSaysNeedsRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryRoot: the root the chroot and nspawn cases run in holds the
+// binary (executable, same bytes) and the empty directories asked for.
+func TestBinaryRoot(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "built")
+	if err := os.WriteFile(bin, []byte("\x7fELF fake"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := binaryRoot(bin, dir, "out", "usr", "etc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root != filepath.Join(dir, "root") {
+		t.Errorf("root %s", root)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "aorta-probe etc out usr" {
+		t.Errorf("root holds %s", got)
+	}
+	fi, err := os.Stat(filepath.Join(root, ProbeName))
+	if err != nil || fi.Mode().Perm()&0o100 == 0 {
+		t.Errorf("binary: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, ProbeName)); string(b) != "\x7fELF fake" {
+		t.Errorf("binary bytes %q", b)
+	}
+	if _, err := binaryRoot(filepath.Join(dir, "missing"), t.TempDir()); err == nil {
+		t.Errorf("no error for a missing binary")
+	}
+}
