@@ -363,7 +363,7 @@ func TestE2ESignalHandlerFirst(t *testing.T) {
 // the probe without a document: per delay after exec, the share of runs
 // that wrote one (docs/usage.md). Run with -benchtime 25x.
 func BenchmarkE2EEarlySignal(b *testing.B) {
-	bin := benchBinary(b)
+	bin := buildStaticProbe(b)
 	empty := b.TempDir()
 	for _, delay := range []time.Duration{500 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond, 2 * time.Millisecond} {
 		b.Run(delay.String(), func(b *testing.B) {
@@ -385,17 +385,6 @@ func BenchmarkE2EEarlySignal(b *testing.B) {
 			b.ReportMetric(float64(docs)/float64(b.N), "docs/run")
 		})
 	}
-}
-
-// benchBinary is the static binary (staticProbe) for a benchmark, as
-// buildStaticProbe is for a test.
-func benchBinary(b *testing.B) string {
-	b.Helper()
-	bin, err := staticProbe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return bin
 }
 
 // TestE2EIgnoredSIGHUP: a probe started with SIGHUP ignored (nohup) keeps

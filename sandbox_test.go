@@ -381,8 +381,8 @@ func checkNamespace(t *testing.T, s *sandbox.Summary, h hostFacts, mount string)
 }
 
 // buildStaticProbe is the static binary (staticProbe), built once per test
-// process whichever test asks first.
-func buildStaticProbe(t *testing.T) string {
+// process whichever test or benchmark asks first.
+func buildStaticProbe(t testing.TB) string {
 	t.Helper()
 	bin, err := staticProbe()
 	if err != nil {

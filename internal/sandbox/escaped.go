@@ -113,19 +113,11 @@ func nspawn() Sandbox {
 	return Sandbox{
 		Key: "systemd-nspawn", Label: "systemd-nspawn -D DIR --as-pid2",
 		Tools: []string{"systemd-nspawn"}, Root: true,
-		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
-			root, err := binaryRoot(bin, dir, "out", "usr", "etc")
-			if err != nil {
-				return nil, err
-			}
-			if err := os.WriteFile(filepath.Join(root, "etc", "os-release"), []byte("ID=aorta-sandbox\n"), 0o644); err != nil {
-				return nil, err
-			}
-			if _, err := command(ctx, log, NspawnArgv(root, "/"+ProbeName, "/out/env.json")...); err != nil {
-				return nil, err
-			}
-			return readDoc(filepath.Join(root, "out", "env.json"))
-		},
+		run: inRoot([]string{"usr", "etc"}, func(root string) error {
+			return os.WriteFile(filepath.Join(root, "etc", "os-release"), []byte("ID=aorta-sandbox\n"), 0o644)
+		}, func(root string) []string {
+			return NspawnArgv(root, "/"+ProbeName, "/out/env.json")
+		}),
 	}
 }
 
