@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,10 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"aorta-probe/internal/fakeroot"
-	"aorta-probe/internal/sandbox"
 	"aorta-probe/schema"
 )
 
@@ -31,26 +27,13 @@ func TestDiffRealPlaces(t *testing.T) {
 	}
 	bin := buildStaticProbe(t)
 	dir := t.TempDir()
-	run := func(key string) string {
+	run := func(t *testing.T, key string) string {
 		t.Helper()
-		sb, ok := sandbox.Lookup(key)
-		if !ok {
-			t.Fatalf("no sandbox %q", key)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		if why := sb.Unavailable(ctx); why != "" {
-			skipOrFail(t, why)
-		}
-		var log bytes.Buffer
 		scratch, err := os.MkdirTemp(dir, key+"-")
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := sb.Run(ctx, bin, scratch, &log)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", sb.Label, err, log.String())
-		}
+		_, doc := sandboxDoc(t, key, bin, scratch)
 		p := filepath.Join(dir, key+".json")
 		if err := os.WriteFile(p, doc, 0o644); err != nil {
 			t.Fatal(err)
@@ -59,31 +42,22 @@ func TestDiffRealPlaces(t *testing.T) {
 	}
 	diff := func(t *testing.T, a, b string, wantCode int, wantFirst string) string {
 		t.Helper()
-		cmd := exec.Command(bin, "diff", a, b)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		first, _, _ := strings.Cut(out.String(), "\n")
+		code, out, errs := runCmd(t, exec.Command(bin, "diff", a, b))
+		first, _, _ := strings.Cut(out, "\n")
 		if code != wantCode || !strings.HasPrefix(first, wantFirst) {
-			t.Errorf("diff %s %s: exit %d, first line %q; want %d, %q\n%s%s", filepath.Base(a), filepath.Base(b), code, first, wantCode, wantFirst, out.String(), errb.String())
+			t.Errorf("diff %s %s: exit %d, first line %q; want %d, %q\n%s%s", filepath.Base(a), filepath.Base(b), code, first, wantCode, wantFirst, out, errs)
 		}
-		for i, l := range strings.Split(out.String(), "\n") {
+		for i, l := range strings.Split(out, "\n") {
 			if len([]rune(l)) > 80 || strings.Contains(l, "\x1b") {
 				t.Errorf("line %d: %q", i+1, l)
 			}
 		}
-		return out.String()
+		return out
 	}
 
 	var host string
 	t.Run("same place", func(t *testing.T) {
-		host = run("host")
+		host = run(t, "host")
 		again := filepath.Join(dir, "host-again.json")
 		cmd := exec.Command(bin, again)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -95,7 +69,7 @@ func TestDiffRealPlaces(t *testing.T) {
 		t.Fatal("no host document")
 	}
 	t.Run("unshare -m", func(t *testing.T) {
-		out := diff(t, host, run("unshare-m"), 1, "different places: probe_namespace differs")
+		out := diff(t, host, run(t, "unshare-m"), 1, "different places: probe_namespace differs")
 		if !strings.Contains(out, "Identity: no differences") {
 			t.Errorf("identity differs between the host and unshare -m:\n%s", out)
 		}
@@ -103,10 +77,10 @@ func TestDiffRealPlaces(t *testing.T) {
 	t.Run("unshare -n", func(t *testing.T) {
 		// Same mount namespace (equal hashes), another network namespace:
 		// evidence differs, nothing proves it: never "same place".
-		diff(t, host, run("unshare-n"), 1, "cannot tell: probe_provenance.isolation differs")
+		diff(t, host, run(t, "unshare-n"), 1, "cannot tell: probe_provenance.isolation differs")
 	})
 	t.Run("podman FROM scratch", func(t *testing.T) {
-		diff(t, host, run("podman"), 1, "different places")
+		diff(t, host, run(t, "podman"), 1, "different places")
 	})
 	t.Run("root with another ROCm", func(t *testing.T) {
 		if os.Geteuid() != 0 {
@@ -177,14 +151,10 @@ func TestDiffRealPlaces(t *testing.T) {
 	t.Run("garbage", func(t *testing.T) {
 		p := filepath.Join(dir, "garbage.json")
 		os.WriteFile(p, []byte("<html>oops</html>\n"), 0o644)
-		cmd := exec.Command(bin, "diff", host, p)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		ee, ok := err.(*exec.ExitError)
+		code, out, errs := runCmd(t, exec.Command(bin, "diff", host, p))
 		want := "aorta-probe diff: " + p + ": not JSON: Expecting value: line 1 column 1 (char 0)\n"
-		if !ok || ee.ExitCode() != 2 || out.Len() != 0 || errb.String() != want {
-			t.Errorf("exit %v, stdout %q, stderr %q; want 2 and %q", err, out.String(), errb.String(), want)
+		if code != 2 || out != "" || errs != want {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errs, want)
 		}
 	})
 }

@@ -35,14 +35,9 @@ func TestE2EStdoutWriteFailures(t *testing.T) {
 	runWith := func(t *testing.T, redir string, args []string) (int, string) {
 		t.Helper()
 		sh := exec.Command("/bin/sh", append([]string{"-c", `exec "$0" "$@" ` + redir, bin}, args...)...)
-		p := &probeRun{cmd: sh, done: make(chan struct{})}
-		p.cmd.Dir, p.cmd.Env = empty, env
-		p.cmd.Stderr = &p.stderr
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { p.err = p.cmd.Wait(); close(p.done) }()
-		return p.wait(t), p.stderr.String()
+		sh.Dir, sh.Env = empty, env
+		code, _, stderr := runCmd(t, sh)
+		return code, stderr
 	}
 	for _, tc := range []struct{ redir, errno string }{
 		{">&-", "[Errno 9] Bad file descriptor"},
@@ -74,13 +69,10 @@ func TestE2EStdoutWriteFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Close()
-		p := &probeRun{cmd: exec.Command(bin, outputs["document"]...), done: make(chan struct{})}
-		p.cmd.Dir, p.cmd.Env, p.cmd.Stdout, p.cmd.Stderr = empty, env, w, &p.stderr
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd := exec.Command(bin, outputs["document"]...)
+		cmd.Dir, cmd.Env, cmd.Stdout = empty, env, w
+		p := startCmd(t, cmd)
 		w.Close()
-		go func() { p.err = p.cmd.Wait(); close(p.done) }()
 		want := "aorta-probe: failed to write to stdout: [Errno 32] Broken pipe\n"
 		if code := p.wait(t); code != 1 || p.stderr.String() != want {
 			t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, p.stderr.String(), want)
@@ -268,16 +260,7 @@ func TestE2ESIGHUP(t *testing.T) {
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "env.json")
 	p := startProbe(t, bin, outDir, env, out)
-	waitForPids(t, pids, 2)
-	p.cmd.Process.Signal(syscall.SIGHUP)
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("exit %d after SIGHUP; stderr %q", code, p.stderr.String())
-	}
-	doc, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := checkDocument(t, string(doc))
+	m := signalMidRun(t, p, pids, 2, syscall.SIGHUP, out)
 	found := false
 	for _, r := range reasonsOf(m) {
 		found = found || strings.HasSuffix(r, ": not captured (collection interrupted)")
@@ -380,7 +363,7 @@ func TestE2ESignalHandlerFirst(t *testing.T) {
 // the probe without a document: per delay after exec, the share of runs
 // that wrote one (docs/usage.md). Run with -benchtime 25x.
 func BenchmarkE2EEarlySignal(b *testing.B) {
-	bin := benchBinary(b)
+	bin := buildStaticProbe(b)
 	empty := b.TempDir()
 	for _, delay := range []time.Duration{500 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond, 2 * time.Millisecond} {
 		b.Run(delay.String(), func(b *testing.B) {
@@ -404,19 +387,6 @@ func BenchmarkE2EEarlySignal(b *testing.B) {
 	}
 }
 
-// benchBinary builds the static binary for a benchmark, as
-// buildStaticProbe does for a test.
-func benchBinary(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "aorta-probe")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("CGO_ENABLED=0 go build -trimpath -o %s .: %v\n%s", bin, err, out)
-	}
-	return bin
-}
-
 // TestE2EIgnoredSIGHUP: a probe started with SIGHUP ignored (nohup) keeps
 // ignoring it: the capture is not interrupted.
 func TestE2EIgnoredSIGHUP(t *testing.T) {
@@ -425,16 +395,7 @@ func TestE2EIgnoredSIGHUP(t *testing.T) {
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "env.json")
 	p := startProbe(t, "/bin/sh", outDir, env, "-c", `trap '' HUP; exec "$0" "$@"`, bin, out, "--deadline", "2s")
-	waitForPids(t, pids, 2)
-	p.cmd.Process.Signal(syscall.SIGHUP)
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("exit %d; stderr %q", code, p.stderr.String())
-	}
-	doc, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range reasonsOf(checkDocument(t, string(doc))) {
+	for _, r := range reasonsOf(signalMidRun(t, p, pids, 2, syscall.SIGHUP, out)) {
 		if strings.HasSuffix(r, "(collection interrupted)") {
 			t.Errorf("an ignored SIGHUP interrupted the capture: %q", r)
 		}

@@ -46,21 +46,12 @@ func underLimits(t *testing.T, bin string, env []string, cred *syscall.Credentia
 // another user.
 func startProbeArgv(t *testing.T, argv, env []string, cred *syscall.Credential) *probeRun {
 	t.Helper()
-	p := &probeRun{cmd: exec.Command(argv[0], argv[1:]...), done: make(chan struct{})}
-	p.cmd.Dir, p.cmd.Env = os.TempDir(), env
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = os.TempDir(), env
 	if cred != nil {
-		p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.done
-	})
-	return p
+	return startCmd(t, cmd)
 }
 
 // shared is a new directory every user can enter and write, holding a

@@ -78,18 +78,41 @@ type probeRun struct {
 // startProbe starts bin with exactly env (nothing inherited) in dir.
 func startProbe(t *testing.T, bin, dir string, env []string, args ...string) *probeRun {
 	t.Helper()
-	p := &probeRun{cmd: exec.Command(bin, args...), done: make(chan struct{})}
-	p.cmd.Dir, p.cmd.Env = dir, env
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	if err := p.cmd.Start(); err != nil {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	return startCmd(t, cmd)
+}
+
+// startCmd starts cmd as set up by the caller; a nil Stdout or Stderr is
+// captured in the run's buffers. The process is killed, if still running,
+// when the test ends.
+func startCmd(t *testing.T, cmd *exec.Cmd) *probeRun {
+	t.Helper()
+	p := &probeRun{cmd: cmd, done: make(chan struct{})}
+	if cmd.Stdout == nil {
+		cmd.Stdout = &p.stdout
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = &p.stderr
+	}
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	go func() { p.err = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
-		p.cmd.Process.Kill()
+		cmd.Process.Kill()
 		<-p.done
 	})
 	return p
+}
+
+// runCmd runs cmd (as startCmd) to completion and returns its exit
+// status, stdout and stderr.
+func runCmd(t *testing.T, cmd *exec.Cmd) (code int, stdout, stderr string) {
+	t.Helper()
+	p := startCmd(t, cmd)
+	code = p.wait(t)
+	return code, p.stdout.String(), p.stderr.String()
 }
 
 // wait waits (at most hangGuard) and returns the exit status.
@@ -116,9 +139,9 @@ func (p *probeRun) wait(t *testing.T) int {
 // runProbe runs bin to completion.
 func runProbe(t *testing.T, bin, dir string, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	p := startProbe(t, bin, dir, env, args...)
-	code = p.wait(t)
-	return code, p.stdout.String(), p.stderr.String()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	return runCmd(t, cmd)
 }
 
 // baseEnv is a small, fixed environment whose PATH starts with dirs.
@@ -128,6 +151,25 @@ func baseEnv(t *testing.T, dirs ...string) []string {
 		"HOME=" + t.TempDir(),
 		"LC_ALL=C",
 	}
+}
+
+// signalMidRun sends sig to p once the fake tools have written n pids to
+// the pid file, and returns the whole document p then wrote to out; an
+// exit status other than 0 is fatal.
+func signalMidRun(t *testing.T, p *probeRun, pids string, n int, sig syscall.Signal, out string) schema.Map[any] {
+	t.Helper()
+	waitForPids(t, pids, n)
+	start := time.Now()
+	p.cmd.Process.Signal(sig)
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit %d after %v; stderr %q", code, sig, p.stderr.String())
+	}
+	t.Logf("exited %v after %v", time.Since(start), sig)
+	doc, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return checkDocument(t, string(doc))
 }
 
 // checkDocument decodes a whole document: the 40 keys of schema 1.16 in
@@ -318,19 +360,9 @@ func TestE2EAtomicOutput(t *testing.T) {
 			outDir := t.TempDir()
 			out := filepath.Join(outDir, "env.json")
 			p := startProbe(t, bin, outDir, env, out)
-			waitForPids(t, pids, 4) // both fakes (and their grandchildren) are running
-			start := time.Now()
-			p.cmd.Process.Signal(sig)
-			// The default deadline is 60 s; hangGuard (20 s) is well under it.
-			if code := p.wait(t); code != 0 {
-				t.Fatalf("exit %d after %v; stderr %q", code, sig, p.stderr.String())
-			}
-			t.Logf("exited %v after %v", time.Since(start), sig)
-			doc, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := checkDocument(t, string(doc))
+			// Both fakes (and their grandchildren) are running. The
+			// default deadline is 60 s; hangGuard (20 s) is well under it.
+			m := signalMidRun(t, p, pids, 4, sig, out)
 			if field(m, "probe_provenance.deadline_hit") != true {
 				t.Error("deadline_hit is not true after the signal")
 			}
@@ -573,16 +605,11 @@ func TestE2EWriteFailures(t *testing.T) {
 			cred = &syscall.Credential{Uid: 65534, Gid: 65534, NoSetGroups: true}
 		}
 		out := filepath.Join(ro, "env.json")
-		p := &probeRun{cmd: exec.Command(cmdBin, args(out)...), done: make(chan struct{})}
-		p.cmd.Dir, p.cmd.Env = base, env
-		p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-		p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { p.err = p.cmd.Wait(); close(p.done) }()
-		code := p.wait(t)
-		check(t, code, p.stdout.String(), p.stderr.String(), "aorta-probe: failed to write "+out+": [Errno 13] Permission denied: '"+out+"'\n")
+		cmd := exec.Command(cmdBin, args(out)...)
+		cmd.Dir, cmd.Env = base, env
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		code, stdout, stderr := runCmd(t, cmd)
+		check(t, code, stdout, stderr, "aorta-probe: failed to write "+out+": [Errno 13] Permission denied: '"+out+"'\n")
 		if entries, _ := os.ReadDir(ro); len(entries) != 0 {
 			t.Errorf("left in the directory: %v", entries)
 		}
@@ -622,10 +649,7 @@ func TestE2EWriteFailures(t *testing.T) {
 // not set here.)
 func TestE2ENoSecrets(t *testing.T) {
 	bin := e2eBinary(t)
-	fake, err := filepath.Abs("testdata/fakebuck2")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake := fakeBuck2(t)
 	secrets := map[string]string{
 		"AORTA_E2E_SECRET":      "s3cr3t-env-6f1d2a",
 		"GITHUB_TOKEN":          "ghp_e2etoken9b7c4e",
@@ -655,17 +679,7 @@ func TestE2ENoSecrets(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			project := t.TempDir()
-			files := map[string]string{".buckconfig": ""}
-			for k, v := range tc.hooks {
-				files[".fakebuck2/"+k] = v
-			}
-			for p, body := range files {
-				os.MkdirAll(filepath.Join(project, filepath.Dir(p)), 0o755)
-				if err := os.WriteFile(filepath.Join(project, p), []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			project := fakeBuckProject(t, tc.hooks)
 			code, stdout, stderr := runProbe(t, bin, project, env, "-", "--extended",
 				"--buck-target", "//app:trainer", "--buck-option", "mode=root//mode/debug",
 				"--buck-option", "config=build.token="+secrets["buck config"], "--buck-timeout", "5")
@@ -695,10 +709,7 @@ func TestE2ENoSecrets(t *testing.T) {
 // part of any value is in the document, decoded or raw, nor on stderr.
 func TestE2EEchoedSecretForms(t *testing.T) {
 	bin := e2eBinary(t)
-	fake, err := filepath.Abs("testdata/fakebuck2")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake := fakeBuck2(t)
 	values := map[string]string{
 		"sec.crlf": "Ab1q7Zk\r\nZq8w3Lp",
 		"sec.cr":   "Cr2x9Vb\rCr3y4Nm",
@@ -707,13 +718,7 @@ func TestE2EEchoedSecretForms(t *testing.T) {
 		"sec.bin":  "Nu9p4Ds\xff\xfeNu0o5Fa",
 		"sec.edge": "Ed1i6Gs Ed2h7Hd\r\n",
 	}
-	project := t.TempDir()
-	for p, body := range map[string]string{".buckconfig": "", ".fakebuck2/deps.rc": "2", ".fakebuck2/deps.echo": ""} {
-		os.MkdirAll(filepath.Join(project, filepath.Dir(p)), 0o755)
-		if err := os.WriteFile(filepath.Join(project, p), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	project := fakeBuckProject(t, map[string]string{"deps.rc": "2", "deps.echo": ""})
 	args := []string{"-", "--no-python", "--buck-target", "//app:trainer"}
 	keys := make([]string, 0, len(values))
 	for k := range values {

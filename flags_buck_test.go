@@ -96,18 +96,10 @@ func TestUsageListsBuckFlags(t *testing.T) {
 }
 
 // TestBuckEndToEnd runs the whole CLI with the fake buck2 first on PATH in
-// a fake project: the §25.3 request, the document on stdout.
+// a fake project (fakeBuckProject): the §25.3 request, the document on stdout.
 func TestBuckEndToEnd(t *testing.T) {
-	fake, err := filepath.Abs("testdata/fakebuck2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, ".buckconfig"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(root)
-	t.Setenv("PATH", fake+":/usr/bin:/bin")
+	t.Setenv("PATH", fakeBuck2(t)+":/usr/bin:/bin")
+	t.Chdir(fakeBuckProject(t, nil))
 	t.Setenv("HOME", t.TempDir())
 	args := []string{"-", "--buck-target", "//app:trainer", "--buck-option", "mode=root//mode/debug", "--buck-option", "config=build.profile=debug",
 		"--buck-option", "mode=root//mode/gpu", "--buck-option", "config=scheduler.policy=local", "--buck-option", "modifier=//constraints:linux",
@@ -132,6 +124,38 @@ func TestBuckEndToEnd(t *testing.T) {
 			t.Errorf("document holds config value %s", secret)
 		}
 	}
+}
+
+// fakeBuck2 is the directory of the fake buck2 (testdata/fakebuck2), to
+// put first on PATH.
+func fakeBuck2(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("testdata/fakebuck2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// fakeBuckProject is a new Buck2 project (an empty .buckconfig) for the
+// fake buck2, which reads its answers from .fakebuck2/NAME: hooks maps
+// NAME to the file's content (testdata/fakebuck2/buck2 lists them).
+func fakeBuckProject(t *testing.T, hooks map[string]string) string {
+	t.Helper()
+	project := t.TempDir()
+	files := map[string]string{".buckconfig": ""}
+	for name, body := range hooks {
+		files[filepath.Join(".fakebuck2", name)] = body
+	}
+	for p, body := range files {
+		if err := os.MkdirAll(filepath.Join(project, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(project, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return project
 }
 
 func TestPyInt(t *testing.T) {

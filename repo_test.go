@@ -91,3 +91,56 @@ func TestGitIgnoresREADMEOutput(t *testing.T) {
 		t.Errorf("git check-ignore env.json: %v (not ignored)", err)
 	}
 }
+
+// TestReadmeLayout: the README's Layout block names every top-level
+// directory (hidden ones aside), every package under internal/ and every top-level source
+// file (a glob such as flags*.go may cover several), and each name it
+// lists exists.
+func TestReadmeLayout(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "## Layout\n\n```\n")
+	block, _, closed := strings.Cut(after, "```")
+	if !ok || !closed {
+		t.Fatal("README.md has no ## Layout code block")
+	}
+	var entries []string
+	for _, line := range strings.Split(block, "\n") {
+		names, _, _ := strings.Cut(line, "  ")
+		for _, e := range strings.Fields(names) {
+			if m, _ := filepath.Glob(strings.TrimSuffix(e, "/")); len(m) == 0 {
+				t.Errorf("the layout names %s, which does not exist", e)
+			}
+			entries = append(entries, strings.TrimSuffix(e, "/"))
+		}
+	}
+	named := func(p string) bool {
+		for _, e := range entries {
+			if ok, _ := filepath.Match(e, p); ok {
+				return true
+			}
+		}
+		return false
+	}
+	want, _ := filepath.Glob("internal/*")
+	top, _ := filepath.Glob("*")
+	for _, p := range top {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case strings.HasPrefix(p, "."):
+		case fi.IsDir() && p != "internal":
+			want = append(want, p)
+		case strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go"):
+			want = append(want, p)
+		}
+	}
+	for _, p := range want {
+		if !named(p) {
+			t.Errorf("the README's Layout does not name %s", p)
+		}
+	}
+}

@@ -296,6 +296,28 @@ func TestSandboxes(t *testing.T) {
 // what every run must show.
 func runSandbox(t *testing.T, key, bin string) *sandbox.Summary {
 	t.Helper()
+	sb, doc := sandboxDoc(t, key, bin, t.TempDir())
+	s, err := sandbox.Summarize(doc)
+	if err != nil {
+		t.Fatalf("%s: %v", sb.Label, err)
+	}
+	if s.SchemaVersion != "1.16" {
+		t.Errorf("schema_version = %q, want 1.16", s.SchemaVersion)
+	}
+	if want := s.ContainerDetected; (s.Verdict() == "isolated") != want {
+		t.Errorf("verdict %q disagrees with container_detected %v", s.Verdict(), want)
+	}
+	t.Logf("%s: container_detected=%v type=%s probe_namespace=%s fired=%v",
+		sb.Label, s.ContainerDetected, s.RuntimeContext.Type, s.Namespace(), s.Fired())
+	return s
+}
+
+// sandboxDoc runs the named case with scratch as its working directory
+// and returns it with the document it wrote, skipping (or failing under
+// AORTA_PROBE_REQUIRE_SANDBOXES=1) when it cannot run here. The commands
+// it ran are logged when the test fails.
+func sandboxDoc(t *testing.T, key, bin, scratch string) (sandbox.Sandbox, []byte) {
+	t.Helper()
 	sb, ok := sandbox.Lookup(key)
 	if !ok {
 		t.Fatalf("no sandbox %q in internal/sandbox", key)
@@ -311,23 +333,11 @@ func runSandbox(t *testing.T, key, bin string) *sandbox.Summary {
 			t.Logf("commands:\n%s", log.String())
 		}
 	})
-	doc, err := sb.Run(ctx, bin, t.TempDir(), &log)
+	doc, err := sb.Run(ctx, bin, scratch, &log)
 	if err != nil {
 		t.Fatalf("%s: %v", sb.Label, err)
 	}
-	s, err := sandbox.Summarize(doc)
-	if err != nil {
-		t.Fatalf("%s: %v", sb.Label, err)
-	}
-	if s.SchemaVersion != "1.16" {
-		t.Errorf("schema_version = %q, want 1.16", s.SchemaVersion)
-	}
-	if want := s.ContainerDetected; (s.Verdict() == "isolated") != want {
-		t.Errorf("verdict %q disagrees with container_detected %v", s.Verdict(), want)
-	}
-	t.Logf("%s: container_detected=%v type=%s probe_namespace=%s fired=%v",
-		sb.Label, s.ContainerDetected, s.RuntimeContext.Type, s.Namespace(), s.Fired())
-	return s
+	return sb, doc
 }
 
 // checkNamespace compares probe_namespace with the host's.
@@ -371,8 +381,8 @@ func checkNamespace(t *testing.T, s *sandbox.Summary, h hostFacts, mount string)
 }
 
 // buildStaticProbe is the static binary (staticProbe), built once per test
-// process whichever test asks first.
-func buildStaticProbe(t *testing.T) string {
+// process whichever test or benchmark asks first.
+func buildStaticProbe(t testing.TB) string {
 	t.Helper()
 	bin, err := staticProbe()
 	if err != nil {

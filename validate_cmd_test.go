@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,18 +70,7 @@ func TestE2EValidate(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(bin, append([]string{"validate"}, args...)...)
 		cmd.Stdin = strings.NewReader(stdin)
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err := cmd.Run()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0, o.String(), e.String()
-		case errors.As(err, &ee):
-			return ee.ExitCode(), o.String(), e.String()
-		}
-		t.Fatal(err)
-		return -1, "", ""
+		return runCmd(t, cmd)
 	}
 	for _, tc := range []struct {
 		name      string

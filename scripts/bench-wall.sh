@@ -4,7 +4,8 @@
 # Not a test: numbers for the notes, always printed next to the machine's
 # load.
 #
-#   [PYTHON=/path/to/python3] scripts/bench-wall.sh [RUNS]    (default 30)
+#   [PYTHON=/path/to/python3] [REAL_TORCH_PYTHON=/path/to/python3] \
+#     scripts/bench-wall.sh [RUNS]    (default 30)
 #
 # Rows (after one warm-up run of each, RUNS rounds; each round runs every
 # row once, in order, so that a change of load hits all rows alike):
@@ -20,14 +21,20 @@
 #   fake torch: probe   aorta-probe OUT --python PY with that PYTHONPATH
 #   no-python           aorta-probe OUT --no-python
 #   empty-root          aorta-probe OUT --root EMPTY   (no tools run)
+#   real torch: import  RT -c 'import torch'      } only with
+#   real torch: probe   aorta-probe OUT --python RT } REAL_TORCH_PYTHON=RT
 # For each: the median and p90 wall time (date +%s%N around GNU time, so
 # it includes GNU time's own fork/exec, ~1 ms) and the median peak RSS
 # (GNU time %M, KiB: the largest process of the tree, so with an
 # interpreter it is the interpreter's unless the probe's is larger). Then
 # the ratios of the medians against `python -c pass` (and against the
 # fake torch import). PY is $PYTHON, else the interpreter python3 on PATH
-# resolves to (sys.executable: no shim). Needs GNU time (apt-get install
-# time) and bc.
+# resolves to (sys.executable: no shim). The fake torch prints at import
+# and, where g++ is installed, has a libtorch_hip.so with CK symbols. The
+# pytorch_version each probe row with a torch found is printed last, to
+# show the interpreter saw it. Needs GNU time (apt-get install time) and
+# bc. (This script replaces scripts/bench_python.sh: its --no-python and
+# fake-torch series are the rows no-python and fake torch: probe.)
 set -euo pipefail
 runs=${1:-30}
 cd "$(dirname "$0")/.."
@@ -46,10 +53,10 @@ helper=probe/python_helper.stdin
 printf '#!/bin/sh\nexec cat %s\n' "$tmp/stream.json" >"$tmp/replay"
 chmod +x "$tmp/replay"
 
-# A fake ROCm torch with its companions (as scripts/bench_python.sh).
+# A fake ROCm torch with its companions.
 site=$tmp/site
 mkdir -p "$site/torch/lib" "$site/torch/backends" "$site/triton" "$site/fbgemm_gpu" "$site/aiter" "$site/torchrec"
-printf '__version__ = "2.9.1+rocm7.2.1.gitff65f5bc"\nfrom . import version, cuda, backends, __config__\n' >"$site/torch/__init__.py"
+printf 'print("torch prints at import")\n__version__ = "2.9.1+rocm7.2.1.gitff65f5bc"\nfrom . import version, cuda, backends, __config__\n' >"$site/torch/__init__.py"
 printf "git_version = 'ff65f5bc672795c5e5033900ea0a0c4f8566c8cf'\nhip = '7.2.53211'\ncuda = None\ndebug = False\n" >"$site/torch/version.py"
 printf "def get_arch_list():\n    return ['gfx942']\n" >"$site/torch/cuda.py"
 printf "def show():\n    return 'PyTorch built with:\\\\n  - Build settings: BUILD_TYPE=Release, CXX_FLAGS= -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA, USE_ROCM=ON, \\\\n'\n" >"$site/torch/__config__.py"
@@ -61,8 +68,17 @@ printf "__version__ = '1.4.0'\n" >"$site/fbgemm_gpu/__init__.py"
 printf "__version__ = '0.1.11.dev32+g9a469a608'\n" >"$site/aiter/__init__.py"
 printf "__version__ = '1.4.0'\n" >"$site/torchrec/version.py"
 : >"$site/torchrec/__init__.py"
+if command -v g++ >/dev/null; then
+	printf 'namespace ck { void k() {} }\nnamespace pytorch_flash { void mha_fwd_ck() {} }\n' >"$tmp/x.cpp"
+	g++ -shared -fPIC -o "$site/torch/lib/libtorch_hip.so" "$tmp/x.cpp"
+fi
 
 names=("python -c pass" "default" "--python PY" "probe alone" "fake torch: import" "fake torch: probe" "no-python" "empty-root")
+rt=${REAL_TORCH_PYTHON:-}
+if [ -n "$rt" ]; then
+	"$rt" -c 'import torch' >/dev/null 2>&1 || { echo "bench-wall: REAL_TORCH_PYTHON=$rt cannot import torch" >&2; exit 1; }
+	names+=("real torch: import" "real torch: probe")
+fi
 # row I: run configuration I once with GNU time, print "WALL_US RSS_KIB".
 row() {
 	local cmd=() env=()
@@ -72,9 +88,11 @@ row() {
 	2) cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$py") ;;
 	3) cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$tmp/replay") ;;
 	4) env=("PYTHONPATH=$site") cmd=("$py" -c 'import torch') ;;
-	5) env=("PYTHONPATH=$site") cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$py") ;;
+	5) env=("PYTHONPATH=$site") cmd=("$tmp/aorta-probe" "$tmp/fake.json" --python "$py") ;;
 	6) cmd=("$tmp/aorta-probe" "$tmp/env.json" --no-python) ;;
 	7) cmd=("$tmp/aorta-probe" "$tmp/env.json" --root "$tmp/empty") ;;
+	8) cmd=("$rt" -c 'import torch') ;;
+	9) cmd=("$tmp/aorta-probe" "$tmp/real.json" --python "$rt") ;;
 	esac
 	local s e
 	s=$(date +%s%N)
@@ -89,6 +107,7 @@ rank() { sort -n | awk -v p="$1" '{a[NR]=$1} END {r=int((p*NR+99)/100); if (r<1)
 echo "machine:    $(nproc) CPUs, $(uname -r), $(go version | cut -d' ' -f3)"
 echo "load:       $(uptime)"
 echo "python:     $py ($("$py" --version 2>&1)); python3 on PATH: $(command -v python3 || echo none)"
+[ -z "$rt" ] || echo "real torch: $rt ($("$rt" --version 2>&1))"
 echo "runs:       $runs rounds, rows interleaved"
 for i in "${!names[@]}"; do row "$i" >/dev/null; done # warm the page cache
 for _ in $(seq "$runs"); do
@@ -105,5 +124,8 @@ ratio() { printf '%-44s %5.2fx  (+%.1f ms)\n' "$1" "$(echo "${med[$2]} / ${med[$
 ratio "--python PY / python -c pass:" 2 0
 ratio "default / python -c pass:" 1 0
 ratio "fake torch: probe / fake torch: import:" 5 4
+[ -z "$rt" ] || ratio "real torch: probe / real torch: import:" 9 8
+echo "fake torch: $(grep -o '"pytorch_version": "[^"]*"' "$tmp/fake.json"); libtorch_hip.so with CK symbols: $([ -f "$site/torch/lib/libtorch_hip.so" ] && echo yes || echo "no (no g++)")"
+[ -z "$rt" ] || echo "real torch: $rt: $(grep -o '"pytorch_version": "[^"]*"' "$tmp/real.json")"
 echo "load after: $(uptime)"
 echo "binary:     $(stat -c %s "$tmp/aorta-probe") bytes unstripped, $(stat -c %s "$tmp/aorta-probe-stripped") bytes stripped (-ldflags=-s)"

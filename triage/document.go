@@ -55,15 +55,9 @@ func Parse(name, text string) (*Document, error) {
 
 // ReadFile reads and parses the document at path; "-" reads stdin.
 func ReadFile(path string, stdin *os.File) (*Document, error) {
-	var b []byte
-	var err error
-	if path == "-" {
-		b, err = readAll(stdin)
-	} else {
-		b, err = os.ReadFile(path)
-	}
+	b, err := readInput(path, stdin)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+		return nil, err
 	}
 	return Parse(path, string(b))
 }

@@ -129,15 +129,9 @@ func writeAtomic(path string, b []byte) error {
 // ReadEnvNames reads an env-names document.
 func ReadEnvNames(path string, stdin *os.File) (EnvNames, error) {
 	var e EnvNames
-	var b []byte
-	var err error
-	if path == "-" {
-		b, err = readAll(stdin)
-	} else {
-		b, err = os.ReadFile(path)
-	}
+	b, err := readInput(path, stdin)
 	if err != nil {
-		return e, fmt.Errorf("%s: %v", path, unwrapPath(err))
+		return e, err
 	}
 	v, err := decodeJSON(string(b))
 	if err != nil {
@@ -252,26 +246,26 @@ func envMarkersMain(c diffArgs, io IO) int {
 			return 2
 		}
 	}
-	d := CompareEnvNames(c.files[0], e[0], c.files[1], e[1])
-	var err error
-	switch c.format {
-	case "json":
-		err = writeJSON(io.Stdout, struct {
-			Format     string   `json:"format"`
-			ExitStatus int      `json:"exit_status"`
-			A          string   `json:"a"`
-			B          string   `json:"b"`
-			OnlyA      []string `json:"only_in_a"`
-			OnlyB      []string `json:"only_in_b"`
-			Markers    []string `json:"marker_values_differ"`
-			Common     int      `json:"common"`
-		}{"aorta-probe-diff-env-markers/1", d.ExitCode(), d.A, d.B, d.OnlyA, d.OnlyB, d.Markers, d.Common})
-	default:
-		err = d.text(io.Stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "aorta-probe diff: writing the result: %v\n", err)
-		return 2
-	}
-	return d.ExitCode()
+	return writeReport(c, io, markerReport{CompareEnvNames(c.files[0], e[0], c.files[1], e[1])})
+}
+
+// markerReport is a MarkerDiff in the --format shapes; markdown, which
+// --env-markers does not offer, is the text.
+type markerReport struct{ MarkerDiff }
+
+func (d markerReport) Text(w io.Writer, _ RenderOptions) error { return d.text(w) }
+
+func (d markerReport) Markdown(w io.Writer) error { return d.text(w) }
+
+func (d markerReport) JSON(w io.Writer) error {
+	return writeJSON(w, struct {
+		Format     string   `json:"format"`
+		ExitStatus int      `json:"exit_status"`
+		A          string   `json:"a"`
+		B          string   `json:"b"`
+		OnlyA      []string `json:"only_in_a"`
+		OnlyB      []string `json:"only_in_b"`
+		Markers    []string `json:"marker_values_differ"`
+		Common     int      `json:"common"`
+	}{"aorta-probe-diff-env-markers/1", d.ExitCode(), d.A, d.B, d.OnlyA, d.OnlyB, d.Markers, d.Common})
 }

@@ -69,6 +69,10 @@ func TestDiffEnvMarkers(t *testing.T) {
 	if code != 1 || out != want || errs != "" {
 		t.Errorf("exit %d\n%s\nwant\n%s%s", code, out, want, errs)
 	}
+	// --format markdown, which --env-markers does not offer, is the text.
+	if code, md, _ := runMain([]string{"--env-markers", "--format", "markdown", local, remote}, false); code != 1 || md != want {
+		t.Errorf("markdown: exit %d\n%s\nwant the text\n%s", code, md, want)
+	}
 	if code, out, _ := runMain([]string{"--env-markers", local, local}, false); code != 0 || !strings.HasPrefix(out, "same variable names (4)") {
 		t.Errorf("same: exit %d %s", code, out)
 	}

@@ -2,10 +2,7 @@ package triage
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
-
-	"aorta-probe/internal/fleetgen"
 )
 
 // BenchmarkFleet is fleet mode over AORTA_BENCH_FLEET_N documents
@@ -19,22 +16,8 @@ func BenchmarkFleet(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	base, err := os.ReadFile(filepath.Join("..", "testdata", "golden", "rocm-classic-7.2.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	tmpl, err := fleetgen.Template(base, 400000, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	if err := fleetgen.Write(dir, n, tmpl, nil); err != nil {
-		b.Fatal(err)
-	}
-	paths, err := ExpandFleet([]string{dir})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tmpl := fleetTemplate(b, 400000, nil)
+	_, paths := writeFleet(b, n, tmpl, nil)
 	b.SetBytes(int64(len(tmpl)) * int64(n))
 	b.ResetTimer()
 	for b.Loop() {

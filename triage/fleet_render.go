@@ -32,19 +32,7 @@ func fleetMain(c diffArgs, io IO) int {
 	for _, u := range r.Unreadable {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(u.Err))
 	}
-	switch c.format {
-	case "json":
-		err = r.JSON(io.Stdout)
-	case "markdown":
-		err = r.Markdown(io.Stdout)
-	default:
-		err = r.Text(io.Stdout, RenderOptions{Color: io.Color})
-	}
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "aorta-probe diff: writing the result: %v\n", err)
-		return 2
-	}
-	return r.ExitCode()
+	return writeReport(c, io, r)
 }
 
 func (f *FleetResult) headline() string {

@@ -11,39 +11,17 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"aorta-probe/internal/fleetgen"
 )
 
 // TestFleetPlantedOutliers: 240 generated nodes (each with its own
 // namespace hash, capture time and timings), two planted outliers: both
 // found with exactly the planted field, nothing else flagged.
 func TestFleetPlantedOutliers(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("..", "testdata", "golden", "rocm-classic-7.2.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := fleetgen.Template(base, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := fleetgen.Template(base, 0, map[string]any{"hipblaslt.lib_hash": "sha256:planted"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	drv, err := fleetgen.Template(base, 0, map[string]any{"amdgpu_driver.package_version": "6.12.12-planted"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
+	tmpl := fleetTemplate(t, 0, nil)
+	lib := fleetTemplate(t, 0, map[string]any{"hipblaslt.lib_hash": "sha256:planted"})
+	drv := fleetTemplate(t, 0, map[string]any{"amdgpu_driver.package_version": "6.12.12-planted"})
 	const n = 240
-	if err := fleetgen.Write(dir, n, tmpl, map[int][]byte{17: lib, 201: drv}); err != nil {
-		t.Fatal(err)
-	}
-	paths, err := ExpandFleet([]string{dir})
-	if err != nil || len(paths) != n {
-		t.Fatalf("ExpandFleet: %d paths, %v", len(paths), err)
-	}
+	dir, paths := writeFleet(t, n, tmpl, map[int][]byte{17: lib, 201: drv})
 	r := Fleet(paths, 3)
 	if r.Documents != n || len(r.Unreadable) != 0 {
 		t.Fatalf("documents %d, unreadable %v", r.Documents, r.Unreadable)

@@ -6,17 +6,24 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/fleetgen"
 	"aorta-probe/schema"
 )
 
-// golden reads a scenario document the probe wrote (testdata/golden).
-func golden(t testing.TB, name string) object {
+// goldenBytes is a scenario document the probe wrote (testdata/golden).
+func goldenBytes(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "golden", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := schema.Decode(string(b))
+	return b
+}
+
+// golden reads a scenario document the probe wrote (testdata/golden).
+func golden(t testing.TB, name string) object {
+	t.Helper()
+	v, err := schema.Decode(string(goldenBytes(t, name)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,4 +105,31 @@ var schema17 = []edit{
 	del("rocm.root"), del("rocm.lib_root"), del("rocm.root_source"), del("rocm.layout"), del("rocm.version_source"),
 	del("triton.commit"), del("fbgemm.commit"),
 	del("hipblaslt.upstream_commit"), del("hipblaslt.upstream_commit_matches_tweak"),
+}
+
+// fleetTemplate is fleetgen.Template over the golden rocm-classic-7.2.json
+// document: grown to about size bytes (0: as is), with set's fields.
+func fleetTemplate(t testing.TB, size int, set map[string]any) []byte {
+	t.Helper()
+	tmpl, err := fleetgen.Template(goldenBytes(t, "rocm-classic-7.2.json"), size, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl
+}
+
+// writeFleet writes n documents from tmpl (planted ones at their index)
+// into a new directory dir and returns it with the paths ExpandFleet
+// lists.
+func writeFleet(t testing.TB, n int, tmpl []byte, planted map[int][]byte) (dir string, paths []string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := fleetgen.Write(dir, n, tmpl, planted); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := ExpandFleet([]string{dir})
+	if err != nil || len(paths) != n {
+		t.Fatalf("ExpandFleet: %d paths, %v", len(paths), err)
+	}
+	return dir, paths
 }

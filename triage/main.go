@@ -140,7 +140,21 @@ func Main(args []string, io IO) int {
 			return 2
 		}
 	}
-	r := Compare(docs[0], docs[1])
+	return writeReport(c, io, Compare(docs[0], docs[1]))
+}
+
+// report is a diff result in the shapes --format names.
+type report interface {
+	Text(w io.Writer, o RenderOptions) error
+	Markdown(w io.Writer) error
+	JSON(w io.Writer) error
+	ExitCode() int
+}
+
+// writeReport writes r to stdout in c.format and returns r's exit status,
+// or 2 when stdout cannot be written.
+func writeReport(c diffArgs, io IO, r report) int {
+	var err error
 	switch c.format {
 	case "json":
 		err = r.JSON(io.Stdout)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -108,11 +109,23 @@ func shown(v any) string {
 	return "<" + strconv.Itoa(n) + " items, sha256 " + hex.EncodeToString(sum[:6]) + ">"
 }
 
-func readAll(f *os.File) ([]byte, error) {
-	if f == nil {
-		return nil, errors.New("no standard input")
+// readInput reads the file at path, or stdin when path is "-"; the error
+// names the path once.
+func readInput(path string, stdin *os.File) ([]byte, error) {
+	var b []byte
+	var err error
+	switch {
+	case path != "-":
+		b, err = os.ReadFile(path)
+	case stdin == nil:
+		err = errors.New("no standard input")
+	default:
+		b, err = io.ReadAll(stdin)
 	}
-	return io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+	}
+	return b, nil
 }
 
 // unwrapPath drops the path an *fs.PathError repeats; callers name the file.

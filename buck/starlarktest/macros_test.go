@@ -296,13 +296,7 @@ func TestGenruleCommandRuns(t *testing.T) {
 	rules, err := eval(t, nil, load+`aorta_probe_genrule(name = "env", args = ["--no-provenance"], nonce = "x")`)
 	r := one(t, rules, err, "genrule")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "aorta-probe")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildProbe(t, dir)
 	cmd := strings.Replace(r.str(t, "cmd"), "$(exe root//:aorta-probe)", bin, 1)
 	srcs := filepath.Join(dir, "srcs")
 	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
@@ -324,6 +318,19 @@ func TestGenruleCommandRuns(t *testing.T) {
 	if !strings.Contains(string(doc), `"probe_invocation": "buck2_action"`) || strings.Contains(string(doc), "probe_provenance") {
 		t.Errorf("document does not look right:\n%.400s", doc)
 	}
+}
+
+// buildProbe builds the static probe from this tree as dir/aorta-probe.
+func buildProbe(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "aorta-probe")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = repo
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 func TestBuildFile(t *testing.T) {
@@ -439,13 +446,7 @@ func TestEnvNamesCommandRuns(t *testing.T) {
 		t.Fatalf("%v %v", rules, err)
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "aorta-probe")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildProbe(t, dir)
 	cmd := strings.Replace(rules[1].str(t, "cmd"), "$(exe root//:aorta-probe)", bin, 1)
 	sh := exec.Command("/bin/sh", "-e", "-c", cmd)
 	sh.Dir = dir

@@ -113,24 +113,11 @@ func nspawn() Sandbox {
 	return Sandbox{
 		Key: "systemd-nspawn", Label: "systemd-nspawn -D DIR --as-pid2",
 		Tools: []string{"systemd-nspawn"}, Root: true,
-		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
-			root := filepath.Join(dir, "root")
-			for _, d := range []string{"out", "usr", "etc"} {
-				if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-					return nil, err
-				}
-			}
-			if err := os.WriteFile(filepath.Join(root, "etc", "os-release"), []byte("ID=aorta-sandbox\n"), 0o644); err != nil {
-				return nil, err
-			}
-			if err := copyFile(bin, filepath.Join(root, ProbeName), 0o755); err != nil {
-				return nil, err
-			}
-			if _, err := command(ctx, log, NspawnArgv(root, "/"+ProbeName, "/out/env.json")...); err != nil {
-				return nil, err
-			}
-			return readDoc(filepath.Join(root, "out", "env.json"))
-		},
+		run: inRoot([]string{"usr", "etc"}, func(root string) error {
+			return os.WriteFile(filepath.Join(root, "etc", "os-release"), []byte("ID=aorta-sandbox\n"), 0o644)
+		}, func(root string) []string {
+			return NspawnArgv(root, "/"+ProbeName, "/out/env.json")
+		}),
 	}
 }
 

@@ -213,19 +213,9 @@ func chroot() Sandbox {
 	return Sandbox{
 		Key: "chroot", Label: "chroot (binary only)",
 		Tools: []string{"chroot"}, Root: true,
-		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
-			root := filepath.Join(dir, "root")
-			if err := os.MkdirAll(filepath.Join(root, "out"), 0o755); err != nil {
-				return nil, err
-			}
-			if err := copyFile(bin, filepath.Join(root, ProbeName), 0o755); err != nil {
-				return nil, err
-			}
-			if _, err := command(ctx, log, "chroot", root, "/"+ProbeName, "/out/env.json"); err != nil {
-				return nil, err
-			}
-			return readDoc(filepath.Join(root, "out", "env.json"))
-		},
+		run: inRoot(nil, nil, func(root string) []string {
+			return []string{"chroot", root, "/" + ProbeName, "/out/env.json"}
+		}),
 	}
 }
 
@@ -237,22 +227,10 @@ func chrootProc() Sandbox {
 		Key: "chroot-proc", Label: "unshare -m + chroot with /proc",
 		Tools: []string{"unshare", "sh", "mount", "chroot"}, Root: true,
 		wrap: func(string) []string { return []string{"unshare", "-m"} },
-		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
-			root := filepath.Join(dir, "root")
-			for _, d := range []string{"out", "proc"} {
-				if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-					return nil, err
-				}
-			}
-			if err := copyFile(bin, filepath.Join(root, ProbeName), 0o755); err != nil {
-				return nil, err
-			}
+		run: inRoot([]string{"proc"}, nil, func(root string) []string {
 			script := `mount -t proc proc "$1/proc" && exec chroot "$1" /` + ProbeName + ` /out/env.json`
-			if _, err := command(ctx, log, "unshare", "-m", "sh", "-c", script, "sh", root); err != nil {
-				return nil, err
-			}
-			return readDoc(filepath.Join(root, "out", "env.json"))
-		},
+			return []string{"unshare", "-m", "sh", "-c", script, "sh", root}
+		}),
 	}
 }
 
@@ -342,6 +320,39 @@ func tail(b []byte, n int) []byte {
 		return b[len(b)-n:]
 	}
 	return b
+}
+
+// inRoot is the run of a case that puts the binary in a root of its own:
+// binaryRoot with out/ and dirs, setup (when not nil) adding to it, then
+// argv(root) run, and the document read from the root's out/env.json.
+func inRoot(dirs []string, setup func(root string) error, argv func(root string) []string) func(context.Context, string, string, io.Writer) ([]byte, error) {
+	return func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
+		root, err := binaryRoot(bin, dir, append([]string{"out"}, dirs...)...)
+		if err != nil {
+			return nil, err
+		}
+		if setup != nil {
+			if err := setup(root); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := command(ctx, log, argv(root)...); err != nil {
+			return nil, err
+		}
+		return readDoc(filepath.Join(root, "out", "env.json"))
+	}
+}
+
+// binaryRoot makes dir/root holding the binary as /ProbeName and the
+// empty directories dirs, for the cases that chroot into it.
+func binaryRoot(bin, dir string, dirs ...string) (string, error) {
+	root := filepath.Join(dir, "root")
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			return "", err
+		}
+	}
+	return root, copyFile(bin, filepath.Join(root, ProbeName), 0o755)
 }
 
 func copyFile(src, dst string, mode os.FileMode) error {

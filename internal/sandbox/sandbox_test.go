@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"bytes"
+	"context"
 	"debug/elf"
 	"os"
 	"os/exec"
@@ -126,5 +128,69 @@ func TestMissingSaysNeedsRoot(t *testing.T) {
 		if got := tt.sb.missing(tt.euid, tt.lookup); got != tt.want {
 			t.Errorf("%s: missing = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestBinaryRoot: the root the chroot and nspawn cases run in holds the
+// binary (executable, same bytes) and the empty directories asked for.
+func TestBinaryRoot(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "built")
+	if err := os.WriteFile(bin, []byte("\x7fELF fake"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := binaryRoot(bin, dir, "out", "usr", "etc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root != filepath.Join(dir, "root") {
+		t.Errorf("root %s", root)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "aorta-probe etc out usr" {
+		t.Errorf("root holds %s", got)
+	}
+	fi, err := os.Stat(filepath.Join(root, ProbeName))
+	if err != nil || fi.Mode().Perm()&0o100 == 0 {
+		t.Errorf("binary: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, ProbeName)); string(b) != "\x7fELF fake" {
+		t.Errorf("binary bytes %q", b)
+	}
+	if _, err := binaryRoot(filepath.Join(dir, "missing"), t.TempDir()); err == nil {
+		t.Errorf("no error for a missing binary")
+	}
+}
+
+// TestInRoot: a case run in a root of its own gets the root with the
+// binary, out/ and its directories, set up before argv runs, and returns
+// what argv wrote to out/env.json.
+func TestInRoot(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "built")
+	if err := os.WriteFile(bin, []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := inRoot([]string{"etc"}, func(root string) error {
+		return os.WriteFile(filepath.Join(root, "etc", "os-release"), []byte("ID=x\n"), 0o644)
+	}, func(root string) []string {
+		// The "document" proves each part: the binary, etc/ set up, out/.
+		return []string{"sh", "-c", `cat "$0/aorta-probe" "$0/etc/os-release" >"$0/out/env.json"`, root}
+	})
+	var log bytes.Buffer
+	doc, err := run(context.Background(), bin, dir, &log)
+	if err != nil || string(doc) != "binaryID=x\n" {
+		t.Errorf("doc %q, err %v\n%s", doc, err, log.String())
+	}
+	fails := inRoot(nil, nil, func(string) []string { return []string{"true"} })
+	if _, err := fails(context.Background(), bin, t.TempDir(), &log); err == nil || !strings.Contains(err.Error(), "wrote no document") {
+		t.Errorf("no document: err %v", err)
 	}
 }
