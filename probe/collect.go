@@ -370,7 +370,7 @@ func (s *state) run(c Command) Result {
 		r.StdoutN, r.Stdout = int64(len(r.Stdout)), nil
 	}
 	s.record(c, r)
-	if r.Err == ErrTimeout && s.ctx.Err() != nil {
+	if r.TimedOut() && s.ctx.Err() != nil {
 		s.interrupted.Store(true)
 	}
 	return r
@@ -391,7 +391,7 @@ func (s *state) record(c Command, r Result) {
 		StdoutBytes: len(r.Stdout),
 		StderrBytes: len(r.Stderr),
 		Truncated:   r.Truncated,
-		TimedOut:    r.Err == ErrTimeout,
+		TimedOut:    r.TimedOut(),
 	}
 	if c.StdoutTo != nil {
 		rec.StdoutBytes = int(r.StdoutN) // streamed: all of it was used
@@ -399,12 +399,9 @@ func (s *state) record(c Command, r Result) {
 	if c.Dir != "" {
 		rec.Dir = schema.Str(c.Dir)
 	}
-	switch e := r.Err.(type) {
-	case nil:
-		rec.ExitStatus = schema.Int(0)
-	case *ExitError:
-		rec.ExitStatus = schema.Int(e.Code)
-	default:
+	if rc, ok := r.Exit(); ok {
+		rec.ExitStatus = schema.Int(rc)
+	} else {
 		msg := r.Err.Error()
 		if s.redact != nil {
 			msg = s.redact(msg)

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -183,26 +182,26 @@ func (s *state) executionPlatform(buck2, target, dir string) platformAnswer {
 	argv := buck.ExecutionPlatformArgv(buck2, ctx, target)
 	r := s.run(Command{Argv: argv, Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
 	const what = "the execution-platform cquery"
-	var exit *ExitError
 	fail := func(format string, args ...any) platformAnswer {
 		return platformAnswer{reason: "not resolved: " + ctx.Redact(fmt.Sprintf(format, args...))}
 	}
 	switch {
-	case r.Err == ErrTimeout:
+	case r.TimedOut():
 		return fail("%s timed out after %ds", what, int(timeout/time.Second))
-	case r.Err != nil && !errors.As(r.Err, &exit):
+	case r.LaunchErr() != nil:
 		return fail("%s failed to launch (%s)", what, pyfmt.ExcStr(r.Err))
 	}
+	rc, _ := r.Exit()
 	stdout, stderr, err := decodeBuck(ctx, r)
 	switch {
 	case err != nil:
 		return fail("%s printed output that is not UTF-8 (%v)", what, err)
-	case exit != nil:
+	case rc != 0:
 		msg := pyfmt.FirstRunes(ctx.Redact(pyStrip(stderr)), 300)
 		if msg == "" {
 			msg = "(empty)"
 		}
-		return fail("%s exited %d (stderr: %s)", what, r.ExitCode, msg)
+		return fail("%s exited %d (stderr: %s)", what, rc, msg)
 	}
 	p, err := buck.ParseExecutionPlatform(stdout, target)
 	if err != nil {

@@ -242,13 +242,13 @@ func runPythonBridge(c *collector) *pyFacts {
 		f.detail = "an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself"
 	}
 	switch {
-	case r.Err == ErrTimeout && c.ctx.Err() != nil:
+	case r.TimedOut() && c.ctx.Err() != nil:
 		f.outcome, f.interrupted = pyTimeout, true
 		f.detail = fmt.Sprintf("interpreter %s stopped when the collection ended (%s) while %s", argv0, interruption(c.ctx, c.opt.Deadline), describeStage(f.stage))
-	case r.Err == ErrTimeout:
+	case r.TimedOut():
 		f.outcome = pyTimeout
 		f.detail = fmt.Sprintf("interpreter %s killed after %s while %s", argv0, cmd.Timeout, describeStage(f.stage))
-	case r.Err != nil && isStartError(r.Err):
+	case isStartError(r.LaunchErr()):
 		f.outcome = pyNoStart
 		f.detail = fmt.Sprintf("interpreter %s could not be started (%s)", argv0, pyfmt.ExcStr(r.Err))
 	case f.outcome == pyOK:
@@ -300,10 +300,11 @@ func isProbeDocument(out []byte) bool {
 	return bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")) && bytes.Contains(head, []byte(`"schema_version"`))
 }
 
+// isStartError reports whether err (a Result.LaunchErr) says the
+// interpreter could not be started at all.
 func isStartError(err error) bool {
 	var pe *fs.PathError
-	var ee *ExitError
-	return err != ErrTimeout && !errors.As(err, &ee) && (errors.As(err, &pe) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC))
+	return err != nil && (errors.As(err, &pe) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC))
 }
 
 // describeStage names the step a killed helper was in.
