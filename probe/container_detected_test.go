@@ -339,3 +339,39 @@ func FuzzKernelMajorMinor(f *testing.F) {
 		}
 	})
 }
+
+// TestIsolationTable walks the signal table: names are unique, the anchor
+// rows come first and start with runtime_context.type's inputs in their
+// order, and the roles contradictions relies on sit on the rows the docs
+// name (docs/isolation.md).
+func TestIsolationTable(t *testing.T) {
+	seen := map[string]bool{}
+	anchors := true
+	roles := map[signalRole][]string{}
+	for i, row := range isolationSignals {
+		if seen[row.name] {
+			t.Errorf("signal %s listed twice", row.name)
+		}
+		seen[row.name] = true
+		if row.anchor && !anchors {
+			t.Errorf("anchor signal %s after a non-anchor one", row.name)
+		}
+		anchors = anchors && row.anchor
+		if i < len(runtimeRules) && row.name != runtimeRules[i].name {
+			t.Errorf("row %d is %s, want the runtime rule %s", i, row.name, runtimeRules[i].name)
+		}
+		if row.anchor && row.corroborating {
+			t.Errorf("anchor signal %s is corroborating: every anchor signal decides", row.name)
+		}
+		roles[row.role] = append(roles[row.role], row.name)
+	}
+	for role, want := range map[signalRole]string{
+		roleMarker:       "dockerenv containerenv",
+		roleSelfAnnounce: "pid1_container_env host_container_manager systemd_container",
+		roleInitialNS:    "pid_ns_not_initial user_ns_not_initial cgroup_ns_not_initial uts_ns_not_initial ipc_ns_not_initial time_ns_not_initial",
+	} {
+		if got := strings.Join(roles[role], " "); got != want {
+			t.Errorf("role %d: %s, want %s", role, got, want)
+		}
+	}
+}
