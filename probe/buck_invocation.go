@@ -45,7 +45,7 @@ func collectBuckInvocation(s *state) buckResult {
 	if inv.ContextSource == "unspecified" {
 		s.reason("buck_invocation: --buck-target was supplied without explicit Buck context options or --buck-default-context; the default Buck invocation context was not confirmed")
 	}
-	bs, ok := await[schema.BuildSystem](s, "build_system")
+	bs, ok := await(s, buildSystemBlock)
 	if !ok {
 		bs = schema.BuildSystem{Kind: "none"}
 	}

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -100,7 +101,7 @@ func TestAncestorNamespace(t *testing.T) {
 			if err := a.Expand(root); err != nil {
 				t.Fatal(err)
 			}
-			s := &state{collector: &collector{root: newRootFS(root, "/", false)}}
+			s := &state{collector: newCollector(context.Background(), Options{Root: root, Cwd: "/"})}
 			kind, self, fromParent := "mnt", self, false
 			if tt.kind == "net" {
 				kind, self, fromParent = "net", "net:[4026532178]", true
@@ -250,7 +251,8 @@ func TestIsolationCases(t *testing.T) {
 				Env:   func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
 				Uname: func() (Uname, error) { return Uname{release, "#1", "x86_64"}, nil },
 			}
-			s := &state{collector: &collector{root: newRootFS(root, "/", false), opt: opt}}
+			opt.Root, opt.Cwd = root, "/"
+			s := &state{collector: newCollector(context.Background(), opt)}
 			iso := collectContainerDetected(s)
 			byName := map[string]schema.Signal{}
 			var fired []string

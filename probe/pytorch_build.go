@@ -45,7 +45,7 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 
 	bi := &b.BinaryIntrospection
 	if exc == "" {
-		ck, _ := await[composableKernel](s, "composable_kernel")
+		ck, _ := await(s, composableKernelBlock)
 		if ck.dump.counts != nil {
 			bi.LibtorchHIPSymbolCounts = nil
 			for _, m := range schema.SymbolMarkers {
