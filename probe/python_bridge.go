@@ -381,33 +381,62 @@ func parseHelperOutput(f *pyFacts, out []byte) {
 	}
 }
 
-// torchAt is the torch import outcome at one call site: the facts and ""
-// when torch was obtained, else "ImportError" or the class name raised. A
-// site the helper never reached reads as ImportError when no interpreter
-// ran (torch is simply not there) and as TimeoutExpired when the helper
-// was killed on the way.
-func (f *pyFacts) torchAt(site string) (*pyTorch, string) {
+// importOutcome is how an import in the helper ended: importOK when the
+// module was obtained, importMissing when it raised ImportError (it is not
+// importable), else the class name of the exception it raised
+// (TimeoutExpired when the helper was killed on the way).
+type importOutcome string
+
+const (
+	importOK      importOutcome = "ok"
+	importMissing importOutcome = "ImportError"
+)
+
+// imported says whether the import succeeded, and appends the reason of one
+// that did not: "PREFIX: MODULE import raised (CLASS)" for an exception,
+// "PREFIX: MISSING" for ImportError when missing is not "" (a documented
+// absence is silent).
+func (o importOutcome) imported(s *state, prefix, module, missing string) bool {
+	switch o {
+	case importOK:
+		return true
+	case importMissing:
+		if missing != "" {
+			s.reason("%s: %s", prefix, missing)
+		}
+	default:
+		s.reason("%s: %s import raised (%s)", prefix, module, string(o))
+	}
+	return false
+}
+
+// torchAt is the torch import outcome at one call site, with the facts when
+// torch was obtained. A site the helper never reached reads as ImportError
+// when no interpreter ran (torch is simply not there) and as
+// TimeoutExpired when the helper was killed on the way.
+func (f *pyFacts) torchAt(site string) (*pyTorch, importOutcome) {
 	o, ok := f.TorchSites[site]
 	switch {
 	case ok && o == "ok" && f.Torch != nil:
-		return f.Torch, ""
+		return f.Torch, importOK
 	case ok && o != "ok":
-		return nil, o
+		return nil, importOutcome(o)
 	case f.outcome == pyTimeout:
 		return nil, "TimeoutExpired"
 	}
-	return nil, "ImportError"
+	return nil, importMissing
 }
 
-// packageOutcome is the import outcome of a package step the same way.
-func (f *pyFacts) packageOutcome(reported string, present bool) string {
+// packageOutcome is the import outcome of a package step the same way:
+// reported is the helper's ("ok" or the class raised) when present.
+func (f *pyFacts) packageOutcome(reported string, present bool) importOutcome {
 	switch {
 	case present:
-		return reported
+		return importOutcome(reported)
 	case f.outcome == pyTimeout:
 		return "TimeoutExpired"
 	}
-	return "ImportError"
+	return importMissing
 }
 
 // interpreterSites is where the workload interpreter's find_spec places
