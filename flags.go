@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,6 +55,7 @@ could not be written, 2 for a usage error.
 type config struct {
 	options probe.Options
 	out     string
+	outFlag string // -o/--output as given; out once OUT is weighed
 	summary bool
 	field   *string
 	help    bool
@@ -61,14 +63,76 @@ type config struct {
 	buck    buckFlags // raw --buck-* values (flags_buck.go)
 }
 
+// option is one command-line flag: its names, whether it takes a value
+// (after "=" or as the next argument), and how it applies to the config.
+// set gets the name as given and the value ("" for a flag without one).
+type option struct {
+	names []string
+	value bool
+	set   func(c *config, name, v string) error
+	// missing, when set, is the error of a value-taking option given
+	// last with no value; otherwise "option NAME requires a value".
+	missing func(name string) error
+}
+
+// flagTable is every flag of the command line: the general ones here, then
+// the Python (flags_python.go) and Buck (flags_buck.go) ones.
+var flagTable = slices.Concat(generalOptions, pythonOptions, buckOptions)
+
+var generalOptions = []option{
+	{names: []string{"-o", "--output"}, value: true, set: func(c *config, name, v string) error {
+		if v == "" {
+			return errors.New("option " + name + " requires a non-empty path")
+		}
+		c.outFlag = v
+		return nil
+	}},
+	{names: []string{"--extended"}, set: func(c *config, _, _ string) error { c.options.Extended = true; return nil }},
+	{names: []string{"--execution-context"}, value: true, set: func(c *config, _, v string) error {
+		c.options.ExecutionContext = v
+		if !validLabel(v) {
+			return executionContextError(v)
+		}
+		return nil
+	}, missing: func(string) error { return executionContextError("(missing)") }},
+	{names: []string{"--summary"}, set: func(c *config, _, _ string) error { c.summary = true; return nil }},
+	{names: []string{"--field"}, value: true, set: func(c *config, _, v string) error { c.field = &v; return nil }},
+	{names: []string{"--deadline"}, value: true, set: func(c *config, _, v string) error {
+		// ParseDuration rejects what overflows (beyond ~292 years).
+		d, err := time.ParseDuration(v)
+		c.options.Deadline = d
+		if err != nil || d <= 0 {
+			return fmt.Errorf("--deadline needs a positive duration such as 30s or 2m (got %s)", pyfmt.Repr(v))
+		}
+		return nil
+	}},
+	{names: []string{"--root"}, value: true, set: func(c *config, _, v string) error { c.options.Root = v; return nil }},
+	{names: []string{"--no-provenance"}, set: func(c *config, _, _ string) error { c.options.NoProvenance = true; return nil }},
+	{names: []string{"--version"}, set: func(c *config, _, _ string) error { c.version = true; return nil }},
+	{names: []string{"--help", "-h"}, set: func(c *config, _, _ string) error { c.help = true; return nil }},
+}
+
+func executionContextError(got string) error {
+	return fmt.Errorf("--execution-context requires one of: direct, buck2_run, buck2_action (got %s)", pyfmt.Repr(got))
+}
+
+func lookupOption(name string) (option, bool) {
+	for _, o := range flagTable {
+		if slices.Contains(o.names, name) {
+			return o, true
+		}
+	}
+	return option{}, false
+}
+
 // parseArgs parses the command line. Flags and the positional OUT may come
 // in any order; --name=value and --name value are both accepted, -oPATH and
 // -o PATH too; "--" ends the flags. Everything that is wrong is a usage
-// error (exit 2), never a silent fall-through.
+// error (exit 2), never a silent fall-through: every such error is the one
+// parseArgs returns.
 func parseArgs(args []string) (config, error) {
 	var c config
 	var positional []string
-	outFlag := ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -83,100 +147,48 @@ func parseArgs(args []string) (config, error) {
 		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") && len(a) > 2 {
 			name, value, hasValue = "-o", a[2:], true
 		}
-		// takeValue consumes the flag's value: after "=" or the next argument.
-		takeValue := func() (string, error) {
-			if hasValue {
-				return value, nil
+		o, ok := lookupOption(name)
+		switch {
+		case !ok:
+			return c, fmt.Errorf("unknown option %s", name)
+		case !o.value && hasValue:
+			return c, fmt.Errorf("option %s does not take a value", name)
+		case o.value && !hasValue && i+1 >= len(args):
+			if o.missing != nil {
+				return c, o.missing(name)
 			}
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("option %s requires a value", name)
-			}
+			return c, fmt.Errorf("option %s requires a value", name)
+		case o.value && !hasValue:
 			i++
-			return args[i], nil
+			value = args[i]
 		}
-		flag := func() error {
-			if hasValue {
-				return fmt.Errorf("option %s does not take a value", name)
-			}
-			return nil
-		}
-		var err error
-		switch name {
-		case "-o", "--output":
-			outFlag, err = takeValue()
-			if err == nil && outFlag == "" {
-				err = errors.New("option " + name + " requires a non-empty path")
-			}
-		case "--extended":
-			err = flag()
-			c.options.Extended = true
-		case "--execution-context":
-			var v string
-			v, err = takeValue()
-			if err != nil {
-				err = fmt.Errorf("--execution-context requires one of: direct, buck2_run, buck2_action (got %s)", pyfmt.Repr("(missing)"))
-			} else if !validLabel(v) {
-				err = fmt.Errorf("--execution-context requires one of: direct, buck2_run, buck2_action (got %s)", pyfmt.Repr(v))
-			}
-			c.options.ExecutionContext = v
-		case "--summary":
-			err = flag()
-			c.summary = true
-		case "--field":
-			var v string
-			if v, err = takeValue(); err == nil {
-				c.field = &v
-			}
-		case "--deadline":
-			var v string
-			if v, err = takeValue(); err == nil {
-				// ParseDuration rejects what overflows (beyond ~292 years).
-				c.options.Deadline, err = time.ParseDuration(v)
-				if err != nil || c.options.Deadline <= 0 {
-					err = fmt.Errorf("--deadline needs a positive duration such as 30s or 2m (got %s)", pyfmt.Repr(v))
-				}
-			}
-		case "--root":
-			c.options.Root, err = takeValue()
-		case "--no-provenance":
-			err = flag()
-			c.options.NoProvenance = true
-		case "--version":
-			err = flag()
-			c.version = true
-		case "--help", "-h":
-			err = flag()
-			c.help = true
-		default:
-			var handled bool
-			for _, area := range []func(string, func() (string, error), func() error, *config) (bool, error){pythonFlag, buckFlag} {
-				if handled, err = area(name, takeValue, flag, &c); handled {
-					break
-				}
-			}
-			if !handled && err == nil {
-				err = fmt.Errorf("unknown option %s", name)
-			}
-		}
-		if err != nil {
+		if err := o.set(&c, name, value); err != nil {
 			return c, err
 		}
 	}
+	if err := c.setOut(positional); err != nil {
+		return c, err
+	}
+	return c, validateBuck(&c)
+}
+
+// setOut takes the output path from OUT or -o (once), "-" for stdout.
+func (c *config) setOut(positional []string) error {
 	switch {
 	case len(positional) > 1:
-		return c, fmt.Errorf("unexpected extra argument %s (only one OUT path is taken)", pyfmt.Repr(positional[1]))
-	case len(positional) == 1 && outFlag != "":
-		return c, errors.New("give the output path once: as OUT or with -o, not both")
+		return fmt.Errorf("unexpected extra argument %s (only one OUT path is taken)", pyfmt.Repr(positional[1]))
+	case len(positional) == 1 && c.outFlag != "":
+		return errors.New("give the output path once: as OUT or with -o, not both")
 	case len(positional) == 1 && positional[0] == "":
-		return c, errors.New("OUT must be a non-empty path (- or no OUT for stdout)")
+		return errors.New("OUT must be a non-empty path (- or no OUT for stdout)")
 	case len(positional) == 1:
 		c.out = positional[0]
-	case outFlag != "":
-		c.out = outFlag
+	case c.outFlag != "":
+		c.out = c.outFlag
 	default:
 		c.out = "-"
 	}
-	return c, validateBuck(&c)
+	return nil
 }
 
 func validLabel(v string) bool {

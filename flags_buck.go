@@ -23,53 +23,40 @@ type buckFlags struct {
 	defaultContext bool
 }
 
-// buckFlag parses the --buck-* flags. It reports whether name was one of them.
-func buckFlag(name string, value func() (string, error), flag func() error, c *config) (bool, error) {
-	b := &c.buck
-	appendTo := func(list *[]string) error {
-		v, err := value()
-		if err == nil {
-			*list = append(*list, v)
-		}
-		return err
-	}
-	switch name {
-	case "--buck-target":
-		v, err := value()
-		if err == nil {
-			b.target = &v // last wins
-		}
-		return true, err
-	case "--buck-option":
-		return true, appendTo(&b.options)
-	case "--buck-mode-file":
-		return true, appendTo(&b.modeFiles)
-	case "--buck-config":
-		return true, appendTo(&b.configs)
-	case "--buck-modifier":
-		return true, appendTo(&b.modifiers)
-	case "--buck-default-context":
-		b.defaultContext = true
-		return true, flag()
-	case "--buck-timeout":
-		v, err := value()
-		if err != nil {
-			return true, err
-		}
+// buckOptions are the --buck-* flags.
+var buckOptions = []option{
+	{names: []string{"--buck-target"}, value: true, set: func(c *config, _, v string) error {
+		c.buck.target = &v // last wins
+		return nil
+	}},
+	{names: []string{"--buck-option"}, value: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.options })},
+	{names: []string{"--buck-mode-file"}, value: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.modeFiles })},
+	{names: []string{"--buck-config"}, value: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.configs })},
+	{names: []string{"--buck-modifier"}, value: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.modifiers })},
+	{names: []string{"--buck-default-context"}, set: func(c *config, _, _ string) error { c.buck.defaultContext = true; return nil }},
+	{names: []string{"--buck-timeout"}, value: true, set: func(c *config, _, v string) error {
 		n, ok := pyInt(v)
 		switch {
 		case !ok:
-			return true, fmt.Errorf("Invalid value for '--buck-timeout': %s is not a valid integer range.", pyfmt.Repr(v))
+			return fmt.Errorf("Invalid value for '--buck-timeout': %s is not a valid integer range.", pyfmt.Repr(v))
 		case n < 1:
-			return true, fmt.Errorf("Invalid value for '--buck-timeout': %d is not in the range x>=1.", n)
+			return fmt.Errorf("Invalid value for '--buck-timeout': %d is not in the range x>=1.", n)
 		case n > maxBuckTimeout:
 			// Beyond what a time.Duration holds: it would wrap around.
-			return true, fmt.Errorf("Invalid value for '--buck-timeout': %s is not in the range 1<=x<=%d.", pyIntText(v), maxBuckTimeout)
+			return fmt.Errorf("Invalid value for '--buck-timeout': %s is not in the range 1<=x<=%d.", pyIntText(v), maxBuckTimeout)
 		}
 		c.options.Buck.Timeout = time.Duration(n) * time.Second
-		return true, nil
+		return nil
+	}},
+}
+
+// appendBuck is a repeatable --buck-* flag: each value is appended, in order.
+func appendBuck(list func(*buckFlags) *[]string) func(*config, string, string) error {
+	return func(c *config, _, v string) error {
+		l := list(&c.buck)
+		*l = append(*l, v)
+		return nil
 	}
-	return false, nil
 }
 
 // maxBuckTimeout is the largest --buck-timeout, in seconds, that a

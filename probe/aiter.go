@@ -22,11 +22,7 @@ func collectAiter(s *state) schema.Aiter {
 	p := f.Aiter
 	imported := false
 	var version any
-	switch o := f.packageOutcome(aiterOutcome(p), p != nil); {
-	case o == "ImportError":
-	case o != "ok":
-		s.reason("aiter.package_version: aiter import raised (%s)", o)
-	default:
+	if f.packageOutcome(aiterOutcome(p), p != nil).imported(s, "aiter.package_version", "aiter", "") {
 		imported = true
 		version = p.Version
 	}

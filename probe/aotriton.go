@@ -15,12 +15,8 @@ import (
 // installed_prefix is $AOTRITON_INSTALLED_PREFIX raw (scope: process env).
 func collectAOTriton(s *state) schema.AOTriton {
 	b := schema.AOTriton{InstalledPrefix: s.envPtr("AOTRITON_INSTALLED_PREFIX")}
-	t, exc := s.python().torchAt("aotriton")
-	switch {
-	case exc == "ImportError":
-		return b
-	case exc != "":
-		s.reason("aotriton: torch import raised (%s)", exc)
+	t, o := s.python().torchAt("aotriton")
+	if !o.imported(s, "aotriton", "torch", "") {
 		return b
 	}
 	if vm := t.VersionModule; vm != nil && vm.HIP == nil {

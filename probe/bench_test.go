@@ -37,7 +37,7 @@ func BenchmarkEncode(b *testing.B) {
 // BenchmarkContainerDetected is the isolation evidence alone, on this
 // machine: go test ./probe -run XXX -bench ContainerDetected -benchmem
 func BenchmarkContainerDetected(b *testing.B) {
-	s := &state{collector: &collector{root: newRootFS("/", "/", false), opt: withDefaults(Options{})}}
+	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
 	b.ReportAllocs()
 	for b.Loop() {
 		collectContainerDetected(s)

@@ -45,7 +45,7 @@ func collectBuckInvocation(s *state) buckResult {
 	if inv.ContextSource == "unspecified" {
 		s.reason("buck_invocation: --buck-target was supplied without explicit Buck context options or --buck-default-context; the default Buck invocation context was not confirmed")
 	}
-	bs, ok := await[schema.BuildSystem](s, "build_system")
+	bs, ok := await(s, buildSystemBlock)
 	if !ok {
 		bs = schema.BuildSystem{Kind: "none"}
 	}
@@ -122,12 +122,11 @@ func (s *state) cqueryDeps(target, dir string) depsQuery {
 		return depsQuery{why: "buck2 is not on the probe's PATH"}
 	}
 	r := s.run(Command{Argv: buck.DepsArgv(buck2, ctx, target), Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
-	var exit *ExitError
 	switch {
-	case r.Err == ErrTimeout:
+	case r.TimedOut():
 		s.reason("%s timed out after %ds (raise --buck-timeout if needed)", what, int(timeout/time.Second))
 		return depsQuery{why: "the deps cquery timed out"}
-	case r.Err != nil && !errors.As(r.Err, &exit):
+	case r.LaunchErr() != nil:
 		s.reason("%s failed to launch (%s)", what, ctx.Redact(pyfmt.ExcStr(r.Err)))
 		return depsQuery{why: "buck2 failed to launch"}
 	}
@@ -136,13 +135,13 @@ func (s *state) cqueryDeps(target, dir string) depsQuery {
 		s.reason("library_introspection: buck introspection raised (UnicodeDecodeError: %s)", ctx.Redact(err.Error()))
 		return depsQuery{why: "buck2 printed output that is not UTF-8"}
 	}
-	if exit != nil {
+	if rc, _ := r.Exit(); rc != 0 {
 		msg := pyfmt.FirstRunes(ctx.Redact(pyStrip(stderr)), 300)
 		if msg == "" {
 			msg = "(empty)"
 		}
-		s.reason("%s exited %d (stderr: %s)", what, r.ExitCode, msg)
-		return depsQuery{why: fmt.Sprintf("the deps cquery exited %d", r.ExitCode)}
+		s.reason("%s exited %d (stderr: %s)", what, rc, msg)
+		return depsQuery{why: fmt.Sprintf("the deps cquery exited %d", rc)}
 	}
 	labels, err := buck.ParseLabels(stdout)
 	var shape *buck.ShapeError

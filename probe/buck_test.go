@@ -413,11 +413,9 @@ func TestBuildSystemTable(t *testing.T) {
 			t.Setenv("HOME", t.TempDir())
 			// hg and git run in the repo root; the fakes read their
 			// steering files from their cwd.
-			s := &state{collector: &collector{
-				opt:  withDefaults(Options{Cwd: app, Runner: timeoutRunner{tt.slow}, Now: fixedNow}),
-				path: []string{fakeBin(t, tt.tools...)},
-				ctx:  context.Background(), redact: func(s string) string { return s },
-			}}
+			c := newCollector(context.Background(), Options{Cwd: app, Runner: timeoutRunner{tt.slow}, Now: fixedNow,
+				Path: []string{fakeBin(t, tt.tools...)}})
+			s := &state{collector: c}
 			got := strings.ReplaceAll(string(schema.EncodeCompact(collectBuildSystem(s))), root, "ROOT")
 			if got != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)

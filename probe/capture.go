@@ -44,11 +44,6 @@ const (
 	captureMaxOutput = 1 << 20
 )
 
-// placementMarkers are the variables placementEvidence reads
-// (execution_context.go); with the env knobs they are the only environment
-// values an archive holds.
-var placementMarkers = []string{"BUCK_SCRATCH_PATH", "BUCK2_DAEMON_UUID", "BUCK_BUILD_ID", "TMPDIR", "PWD", "PATH", "AORTA_RE_IMAGE"}
-
 // probeReadsEnv are the other variables the probe reads by name, whose
 // value the document records or derives from (runtime_context,
 // container_detected, docker, rocm roots, the Python search path):
@@ -62,8 +57,13 @@ var probeReadsEnv = []string{"AORTA_DOCKER_DIGEST", "AORTA_DOCKER_IMAGE", "AORTA
 
 // captureEnvAllowed reports whether the value of name may be recorded.
 func captureEnvAllowed(name string) bool {
-	if slices.Contains(placementMarkers, name) || slices.Contains(probeReadsEnv, name) {
+	if slices.Contains(probeReadsEnv, name) {
 		return true
+	}
+	for _, row := range placementSignals { // placementEvidence's variables (execution_context.go)
+		if row.name == name {
+			return true
+		}
 	}
 	for _, k := range envKnobs {
 		if k.name == name {

@@ -116,7 +116,9 @@ type collector struct {
 	isExec func(string) bool
 	// hashes is the one file-hash pool of the run (hash.go).
 	hashes *hashPool
-	slots  map[string]*slot
+	// table is the probe table (table.go) and slots its results by name.
+	table []probe
+	slots map[string]*slot
 	// temps are host files this collection created (the rdhc output
 	// file), removed when Collect returns even if the probe that made
 	// one was abandoned (removeAtEnd).
@@ -184,6 +186,7 @@ const flightDrain = time.Second
 
 // slot is one probe's result, published when the probe returns.
 type slot struct {
+	index int // the row's place in the table
 	done  chan struct{}
 	value any
 	ok    bool // returned normally (no panic)
@@ -272,12 +275,27 @@ type probe struct {
 	name string
 	run  func(*state) any
 	put  func(*schema.Snapshot, any)
+	// missing, when set, fills the not-captured block with the ROCm roots
+	// as far as they were resolved (rootsWhenMissing).
+	missing func(*schema.Snapshot, rocmRoots)
 }
 
+// rootsWhenMissing makes a row whose block, when not captured, still
+// names the roots (fill).
+func (p probe) rootsWhenMissing(fill func(*schema.Snapshot, rocmRoots)) probe {
+	p.missing = fill
+	return p
+}
+
+// blockKey is the name of a probe row typed with the block it computes:
+// a probe awaits another through its key (table.go), so the type awaited
+// is the type computed.
+type blockKey[T any] string
+
 // block builds a probe row from a typed collector and setter.
-func block[T any](name string, run func(*state) T, put func(*schema.Snapshot, T)) probe {
+func block[T any](name blockKey[T], run func(*state) T, put func(*schema.Snapshot, T)) probe {
 	return probe{
-		name: name,
+		name: string(name),
 		run:  func(s *state) any { return run(s) },
 		put:  func(snap *schema.Snapshot, v any) { put(snap, v.(T)) },
 	}
@@ -285,20 +303,24 @@ func block[T any](name string, run func(*state) T, put func(*schema.Snapshot, T)
 
 // await returns the result of an earlier probe of the table, waiting for it.
 // ok is false when that probe panicked or the deadline passed first; the
-// caller then uses the not-captured shape.
-func await[T any](s *state, name string) (T, bool) {
+// caller then uses the not-captured shape. A probe may await only rows
+// above its own (the order that keeps Collect free of deadlocks with few
+// workers): awaiting any other is a programming error, and panics.
+func await[T any](s *state, key blockKey[T]) (T, bool) {
 	var zero T
-	sl, found := s.slots[name]
+	sl, found := s.slots[string(key)]
 	if !found {
-		panic("probe: await of unknown probe " + name)
+		panic("probe: await of unknown probe " + string(key))
+	}
+	if own, ok := s.slots[s.name]; !ok || sl.index >= own.index {
+		panic(fmt.Sprintf("probe: %s awaits %s, which is not above it in the table", s.name, key))
 	}
 	select {
 	case <-sl.done:
-		v, isT := sl.value.(T)
-		if !sl.ok || !isT {
+		if !sl.ok {
 			return zero, false
 		}
-		return v, true
+		return sl.value.(T), true
 	case <-s.ctx.Done():
 		s.interrupted.Store(true)
 		return zero, false
@@ -387,7 +409,7 @@ func (s *state) run(c Command) Result {
 		r.StdoutN, r.Stdout = int64(len(r.Stdout)), nil
 	}
 	s.record(c, r)
-	if r.Err == ErrTimeout && s.ctx.Err() != nil {
+	if r.TimedOut() && s.ctx.Err() != nil {
 		s.interrupted.Store(true)
 	}
 	return r
@@ -408,7 +430,7 @@ func (s *state) record(c Command, r Result) {
 		StdoutBytes: len(r.Stdout),
 		StderrBytes: len(r.Stderr),
 		Truncated:   r.Truncated,
-		TimedOut:    r.Err == ErrTimeout,
+		TimedOut:    r.TimedOut(),
 	}
 	if c.StdoutTo != nil {
 		rec.StdoutBytes = int(r.StdoutN) // streamed: all of it was used
@@ -416,12 +438,9 @@ func (s *state) record(c Command, r Result) {
 	if c.Dir != "" {
 		rec.Dir = schema.Str(c.Dir)
 	}
-	switch e := r.Err.(type) {
-	case nil:
-		rec.ExitStatus = schema.Int(0)
-	case *ExitError:
-		rec.ExitStatus = schema.Int(e.Code)
-	default:
+	if rc, ok := r.Exit(); ok {
+		rec.ExitStatus = schema.Int(rc)
+	} else {
 		msg := r.Err.Error()
 		if s.redact != nil {
 			msg = s.redact(msg)
@@ -443,185 +462,18 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, opt.Deadline)
 	defer cancel()
 
-	root := newRootFS(opt.Root, opt.Cwd, opt.PortableResolve)
-	isExec := isExecutable
-	if rc := opt.Record; rc != nil {
-		opt = rc.attach(opt, root)
-		isExec = func(p string) bool {
-			ok := isExecutable(p)
-			if ok {
-				rc.executable(p)
-			}
-			return ok
-		}
-	}
-	c := &collector{opt: opt, root: root, ctx: ctx, hashes: newHashPool(opt.Workers), slots: map[string]*slot{}, isExec: isExec}
-	provRoot := opt.Root
-	if rp := opt.Replay; rp != nil {
-		root.errs = rp.errs
-		c.isExec = rp.isExec(root)
-		rp.preload(root, c.hashes)
-		provRoot = rp.root
-	}
-	c.redact = opt.Buck.Context.Redact
-	c.path = opt.Path
-	if c.path == nil && (opt.Root == "/" || opt.Root == "") {
-		c.path = searchPath(opt.Env)
-	}
-	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
-	c.kmdVersion = sync.OnceValue(func() *string { return c.root.readText("/sys/module/amdgpu/version") })
-	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
-	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
-	// Root discovery runs once, started before any probe (core.md §1.2).
-	// Only when neither the environment, /opt/rocm nor the filesystem's
-	// site-packages answer does it need the interpreter's find_spec; the
-	// probes that need no roots do not wait for that.
-	c.rootsDone = make(chan struct{})
-	c.rocm = sync.OnceValue(func() rocmRoots {
-		defer close(c.rootsDone)
-		return resolveROCmRoots(c.root, opt.Env, opt.Cwd, c.sites, func() []string {
-			sites := interpreterSites(c)
-			c.rootsInterrupted = c.python().interrupted
-			return sites
-		})
-	})
+	c := newCollector(ctx, opt)
 	if opt.Workers >= unbounded {
 		go c.rocm()
 	} // else: serial under low limits; the first probe that needs the roots resolves them
-
-	table := probeTable()
-	states := make([]*state, len(table))
-	for _, p := range table {
-		c.slots[p.name] = &slot{done: make(chan struct{})}
-	}
-	durations := make([]time.Duration, len(table))
-	for i, p := range table {
-		states[i] = &state{collector: c, name: p.name}
-	}
-	start := func(i int, done func()) {
-		p, st, sl := table[i], states[i], c.slots[table[i].name]
-		go func() {
-			defer done()
-			t0 := opt.Now()
-			defer func() {
-				if v := recover(); v != nil {
-					// Redacted like every exception text in a reason
-					// (context.md §20.6): a panic may quote Buck argv.
-					msg := fmt.Sprint(v)
-					if c.redact != nil {
-						msg = c.redact(msg)
-					}
-					st.reason("collect_env: unexpected failure (panic in %s probe: %s)", p.name, msg)
-					sl.ok = false
-				}
-				durations[i] = opt.Now().Sub(t0)
-				close(sl.done)
-			}()
-			sl.value = p.run(st)
-			sl.ok = true
-		}()
-	}
-	if opt.Workers >= len(table) {
-		for i := range table {
-			start(i, func() {})
-		}
-	} else {
-		// At most Workers probes at once, started in table order: a
-		// probe only awaits earlier ones, which hold or have released
-		// their slot, so this cannot deadlock. Past the deadline no new
-		// probe starts; those left are reported as not captured.
-		sem := make(chan struct{}, opt.Workers)
-		go func() {
-			for i := range table {
-				select {
-				case sem <- struct{}{}:
-				case <-ctx.Done():
-					return
-				}
-				start(i, func() { <-sem })
-			}
-		}()
-	}
+	states, durations := c.startProbes()
 
 	snap := notCaptured(c)
-	prov := &schema.Provenance{
-		Implementation: "aorta-probe",
-		Version:        opt.Version,
-		Build:          buildInfo(),
-		StartedAt:      started.UTC().Format("2006-01-02T15:04:05.000000Z"),
-		DeadlineMS:     opt.Deadline.Milliseconds(),
-		Root:           provRoot,
-		Detail:         map[bool]string{false: "compact", true: "full"}[opt.Extended],
-		Probes:         []schema.ProbeRecord{},
-		Commands:       []schema.CommandRecord{},
-		Isolation:      schema.Isolation{Verdict: "not_captured", Signals: []schema.Signal{}, Contradictions: []string{}},
-		Placement: schema.Placement{Suggests: "not_captured", Signals: []schema.PlacementSignal{}, Evidence: []string{},
-			LikelyExecutionPlatform: schema.PlatformEvidence{Reason: schema.Str("not captured: the execution_context probe did not finish")}},
-	}
+	prov := newProvenance(opt, started)
 	snap.Provenance = prov
+	reasons := c.gather(states, durations, snap)
 
-	reasons := []string{}
-	// Once the deadline passes (or SIGTERM), every command is killed, so a
-	// probe that was only waiting on one finishes at once with what it has;
-	// those still running after probeGrace are abandoned.
-	grace := context.Background()
-	for i, p := range table {
-		sl, st := c.slots[p.name], states[i]
-		rec := schema.ProbeRecord{Name: p.name}
-		select {
-		case <-sl.done:
-		case <-ctx.Done():
-			if grace == context.Background() {
-				var stop context.CancelFunc
-				grace, stop = context.WithTimeout(context.Background(), probeGrace)
-				defer stop()
-			}
-			select {
-			case <-sl.done:
-			case <-grace.Done():
-			}
-		}
-		finished := false
-		select {
-		case <-sl.done:
-			finished = !st.interrupted.Load()
-		default:
-		}
-		if finished {
-			if sl.ok {
-				p.put(snap, sl.value)
-				rec.Outcome = "ok"
-				if len(st.reasons) > 0 {
-					rec.Outcome = "partial"
-				}
-			} else {
-				rec.Outcome = "panic"
-			}
-			rec.DurationUS = durations[i].Microseconds()
-			rec.Reasons = len(st.reasons)
-			reasons = append(reasons, st.reasons...)
-		} else {
-			rec.Outcome = "deadline"
-			rec.Reasons = 1
-			prov.DeadlineHit = true
-			reasons = append(reasons, fmt.Sprintf("%s: not captured (%s)", p.name, interruption(ctx, opt.Deadline)))
-		}
-		prov.Probes = append(prov.Probes, rec)
-	}
-	// A rocm or therock block that was not captured still names the roots
-	// as far as they were resolved (the disaster shape of core.md §4.6).
-	if r := c.knownRoots(); !captured(prov.Probes, "rocm") || !captured(prov.Probes, "therock") {
-		rocm, therock := snap.ROCm, snap.TheRock
-		fillRoots(snap, r)
-		if captured(prov.Probes, "rocm") {
-			snap.ROCm = rocm
-		}
-		if captured(prov.Probes, "therock") {
-			snap.TheRock = therock
-		}
-	}
-
-	// Kill what still runs (the probes abandoned above), refuse new
+	// Kill what still runs (the probes abandoned by gather), refuse new
 	// commands, and wait until every process group started is gone.
 	cancel()
 	select {
@@ -646,6 +498,208 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		snap.Provenance = nil
 	}
 	return snap
+}
+
+// newCollector is the shared state of one collection of opt (defaults
+// applied) bounded by ctx: the root, the search path, the values computed
+// once (sites, kmd version, runtime type, the Python helper run, the ROCm
+// roots) and one slot per row of the probe table. Tests build the partial
+// collectors they need from it.
+func newCollector(ctx context.Context, opt Options) *collector {
+	opt = withDefaults(opt)
+	root := newRootFS(opt.Root, opt.Cwd, opt.PortableResolve)
+	isExec := isExecutable
+	if rc := opt.Record; rc != nil { // capture (capture.go)
+		opt = rc.attach(opt, root)
+		isExec = func(p string) bool {
+			ok := isExecutable(p)
+			if ok {
+				rc.executable(p)
+			}
+			return ok
+		}
+	}
+	c := &collector{opt: opt, root: root, ctx: ctx, isExec: isExec,
+		hashes: newHashPool(opt.Workers), redact: opt.Buck.Context.Redact, path: opt.Path}
+	if rp := opt.Replay; rp != nil { // replay of a capture (replay.go)
+		root.errs = rp.errs
+		c.isExec = rp.isExec(root)
+		rp.preload(root, c.hashes)
+	}
+	if c.path == nil && opt.Root == "/" {
+		c.path = searchPath(opt.Env)
+	}
+	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
+	c.kmdVersion = sync.OnceValue(func() *string { return c.root.readText("/sys/module/amdgpu/version") })
+	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
+	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
+	// Root discovery runs once, started before any probe (core.md §1.2).
+	// Only when neither the environment, /opt/rocm nor the filesystem's
+	// site-packages answer does it need the interpreter's find_spec; the
+	// probes that need no roots do not wait for that.
+	c.rootsDone = make(chan struct{})
+	c.rocm = sync.OnceValue(func() rocmRoots {
+		defer close(c.rootsDone)
+		return resolveROCmRoots(c.root, opt.Env, opt.Cwd, c.sites, func() []string {
+			sites := interpreterSites(c)
+			c.rootsInterrupted = c.python().interrupted
+			return sites
+		})
+	})
+	c.table = probeTable()
+	c.slots = make(map[string]*slot, len(c.table))
+	for i, p := range c.table {
+		c.slots[p.name] = &slot{index: i, done: make(chan struct{})}
+	}
+	return c
+}
+
+// startProbes starts every probe of the table, each in its goroutine
+// publishing into its slot: at most Workers at once, in table order. It
+// returns each probe's state and the slice its duration is written to.
+func (c *collector) startProbes() ([]*state, []time.Duration) {
+	table := c.table
+	states := make([]*state, len(table))
+	for i, p := range table {
+		states[i] = &state{collector: c, name: p.name}
+	}
+	durations := make([]time.Duration, len(table))
+	start := func(i int, done func()) {
+		p, st, sl := table[i], states[i], c.slots[table[i].name]
+		go func() {
+			defer done()
+			t0 := c.opt.Now()
+			defer func() {
+				if v := recover(); v != nil {
+					// Redacted like every exception text in a reason
+					// (context.md §20.6): a panic may quote Buck argv.
+					msg := fmt.Sprint(v)
+					if c.redact != nil {
+						msg = c.redact(msg)
+					}
+					st.reason("collect_env: unexpected failure (panic in %s probe: %s)", p.name, msg)
+					sl.ok = false
+				}
+				durations[i] = c.opt.Now().Sub(t0)
+				close(sl.done)
+			}()
+			sl.value = p.run(st)
+			sl.ok = true
+		}()
+	}
+	if c.opt.Workers >= len(table) {
+		for i := range table {
+			start(i, func() {})
+		}
+		return states, durations
+	}
+	// At most Workers probes at once, started in table order: a probe only
+	// awaits earlier ones (await), which hold or have released their slot,
+	// so this cannot deadlock. Past the deadline no new probe starts; those
+	// left are reported as not captured.
+	sem := make(chan struct{}, c.opt.Workers)
+	go func() {
+		for i := range table {
+			select {
+			case sem <- struct{}{}:
+			case <-c.ctx.Done():
+				return
+			}
+			start(i, func() { <-sem })
+		}
+	}()
+	return states, durations
+}
+
+// newProvenance is probe_provenance before any probe finished.
+func newProvenance(opt Options, started time.Time) *schema.Provenance {
+	root := opt.Root
+	if opt.Replay != nil {
+		root = opt.Replay.root // the archive replayed, not its expansion
+	}
+	return &schema.Provenance{
+		Implementation: "aorta-probe",
+		Version:        opt.Version,
+		Build:          buildInfo(),
+		StartedAt:      started.UTC().Format("2006-01-02T15:04:05.000000Z"),
+		DeadlineMS:     opt.Deadline.Milliseconds(),
+		Root:           root,
+		Detail:         map[bool]string{false: "compact", true: "full"}[opt.Extended],
+		Probes:         []schema.ProbeRecord{},
+		Commands:       []schema.CommandRecord{},
+		Isolation:      schema.Isolation{Verdict: "not_captured", Signals: []schema.Signal{}, Contradictions: []string{}},
+		Placement: schema.Placement{Suggests: "not_captured", Signals: []schema.PlacementSignal{}, Evidence: []string{},
+			LikelyExecutionPlatform: schema.PlatformEvidence{Reason: schema.Str("not captured: the execution_context probe did not finish")}},
+	}
+}
+
+// gather waits for each probe in table order and stores what finished in
+// time into snap, recording each in snap.Provenance; it returns the
+// partial reasons in table order. Once the deadline passes (or SIGTERM),
+// every command is killed, so a probe that was only waiting on one
+// finishes at once with what it has; those still running after probeGrace
+// are abandoned. A row not captured keeps its not-captured shape, with
+// what its missing hook fills in from the roots resolved so far.
+func (c *collector) gather(states []*state, durations []time.Duration, snap *schema.Snapshot) []string {
+	prov := snap.Provenance
+	reasons := []string{}
+	grace := context.Background()
+	var missing []probe
+	for i, p := range c.table {
+		sl, st := c.slots[p.name], states[i]
+		select {
+		case <-sl.done:
+		case <-c.ctx.Done():
+			if grace == context.Background() {
+				var stop context.CancelFunc
+				grace, stop = context.WithTimeout(context.Background(), probeGrace)
+				defer stop()
+			}
+			select {
+			case <-sl.done:
+			case <-grace.Done():
+			}
+		}
+		rec := schema.ProbeRecord{Name: p.name, Outcome: "deadline", Reasons: 1}
+		select {
+		case <-sl.done:
+			if !st.interrupted.Load() {
+				rec = finished(p, sl, st, durations[i], snap)
+			}
+		default:
+		}
+		if rec.Outcome == "deadline" {
+			prov.DeadlineHit = true
+			reasons = append(reasons, fmt.Sprintf("%s: not captured (%s)", p.name, interruption(c.ctx, c.opt.Deadline)))
+		} else {
+			reasons = append(reasons, st.reasons...)
+		}
+		if rec.Outcome != "ok" && rec.Outcome != "partial" && p.missing != nil {
+			missing = append(missing, p)
+		}
+		prov.Probes = append(prov.Probes, rec)
+	}
+	// A rocm or therock block that was not captured still names the roots
+	// as far as they were resolved (the disaster shape of core.md §4.6).
+	r := c.knownRoots()
+	for _, p := range missing {
+		p.missing(snap, r)
+	}
+	return reasons
+}
+
+// finished is the record of a probe that returned in time, its block
+// stored into snap unless it panicked.
+func finished(p probe, sl *slot, st *state, d time.Duration, snap *schema.Snapshot) schema.ProbeRecord {
+	rec := schema.ProbeRecord{Name: p.name, Outcome: "panic", DurationUS: d.Microseconds(), Reasons: len(st.reasons)}
+	if sl.ok {
+		p.put(snap, sl.value)
+		rec.Outcome = "ok"
+		if len(st.reasons) > 0 {
+			rec.Outcome = "partial"
+		}
+	}
+	return rec
 }
 
 // removeAtEnd registers a temp file of this collection for removal when
@@ -695,16 +749,6 @@ func notCaptured(c *collector) *schema.Snapshot {
 	return snap
 }
 
-// captured reports whether the named probe finished and stored its block.
-func captured(recs []schema.ProbeRecord, name string) bool {
-	for _, r := range recs {
-		if r.Name == name {
-			return r.Outcome == "ok" || r.Outcome == "partial"
-		}
-	}
-	return false
-}
-
 // knownRoots is the resolved roots if resolution has finished, else what
 // is known without the interpreter's answer: nothing, so /opt/rocm with
 // source none.
@@ -720,8 +764,16 @@ func (c *collector) knownRoots() rocmRoots {
 // fillRoots writes the root attribution into the not-captured rocm and
 // therock blocks (core.md §4.6: filled even in the disaster shape).
 func fillRoots(snap *schema.Snapshot, r rocmRoots) {
+	fillROCmRoots(snap, r)
+	fillTheRockRoots(snap, r)
+}
+
+func fillROCmRoots(snap *schema.Snapshot, r rocmRoots) {
 	snap.ROCm.Root, snap.ROCm.LibRoot = r.core, r.lib
 	snap.ROCm.RootSource, snap.ROCm.Layout = r.source, r.layout
+}
+
+func fillTheRockRoots(snap *schema.Snapshot, r rocmRoots) {
 	snap.TheRock.ManifestPath = r.manifestPath()
 }
 

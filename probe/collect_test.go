@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -297,5 +298,35 @@ func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
 	}
 	if snap.ROCm.Root != "/opt/rocm" || snap.ROCm.RootSource != "none" {
 		t.Errorf("not-captured rocm roots %+v", snap.ROCm)
+	}
+}
+
+// TestAwaitOnlyAbove: a probe gets the typed block of a row above its own,
+// and awaiting its own row or one below it panics (the probe's recover
+// reports it) instead of risking a deadlock under few workers.
+func TestAwaitOnlyAbove(t *testing.T) {
+	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	finishBlock(s, theRockBlock, theRock{block: schema.TheRock{ManifestPath: "m"}}, "hipblaslt")
+	if tr, ok := await(s, theRockBlock); !ok || tr.block.ManifestPath != "m" {
+		t.Errorf("await therock from hipblaslt: %+v %v", tr, ok)
+	}
+	for _, tc := range []struct{ as, want string }{
+		{"therock", "probe: therock awaits therock, which is not above it in the table"},
+		{"rocm", "probe: rocm awaits hipblaslt, which is not above it in the table"},
+		{"test", "probe: test awaits hipblaslt, which is not above it in the table"},
+	} {
+		func() {
+			defer func() {
+				if got := fmt.Sprint(recover()); got != tc.want {
+					t.Errorf("%s: panic %q, want %q", tc.as, got, tc.want)
+				}
+			}()
+			s.name = tc.as
+			if tc.as == "therock" {
+				await(s, theRockBlock)
+			} else {
+				await(s, hipBLASLtBlock)
+			}
+		}()
 	}
 }

@@ -69,11 +69,7 @@ func collectComposableKernel(s *state) composableKernel {
 	b.System.CKTilePresent = s.root.exists(s.rocm().inc + "/include/ck_tile/core/config.hpp")
 
 	const prefix = "composable_kernel.pytorch_bundled"
-	switch t, exc := s.python().torchAt(prefix); {
-	case exc == "ImportError":
-	case exc != "":
-		s.reason("%s: torch import raised (%s)", prefix, exc)
-	default:
+	if t, o := s.python().torchAt(prefix); o.imported(s, prefix, "torch", "") {
 		ck.dump = dumpTorchSymbols(s, prefix, t)
 		if n, ok := ck.dump.count("ck::"); ok {
 			b.PytorchBundled = schema.CKBundled{Present: n > 0, SymbolCount: &n}

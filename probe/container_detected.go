@@ -56,249 +56,483 @@ type isolation struct {
 }
 
 // collectContainerDetected is container_detected (context.md §4) widened
-// with the signals the anchor misses. The anchor's signals come first and
-// in its order; container_detected is true when any deciding signal
-// fires, and every anchor signal decides, so it is true whenever the
-// anchor's own test is. Every signal checked is recorded, fired or not,
-// with what was observed and whether it decides. docs/isolation.md
-// describes each.
+// with the signals the anchor misses: every row of isolationSignals, in
+// order, checked and recorded, fired or not, with what was observed and
+// whether it decides. The anchor's signals come first and in its order;
+// container_detected is true when any deciding signal fires, and every
+// anchor signal decides, so it is true whenever the anchor's own test is.
+// docs/isolation.md describes each.
 func collectContainerDetected(s *state) isolation {
-	var sigs []schema.Signal
-	// Every signal decides (its firing alone sets container_detected)
-	// except those named in corroborating, which can fire on a bare host.
-	add := func(name, source string, observed *string, err error, fired, anchor bool) {
-		sg := schema.Signal{Name: name, Source: source, Observed: observed, Fired: fired, Anchor: anchor,
-			Deciding: !corroborating[name]}
-		if err != nil {
-			sg.Error = schema.Str(pyfmt.ExcStr(err))
-		}
-		sigs = append(sigs, sg)
-	}
-	present := func(p string) *string {
-		if s.root.exists(p) {
-			return schema.Str("present")
-		}
-		return schema.Str("absent")
-	}
-	fired := func(v *string) bool { return v != nil && *v == "present" }
-
-	// The anchor: the runtime_context.type inputs, then the mount
-	// namespace against PID 1, then the cgroup tokens.
-	dockerenv := present("/.dockerenv")
-	add("dockerenv", "/.dockerenv", dockerenv, nil, fired(dockerenv), true)
-	containerenv := present("/run/.containerenv")
-	add("containerenv", "/run/.containerenv", containerenv, nil, fired(containerenv), true)
-	sing, singSet := s.env("SINGULARITY_NAME")
-	add("singularity_name", "$SINGULARITY_NAME", envObserved(sing, singSet), nil, sing != "", true)
-	if cg := s.root.readText("/proc/1/cgroup"); cg != nil {
-		tok := ""
-		for _, t := range []string{"singularity", "docker", "podman"} {
-			if strings.Contains(*cg, t) {
-				tok = t
-				break
-			}
-		}
-		add("pid1_cgroup_runtime", "/proc/1/cgroup", schema.Str(firstLine(*cg)), nil, tok != "", true)
-	} else {
-		_, err := s.root.readFile("/proc/1/cgroup", maxTextFile)
-		add("pid1_cgroup_runtime", "/proc/1/cgroup", nil, err, false, true)
-	}
-	selfMnt, selfErr := s.root.readlink("/proc/self/ns/mnt")
-	pid1Mnt, pid1Err := s.root.readlink("/proc/1/ns/mnt")
-	switch {
-	case selfErr != nil:
-		add("mnt_ns_differs_from_pid1", "/proc/self/ns/mnt", nil, selfErr, false, true)
-	case pid1Err != nil:
-		add("mnt_ns_differs_from_pid1", "/proc/1/ns/mnt", nil, pid1Err, false, true)
-	default:
-		add("mnt_ns_differs_from_pid1", "/proc/self/ns/mnt, /proc/1/ns/mnt",
-			schema.Str(selfMnt+" vs "+pid1Mnt), nil, selfMnt != "" && pid1Mnt != "" && selfMnt != pid1Mnt, true)
-	}
-	if cg := s.root.readText("/proc/self/cgroup"); cg != nil {
-		obs := firstLine(*cg)
-		for _, line := range strings.Split(*cg, "\n") {
-			if len(cgroupTokens(line)) > 0 {
-				obs = line
-				break
-			}
-		}
-		add("self_cgroup_runtime", "/proc/self/cgroup", schema.Str(obs), nil, len(cgroupTokens(*cg)) > 0, true)
-	} else {
-		_, err := s.root.readFile("/proc/self/cgroup", maxTextFile)
-		add("self_cgroup_runtime", "/proc/self/cgroup", nil, err, false, true)
-	}
-
-	// Beyond the anchor.
-	// /proc/self is absent both without a procfs (a chroot) and under a
-	// procfs of another pid namespace, which does not list this process
-	// (`nsenter -t CONTAINER -m`): /proc/1 tells them apart.
-	procOK := s.root.isDir("/proc/self")
-	foreignProc := !procOK && s.root.isDir("/proc/1")
-	switch {
-	case procOK:
-		add("procfs_missing", "/proc/self", schema.Str("present"), nil, false, false)
-		add("procfs_foreign", "/proc/self, /proc/1", schema.Str("/proc/self present"), nil, false, false)
-	case foreignProc:
-		add("procfs_missing", "/proc/self", schema.Str("absent, but /proc is mounted (it lists pid 1)"), nil, false, false)
-		add("procfs_foreign", "/proc/self, /proc/1", schema.Str("/proc lists pid 1 but not this process: "+
-			"the procfs of another pid namespace, as after nsenter -m into a container"), nil, true, false)
-	default:
-		add("procfs_missing", "/proc/self", schema.Str("absent"), nil, true, false)
-		add("procfs_foreign", "/proc/self, /proc/1", schema.Str("no procfs on /proc"), nil, false, false)
-	}
-	for _, ns := range initialNamespaceInodes {
-		p := "/proc/self/ns/" + ns.kind
-		link, err := s.root.readlink(p)
-		if err != nil {
-			add(ns.kind+"_ns_not_initial", p, nil, err, false, false)
+	in := &isoInputs{s: s}
+	var found []foundSignal
+	for i := range isolationSignals {
+		row := &isolationSignals[i]
+		if row.when != nil && !row.when(in) {
 			continue
 		}
-		ino, ok := nsInode(link, ns.kind)
-		add(ns.kind+"_ns_not_initial", p, schema.Str(fmt.Sprintf("%s (initial %d)", link, ns.inode)), nil, ok && ino != ns.inode, false)
-	}
-	fixedLinks := map[string]string{}
-	fixedErrs := map[string]error{}
-	for _, ns := range fixedInitialInodes {
-		fixedLinks[ns.kind], fixedErrs[ns.kind] = s.root.readlink("/proc/self/ns/" + ns.kind)
-	}
-	fixedWhy, fixedKnown := fixedNumbering(s, fixedLinks)
-	for _, ns := range fixedInitialInodes {
-		p := "/proc/self/ns/" + ns.kind
-		link, err := fixedLinks[ns.kind], fixedErrs[ns.kind]
-		if err != nil {
-			add(ns.kind+"_ns_not_initial", p, nil, err, false, false)
-			continue
+		f := row.check(in)
+		sg := schema.Signal{Name: row.name, Source: f.source, Observed: f.observed, Fired: f.fired,
+			Anchor: row.anchor, Deciding: !row.corroborating}
+		if f.err != nil {
+			sg.Error = schema.Str(pyfmt.ExcStr(f.err))
 		}
-		ino, ok := nsInode(link, ns.kind)
-		switch {
-		case ok && ino == ns.inode:
-			add(ns.kind+"_ns_not_initial", p, schema.Str(fmt.Sprintf("%s (initial %d)", link, ns.inode)), nil, false, false)
-		case fixedKnown:
-			add(ns.kind+"_ns_not_initial", p, schema.Str(fmt.Sprintf("%s (initial %d: %s)", link, ns.inode, fixedWhy)), nil, ok, false)
-		default:
-			add(ns.kind+"_ns_not_initial", p, schema.Str(fmt.Sprintf("%s (not compared: %s)", link, fixedWhy)), nil, false, false)
-		}
+		found = append(found, foundSignal{row, sg})
 	}
-	if b, err := s.root.readFile("/proc/self/uid_map", maxTextFile); err == nil {
-		m := strings.Join(strings.Fields(string(b)), " ")
-		add("user_ns_uid_map", "/proc/self/uid_map", schema.Str(m), nil, m != identityUIDMap, false)
-	} else {
-		add("user_ns_uid_map", "/proc/self/uid_map", nil, err, false, false)
-	}
-	st := procStatus{Has: map[string]bool{}}
-	if b, err := s.root.readFile("/proc/self/status", maxTextFile); err == nil {
-		st = parseProcStatus(string(b))
-		add("nested_pid_ns", "/proc/self/status NSpid", schema.Str(joinInts(st.NSpid)), nil, len(st.NSpid) > 1, false)
-		add("probe_is_pid1", "/proc/self/status Pid", schema.Str(strconv.Itoa(st.Pid)), nil, st.Has["Pid"] && st.Pid == 1, false)
-		src, obs, err, fired := prootTracer(s, st)
-		add("proot_tracer", src, obs, err, fired, false)
-	} else {
-		add("nested_pid_ns", "/proc/self/status NSpid", nil, err, false, false)
-		add("probe_is_pid1", "/proc/self/status Pid", nil, err, false, false)
-		add("proot_tracer", "/proc/self/status TracerPid", nil, err, false, false)
-	}
-	// The anchor compares with PID 1, whose links need ptrace rights; the
-	// parent is usually readable and is outside an `unshare -m`-style
-	// sandbox that was entered by exec.
-	if st.Has["PPid"] && st.PPid > 0 && selfErr == nil {
-		p := fmt.Sprintf("/proc/%d/ns/mnt", st.PPid)
-		if parent, err := s.root.readlink(p); err == nil {
-			add("mnt_ns_differs_from_parent", p, schema.Str(selfMnt+" vs "+parent), nil, parent != selfMnt, false)
-		} else {
-			add("mnt_ns_differs_from_parent", p, nil, err, false, false)
-		}
-	} else {
-		add("mnt_ns_differs_from_parent", "/proc/self/status PPid", schema.Str("no parent visible"), nil, false, false)
-	}
-	// A launcher that enters the namespace and then starts a shell
-	// (`unshare -m sh -c 'aorta-probe …'`) hides it from the parent test:
-	// the parent is the shell, inside. The grandparent and older are not.
-	if selfErr == nil {
-		src, obs, err, differs := ancestorNamespace(s, st.PPid, "mnt", selfMnt, false)
-		add("mnt_ns_differs_from_ancestor", src, obs, err, differs, false)
-	} else {
-		add("mnt_ns_differs_from_ancestor", "/proc/self/ns/mnt", nil, selfErr, false, false)
-	}
-	// The network namespace has no fixed initial inode either, and no
-	// anchor signal: compare with the parent and every older ancestor
-	// (`unshare -n`, bwrap --unshare-net, RE runners without network).
-	if selfNet, err := s.root.readlink("/proc/self/ns/net"); err == nil {
-		src, obs, err, differs := ancestorNamespace(s, st.PPid, "net", selfNet, true)
-		add("net_ns_differs_from_ancestor", src, obs, err, differs, false)
-	} else {
-		add("net_ns_differs_from_ancestor", "/proc/self/ns/net", nil, err, false, false)
-	}
-	if procOK {
-		if b, err := s.root.readFile("/proc/1/environ", 1<<20); err == nil {
-			v := ""
-			for _, kv := range strings.Split(string(b), "\x00") {
-				if strings.HasPrefix(kv, "container=") {
-					v = kv
-				}
-			}
-			add("pid1_container_env", "/proc/1/environ container=", schema.Str(v), nil, v != "" && v != "container=", false)
-		} else {
-			add("pid1_container_env", "/proc/1/environ container=", nil, err, false, false)
-		}
-		if ms, err := s.root.readFile("/proc/self/mountinfo", 16<<20); err == nil {
-			all := parseMountInfo(string(ms))
-			m, ok := rootMount(all)
-			obs := "no mount on /"
-			// A readable, non-empty mount table without "/" is a chroot
-			// into a directory (with /proc mounted inside): the kernel
-			// hides mounts whose mount point lies outside the process
-			// root, so the real root mount is not listed.
-			unlisted := !ok && len(all) > 0
-			overlay := false
-			if ok {
-				obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
-				switch m.FSType {
-				case "overlay", "fuse-overlayfs", "aufs", "tmpfs":
-					overlay = true
-				}
-				overlay = overlay || m.Root != "/"
-			}
-			add("root_mount_unlisted", "/proc/self/mountinfo", schema.Str(obs), nil, unlisted, false)
-			add("root_mount_container_like", "/proc/self/mountinfo", schema.Str(obs), nil, overlay, false)
-		} else {
-			add("root_mount_unlisted", "/proc/self/mountinfo", nil, err, false, false)
-			add("root_mount_container_like", "/proc/self/mountinfo", nil, err, false, false)
-		}
-	}
-	for _, m := range []struct{ name, path string }{
-		{"host_container_manager", "/run/host/container-manager"},
-		{"systemd_container", "/run/systemd/container"},
-	} {
-		obs := s.root.readText(m.path)
-		if obs == nil {
-			obs = present(m.path)
-		}
-		add(m.name, m.path, obs, nil, s.root.exists(m.path), false)
-	}
-	k8s, k8sSet := s.env("KUBERNETES_SERVICE_HOST")
-	add("kubernetes_service_env", "$KUBERNETES_SERVICE_HOST", envObserved(k8s, k8sSet), nil, k8s != "", false)
-
-	iso := isolation{evidence: schema.Isolation{Verdict: "no_signal", Signals: sigs, Contradictions: []string{}}}
-	for _, sg := range sigs {
-		if sg.Fired && sg.Deciding {
-			iso.detected = true
-		}
+	iso := isolation{evidence: schema.Isolation{Verdict: "no_signal", Signals: make([]schema.Signal, len(found))}}
+	for i, f := range found {
+		iso.evidence.Signals[i] = f.Signal
+		iso.detected = iso.detected || f.Fired && f.Deciding
 	}
 	if iso.detected {
 		iso.evidence.Verdict = "isolated"
 	}
-	iso.evidence.Contradictions = contradictions(sigs)
+	iso.evidence.Contradictions = contradictions(found)
 	return iso
 }
 
-// corroborating names the signals that can fire on a bare host: a
-// variable any shell can export, and root filesystems that diskless, live
-// and btrfs-subvolume hosts share with containers. They never decide
-// container_detected alone (docs/isolation.md, "Deciding and
-// corroborating").
-var corroborating = map[string]bool{
-	"root_mount_container_like": true,
-	"kubernetes_service_env":    true,
+// finding is what one isolation signal's check saw: its source, what it
+// observed (nil when unreadable), the read error, and whether it fired.
+type finding struct {
+	source   string
+	observed *string
+	err      error
+	fired    bool
+}
+
+// signalRole is what contradictions needs to know of a signal beyond
+// fired, anchor and deciding.
+type signalRole int
+
+const (
+	roleNone signalRole = iota
+	// roleMarker: a runtime's marker file (/.dockerenv, /run/.containerenv).
+	roleMarker
+	// roleSelfAnnounce: a container announcing itself in a place the
+	// Python probe does not read.
+	roleSelfAnnounce
+	// roleInitialNS: a namespace with a fixed initial inode number.
+	roleInitialNS
+)
+
+// isoSignal is one row of the isolation table.
+type isoSignal struct {
+	name string
+	// anchor: one of the Python probe's own signals.
+	anchor bool
+	// corroborating: can fire on a bare host, so it never decides
+	// container_detected alone (docs/isolation.md, "Deciding and
+	// corroborating"); every other signal decides.
+	corroborating bool
+	role          signalRole
+	// when, if set, says whether the signal is checked (and recorded) at all.
+	when  func(*isoInputs) bool
+	check func(*isoInputs) finding
+}
+
+// foundSignal is a row with what its check found.
+type foundSignal struct {
+	row *isoSignal
+	schema.Signal
+}
+
+// isoInputs holds what several signals read, each read once, when the
+// first signal that needs it is checked (so the reads keep the table's
+// order).
+type isoInputs struct {
+	s                *state
+	selfMnt          string
+	selfErr          error
+	selfRead         bool
+	procOK, procRead bool
+	foreignProc      bool
+	status           *procStatus
+	statusErr        error
+	fixed            *fixedNS
+	mounts           *mountView
+}
+
+func (in *isoInputs) self() (string, error) {
+	if !in.selfRead {
+		in.selfMnt, in.selfErr = in.s.root.readlink("/proc/self/ns/mnt")
+		in.selfRead = true
+	}
+	return in.selfMnt, in.selfErr
+}
+
+// proc says whether /proc/self is there and, when it is not, whether /proc
+// is the procfs of another pid namespace: /proc/self is absent both
+// without a procfs (a chroot) and under a procfs that does not list this
+// process (`nsenter -t CONTAINER -m`); /proc/1 tells them apart.
+func (in *isoInputs) proc() (ok, foreign bool) {
+	if !in.procRead {
+		in.procOK, in.procRead = in.s.root.isDir("/proc/self"), true
+		in.foreignProc = !in.procOK && in.s.root.isDir("/proc/1")
+	}
+	return in.procOK, in.foreignProc
+}
+
+// procStatus is /proc/self/status; an unreadable one reads empty.
+func (in *isoInputs) procStatus() (procStatus, error) {
+	if in.status == nil {
+		st := procStatus{Has: map[string]bool{}}
+		b, err := in.s.root.readFile("/proc/self/status", maxTextFile)
+		if err == nil {
+			st = parseProcStatus(string(b))
+		}
+		in.status, in.statusErr = &st, err
+	}
+	return *in.status, in.statusErr
+}
+
+// fixedNS is the mount and network namespace links and whether this kernel
+// numbers their initial namespaces (fixedNumbering).
+type fixedNS struct {
+	links map[string]string
+	errs  map[string]error
+	why   string
+	known bool
+}
+
+func (in *isoInputs) fixedNS() *fixedNS {
+	if in.fixed == nil {
+		f := &fixedNS{links: map[string]string{}, errs: map[string]error{}}
+		for _, ns := range fixedInitialInodes {
+			f.links[ns.kind], f.errs[ns.kind] = in.s.root.readlink("/proc/self/ns/" + ns.kind)
+		}
+		f.why, f.known = fixedNumbering(in.s, f.links)
+		in.fixed = f
+	}
+	return in.fixed
+}
+
+// mountView is the root mount as /proc/self/mountinfo lists it.
+type mountView struct {
+	obs                     *string
+	err                     error
+	unlisted, containerLike bool
+}
+
+func (in *isoInputs) mountView() *mountView {
+	if in.mounts != nil {
+		return in.mounts
+	}
+	in.mounts = &mountView{}
+	ms, err := in.s.root.readFile("/proc/self/mountinfo", 16<<20)
+	if err != nil {
+		in.mounts.err = err
+		return in.mounts
+	}
+	all := parseMountInfo(string(ms))
+	m, ok := rootMount(all)
+	obs := "no mount on /"
+	// A readable, non-empty mount table without "/" is a chroot into a
+	// directory (with /proc mounted inside): the kernel hides mounts whose
+	// mount point lies outside the process root, so the real root mount
+	// is not listed.
+	in.mounts.unlisted = !ok && len(all) > 0
+	if ok {
+		obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
+		switch m.FSType {
+		case "overlay", "fuse-overlayfs", "aufs", "tmpfs":
+			in.mounts.containerLike = true
+		}
+		in.mounts.containerLike = in.mounts.containerLike || m.Root != "/"
+	}
+	in.mounts.obs = schema.Str(obs)
+	return in.mounts
+}
+
+func (in *isoInputs) present(p string) *string {
+	if in.s.root.exists(p) {
+		return schema.Str("present")
+	}
+	return schema.Str("absent")
+}
+
+// runtimeRule is one input of runtime_context.type, in the anchor's order:
+// the first that fires names the runtime. The same rows are the first
+// anchor signals of container_detected (detectRuntimeType, isolationSignals).
+type runtimeRule struct {
+	name string
+	role signalRole
+	// check says what the signal saw and, when it fired, the runtime.
+	check func(*state) (finding, string)
+}
+
+// runtimeRules are runtime_context.type's inputs (docs/isolation.md): the
+// marker files, $SINGULARITY_NAME, then the /proc/1/cgroup tokens.
+var runtimeRules = []runtimeRule{
+	{"dockerenv", roleMarker, markerRule("/.dockerenv", "docker")},
+	{"containerenv", roleMarker, markerRule("/run/.containerenv", "podman")},
+	{"singularity_name", roleNone, func(s *state) (finding, string) {
+		v, set := s.env("SINGULARITY_NAME")
+		return finding{source: "$SINGULARITY_NAME", observed: envObserved(v, set), fired: v != ""}, "singularity"
+	}},
+	{"pid1_cgroup_runtime", roleNone, func(s *state) (finding, string) {
+		const p = "/proc/1/cgroup"
+		cg := s.root.readText(p)
+		if cg == nil {
+			_, err := s.root.readFile(p, maxTextFile)
+			return finding{source: p, err: err}, ""
+		}
+		for _, tok := range []string{"singularity", "docker", "podman"} {
+			if strings.Contains(*cg, tok) {
+				return finding{source: p, observed: schema.Str(firstLine(*cg)), fired: true}, tok
+			}
+		}
+		return finding{source: p, observed: schema.Str(firstLine(*cg))}, ""
+	}},
+}
+
+func markerRule(path, runtime string) func(*state) (finding, string) {
+	return func(s *state) (finding, string) {
+		f := finding{source: path, observed: schema.Str("absent")}
+		if s.root.exists(path) {
+			f.observed, f.fired = schema.Str("present"), true
+		}
+		return f, runtime
+	}
+}
+
+// isolationSignals is the table collectContainerDetected walks, in the
+// order the signals are recorded (docs/isolation.md describes each).
+var isolationSignals = buildIsolationSignals()
+
+func buildIsolationSignals() []isoSignal {
+	var t []isoSignal
+	// The anchor: the runtime_context.type inputs, then the mount
+	// namespace against PID 1, then the cgroup tokens.
+	for _, r := range runtimeRules {
+		t = append(t, isoSignal{name: r.name, anchor: true, role: r.role,
+			check: func(in *isoInputs) finding { f, _ := r.check(in.s); return f }})
+	}
+	t = append(t,
+		isoSignal{name: "mnt_ns_differs_from_pid1", anchor: true, check: mntDiffersFromPID1},
+		isoSignal{name: "self_cgroup_runtime", anchor: true, check: selfCgroupRuntime},
+		// Beyond the anchor.
+		isoSignal{name: "procfs_missing", check: procfsMissing},
+		isoSignal{name: "procfs_foreign", check: procfsForeign},
+	)
+	for _, ns := range initialNamespaceInodes {
+		t = append(t, isoSignal{name: ns.kind + "_ns_not_initial", role: roleInitialNS,
+			check: func(in *isoInputs) finding { return initialNamespace(in, ns.kind, ns.inode) }})
+	}
+	for _, ns := range fixedInitialInodes {
+		t = append(t, isoSignal{name: ns.kind + "_ns_not_initial",
+			check: func(in *isoInputs) finding { return fixedNamespace(in, ns.kind, ns.inode) }})
+	}
+	procOK := func(in *isoInputs) bool { ok, _ := in.proc(); return ok }
+	return append(t,
+		isoSignal{name: "user_ns_uid_map", check: uidMap},
+		isoSignal{name: "nested_pid_ns", check: statusSignal("NSpid", func(_ *isoInputs, st procStatus) finding {
+			return finding{observed: schema.Str(joinInts(st.NSpid)), fired: len(st.NSpid) > 1}
+		})},
+		isoSignal{name: "probe_is_pid1", check: statusSignal("Pid", func(_ *isoInputs, st procStatus) finding {
+			return finding{observed: schema.Str(strconv.Itoa(st.Pid)), fired: st.Has["Pid"] && st.Pid == 1}
+		})},
+		isoSignal{name: "proot_tracer", check: statusSignal("TracerPid", func(in *isoInputs, st procStatus) finding {
+			src, obs, err, fired := prootTracer(in.s, st)
+			return finding{src, obs, err, fired}
+		})},
+		isoSignal{name: "mnt_ns_differs_from_parent", check: mntDiffersFromParent},
+		isoSignal{name: "mnt_ns_differs_from_ancestor", check: mntDiffersFromAncestor},
+		isoSignal{name: "net_ns_differs_from_ancestor", check: netDiffersFromAncestor},
+		isoSignal{name: "pid1_container_env", role: roleSelfAnnounce, when: procOK, check: pid1ContainerEnv},
+		isoSignal{name: "root_mount_unlisted", when: procOK, check: func(in *isoInputs) finding {
+			m := in.mountView()
+			return finding{"/proc/self/mountinfo", m.obs, m.err, m.unlisted}
+		}},
+		isoSignal{name: "root_mount_container_like", corroborating: true, when: procOK, check: func(in *isoInputs) finding {
+			m := in.mountView()
+			return finding{"/proc/self/mountinfo", m.obs, m.err, m.containerLike}
+		}},
+		isoSignal{name: "host_container_manager", role: roleSelfAnnounce, check: announceFile("/run/host/container-manager")},
+		isoSignal{name: "systemd_container", role: roleSelfAnnounce, check: announceFile("/run/systemd/container")},
+		isoSignal{name: "kubernetes_service_env", corroborating: true, check: func(in *isoInputs) finding {
+			v, set := in.s.env("KUBERNETES_SERVICE_HOST")
+			return finding{source: "$KUBERNETES_SERVICE_HOST", observed: envObserved(v, set), fired: v != ""}
+		}},
+	)
+}
+
+func mntDiffersFromPID1(in *isoInputs) finding {
+	self, selfErr := in.self()
+	pid1, pid1Err := in.s.root.readlink("/proc/1/ns/mnt")
+	switch {
+	case selfErr != nil:
+		return finding{source: "/proc/self/ns/mnt", err: selfErr}
+	case pid1Err != nil:
+		return finding{source: "/proc/1/ns/mnt", err: pid1Err}
+	}
+	return finding{source: "/proc/self/ns/mnt, /proc/1/ns/mnt", observed: schema.Str(self + " vs " + pid1),
+		fired: self != "" && pid1 != "" && self != pid1}
+}
+
+func selfCgroupRuntime(in *isoInputs) finding {
+	const p = "/proc/self/cgroup"
+	cg := in.s.root.readText(p)
+	if cg == nil {
+		_, err := in.s.root.readFile(p, maxTextFile)
+		return finding{source: p, err: err}
+	}
+	obs := firstLine(*cg)
+	for _, line := range strings.Split(*cg, "\n") {
+		if len(cgroupTokens(line)) > 0 {
+			obs = line
+			break
+		}
+	}
+	return finding{source: p, observed: schema.Str(obs), fired: len(cgroupTokens(*cg)) > 0}
+}
+
+// procfsMissing and procfsForeign tell a chroot without a procfs from the
+// procfs of another pid namespace (isoInputs.proc).
+func procfsMissing(in *isoInputs) finding {
+	const p = "/proc/self"
+	switch ok, foreign := in.proc(); {
+	case ok:
+		return finding{source: p, observed: schema.Str("present")}
+	case foreign:
+		return finding{source: p, observed: schema.Str("absent, but /proc is mounted (it lists pid 1)")}
+	}
+	return finding{source: p, observed: schema.Str("absent"), fired: true}
+}
+
+func procfsForeign(in *isoInputs) finding {
+	const p = "/proc/self, /proc/1"
+	switch ok, foreign := in.proc(); {
+	case ok:
+		return finding{source: p, observed: schema.Str("/proc/self present")}
+	case foreign:
+		return finding{source: p, observed: schema.Str("/proc lists pid 1 but not this process: " +
+			"the procfs of another pid namespace, as after nsenter -m into a container"), fired: true}
+	}
+	return finding{source: p, observed: schema.Str("no procfs on /proc")}
+}
+
+func initialNamespace(in *isoInputs, kind string, initial uint64) finding {
+	p := "/proc/self/ns/" + kind
+	link, err := in.s.root.readlink(p)
+	if err != nil {
+		return finding{source: p, err: err}
+	}
+	ino, ok := nsInode(link, kind)
+	return finding{source: p, observed: schema.Str(fmt.Sprintf("%s (initial %d)", link, initial)), fired: ok && ino != initial}
+}
+
+func fixedNamespace(in *isoInputs, kind string, initial uint64) finding {
+	p := "/proc/self/ns/" + kind
+	f := in.fixedNS()
+	link, err := f.links[kind], f.errs[kind]
+	if err != nil {
+		return finding{source: p, err: err}
+	}
+	ino, ok := nsInode(link, kind)
+	switch {
+	case ok && ino == initial:
+		return finding{source: p, observed: schema.Str(fmt.Sprintf("%s (initial %d)", link, initial))}
+	case f.known:
+		return finding{source: p, observed: schema.Str(fmt.Sprintf("%s (initial %d: %s)", link, initial, f.why)), fired: ok}
+	}
+	return finding{source: p, observed: schema.Str(fmt.Sprintf("%s (not compared: %s)", link, f.why))}
+}
+
+func uidMap(in *isoInputs) finding {
+	const p = "/proc/self/uid_map"
+	b, err := in.s.root.readFile(p, maxTextFile)
+	if err != nil {
+		return finding{source: p, err: err}
+	}
+	m := strings.Join(strings.Fields(string(b)), " ")
+	return finding{source: p, observed: schema.Str(m), fired: m != identityUIDMap}
+}
+
+// statusSignal is a signal read from the /proc/self/status line named
+// field; an unreadable status is its error.
+func statusSignal(field string, check func(*isoInputs, procStatus) finding) func(*isoInputs) finding {
+	return func(in *isoInputs) finding {
+		st, err := in.procStatus()
+		if err != nil {
+			return finding{source: "/proc/self/status " + field, err: err}
+		}
+		f := check(in, st)
+		if f.source == "" {
+			f.source = "/proc/self/status " + field
+		}
+		return f
+	}
+}
+
+// mntDiffersFromParent: the anchor compares with PID 1, whose links need
+// ptrace rights; the parent is usually readable and is outside an
+// `unshare -m`-style sandbox that was entered by exec.
+func mntDiffersFromParent(in *isoInputs) finding {
+	st, _ := in.procStatus()
+	self, selfErr := in.self()
+	if !st.Has["PPid"] || st.PPid <= 0 || selfErr != nil {
+		return finding{source: "/proc/self/status PPid", observed: schema.Str("no parent visible")}
+	}
+	p := fmt.Sprintf("/proc/%d/ns/mnt", st.PPid)
+	parent, err := in.s.root.readlink(p)
+	if err != nil {
+		return finding{source: p, err: err}
+	}
+	return finding{source: p, observed: schema.Str(self + " vs " + parent), fired: parent != self}
+}
+
+// mntDiffersFromAncestor: a launcher that enters the namespace and then
+// starts a shell (`unshare -m sh -c 'aorta-probe …'`) hides it from the
+// parent test: the parent is the shell, inside. The grandparent and older
+// are not.
+func mntDiffersFromAncestor(in *isoInputs) finding {
+	self, err := in.self()
+	if err != nil {
+		return finding{source: "/proc/self/ns/mnt", err: err}
+	}
+	st, _ := in.procStatus()
+	src, obs, err, differs := ancestorNamespace(in.s, st.PPid, "mnt", self, false)
+	return finding{src, obs, err, differs}
+}
+
+// netDiffersFromAncestor: the network namespace has no fixed initial
+// inode on older kernels either, and no anchor signal: compare with the
+// parent and every older ancestor (`unshare -n`, bwrap --unshare-net, RE
+// runners without network).
+func netDiffersFromAncestor(in *isoInputs) finding {
+	self, err := in.s.root.readlink("/proc/self/ns/net")
+	if err != nil {
+		return finding{source: "/proc/self/ns/net", err: err}
+	}
+	st, _ := in.procStatus()
+	src, obs, err, differs := ancestorNamespace(in.s, st.PPid, "net", self, true)
+	return finding{src, obs, err, differs}
+}
+
+func pid1ContainerEnv(in *isoInputs) finding {
+	const src = "/proc/1/environ container="
+	b, err := in.s.root.readFile("/proc/1/environ", 1<<20)
+	if err != nil {
+		return finding{source: src, err: err}
+	}
+	v := ""
+	for _, kv := range strings.Split(string(b), "\x00") {
+		if strings.HasPrefix(kv, "container=") {
+			v = kv
+		}
+	}
+	return finding{source: src, observed: schema.Str(v), fired: v != "" && v != "container="}
+}
+
+// announceFile is a file a container manager writes to say what it is:
+// its text when readable, else present or absent.
+func announceFile(path string) func(*isoInputs) finding {
+	return func(in *isoInputs) finding {
+		obs := in.s.root.readText(path)
+		if obs == nil {
+			obs = in.present(path)
+		}
+		return finding{source: path, observed: obs, fired: in.s.root.exists(path)}
+	}
 }
 
 // fixedNumbering says whether this kernel gives the initial mount and
@@ -421,41 +655,36 @@ func ancestorNamespace(s *state, ppid int, kind, self string, fromParent bool) (
 
 // contradictions names the signal combinations that do not tell one
 // story, each gated on the whole evidence (docs/isolation.md).
-func contradictions(sigs []schema.Signal) []string {
-	byName := map[string]schema.Signal{}
+func contradictions(found []foundSignal) []string {
 	var markers, others, anchorsFired, deciding, corroborated, selfMarked []string
-	for _, sg := range sigs {
-		byName[sg.Name] = sg
-		if !sg.Fired {
+	readable := 0 // namespaces with a fixed initial number whose link was read
+	for _, f := range found {
+		if f.row.role == roleInitialNS && f.Observed != nil {
+			readable++
+		}
+		if !f.Fired {
 			continue
 		}
 		switch {
-		case sg.Name == "dockerenv" || sg.Name == "containerenv":
-			markers = append(markers, sg.Source)
-			anchorsFired = append(anchorsFired, sg.Name)
+		case f.row.role == roleMarker:
+			markers = append(markers, f.Source)
+			anchorsFired = append(anchorsFired, f.Name)
 			continue
-		case sg.Anchor:
-			anchorsFired = append(anchorsFired, sg.Name)
-		case sg.Deciding:
-			deciding = append(deciding, sg.Name)
+		case f.Anchor:
+			anchorsFired = append(anchorsFired, f.Name)
+		case f.Deciding:
+			deciding = append(deciding, f.Name)
 		default:
-			corroborated = append(corroborated, sg.Name)
+			corroborated = append(corroborated, f.Name)
 		}
-		others = append(others, sg.Name)
-		switch sg.Name {
-		case "pid1_container_env", "host_container_manager", "systemd_container":
-			selfMarked = append(selfMarked, sg.Source)
+		others = append(others, f.Name)
+		if f.row.role == roleSelfAnnounce {
+			selfMarked = append(selfMarked, f.Source)
 		}
 	}
 	out := []string{}
 	// A marker file and nothing else: every other signal, namespaces,
 	// root mount and ancestors included, is silent.
-	readable := 0
-	for _, ns := range initialNamespaceInodes {
-		if byName[ns.kind+"_ns_not_initial"].Observed != nil {
-			readable++
-		}
-	}
 	if len(markers) > 0 && len(others) == 0 && readable > 0 {
 		out = append(out, fmt.Sprintf("%s present, yet no other signal fired (every readable namespace is the kernel's initial one, "+
 			"no ancestor is in another namespace, the root mount is an ordinary filesystem): "+

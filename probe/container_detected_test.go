@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -100,7 +101,7 @@ func TestAncestorNamespace(t *testing.T) {
 			if err := a.Expand(root); err != nil {
 				t.Fatal(err)
 			}
-			s := &state{collector: &collector{root: newRootFS(root, "/", false)}}
+			s := &state{collector: newCollector(context.Background(), Options{Root: root, Cwd: "/"})}
 			kind, self, fromParent := "mnt", self, false
 			if tt.kind == "net" {
 				kind, self, fromParent = "net", "net:[4026532178]", true
@@ -250,7 +251,8 @@ func TestIsolationCases(t *testing.T) {
 				Env:   func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
 				Uname: func() (Uname, error) { return Uname{release, "#1", "x86_64"}, nil },
 			}
-			s := &state{collector: &collector{root: newRootFS(root, "/", false), opt: opt}}
+			opt.Root, opt.Cwd = root, "/"
+			s := &state{collector: newCollector(context.Background(), opt)}
 			iso := collectContainerDetected(s)
 			byName := map[string]schema.Signal{}
 			var fired []string
@@ -338,4 +340,40 @@ func FuzzKernelMajorMinor(f *testing.F) {
 			t.Errorf("kernelMajorMinor(%q) = %v", release, v)
 		}
 	})
+}
+
+// TestIsolationTable walks the signal table: names are unique, the anchor
+// rows come first and start with runtime_context.type's inputs in their
+// order, and the roles contradictions relies on sit on the rows the docs
+// name (docs/isolation.md).
+func TestIsolationTable(t *testing.T) {
+	seen := map[string]bool{}
+	anchors := true
+	roles := map[signalRole][]string{}
+	for i, row := range isolationSignals {
+		if seen[row.name] {
+			t.Errorf("signal %s listed twice", row.name)
+		}
+		seen[row.name] = true
+		if row.anchor && !anchors {
+			t.Errorf("anchor signal %s after a non-anchor one", row.name)
+		}
+		anchors = anchors && row.anchor
+		if i < len(runtimeRules) && row.name != runtimeRules[i].name {
+			t.Errorf("row %d is %s, want the runtime rule %s", i, row.name, runtimeRules[i].name)
+		}
+		if row.anchor && row.corroborating {
+			t.Errorf("anchor signal %s is corroborating: every anchor signal decides", row.name)
+		}
+		roles[row.role] = append(roles[row.role], row.name)
+	}
+	for role, want := range map[signalRole]string{
+		roleMarker:       "dockerenv containerenv",
+		roleSelfAnnounce: "pid1_container_env host_container_manager systemd_container",
+		roleInitialNS:    "pid_ns_not_initial user_ns_not_initial cgroup_ns_not_initial uts_ns_not_initial ipc_ns_not_initial time_ns_not_initial",
+	} {
+		if got := strings.Join(roles[role], " "); got != want {
+			t.Errorf("role %d: %s, want %s", role, got, want)
+		}
+	}
 }

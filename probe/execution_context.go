@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -44,105 +43,133 @@ func collectExecutionContext(s *state) execContext {
 // what they suggest. It is a pure function of the environment.
 func placementEvidence(env func(string) *string, cwd string) schema.Placement {
 	p := schema.Placement{Signals: []schema.PlacementSignal{}, Evidence: []string{}}
-	state := func(v *string) string {
-		switch {
-		case v == nil:
-			return "unset"
-		case *v == "":
-			return "empty"
-		}
-		return "set"
+	m := placementMarkers{vars: map[string]*string{}, cwd: cwd}
+	for _, row := range placementSignals {
+		m.vars[row.name] = env(row.name)
 	}
-	set := func(v *string) bool { return v != nil && *v != "" }
-	add := func(name string, v *string, keep bool, detail *string) {
-		sig := schema.PlacementSignal{Name: name, State: state(v), Detail: detail}
-		if keep && v != nil {
+	for _, row := range placementSignals {
+		v := m.vars[row.name]
+		sig := schema.PlacementSignal{Name: row.name, State: markerState(v)}
+		if row.keep && v != nil {
 			sig.Value = schema.Str(*v)
+		}
+		if row.detail != nil && isSet(v) {
+			sig.Detail = schema.Str(row.detail(*v, m))
 		}
 		p.Signals = append(p.Signals, sig)
 	}
-	scratch, uuid, build := env("BUCK_SCRATCH_PATH"), env("BUCK2_DAEMON_UUID"), env("BUCK_BUILD_ID")
-	tmpdir, pwd, pathVar, image := env("TMPDIR"), env("PWD"), env("PATH"), env("AORTA_RE_IMAGE")
-	add("BUCK_SCRATCH_PATH", scratch, true, nil)
-	add("BUCK2_DAEMON_UUID", uuid, true, nil)
-	add("BUCK_BUILD_ID", build, true, nil)
-	var tmpDetail *string
-	// tmpInScratch is the fact behind the "ending in" detail; the evidence
-	// tests it, never the rendered detail ("not ending in" contains it).
-	tmpInScratch := false
-	if set(tmpdir) {
-		d := "relative path"
-		if filepath.IsAbs(*tmpdir) {
-			d = "absolute path"
-			if set(scratch) {
-				if tail := scratchTail(*scratch); tail != "" && strings.HasSuffix(path.Clean(*tmpdir), "/"+tail) {
-					d += " ending in BUCK_SCRATCH_PATH"
-					tmpInScratch = true
-				} else {
-					d += " not ending in BUCK_SCRATCH_PATH"
-				}
-			}
-		}
-		tmpDetail = &d
-	}
-	add("TMPDIR", tmpdir, false, tmpDetail)
-	var pwdDetail *string
-	if set(pwd) {
-		d := "differs from the working directory"
-		if path.Clean(*pwd) == path.Clean(cwd) {
-			d = "equals the working directory"
-		}
-		pwdDetail = &d
-	}
-	add("PWD", pwd, false, pwdDetail)
-	var pathDetail *string
-	if set(pathVar) {
-		d := fmt.Sprintf("%d entries", len(filepath.SplitList(*pathVar)))
-		pathDetail = &d
-	}
-	add("PATH", pathVar, false, pathDetail)
-	var imgDetail *string
-	if set(image) {
-		imgDetail = schema.Str("declared by the launcher (caller-asserted; value not recorded)")
-	}
-	add("AORTA_RE_IMAGE", image, false, imgDetail)
-
-	local := set(uuid) && set(build)
-	noLocal := !set(uuid) && !set(build)
-	ev := func(format string, args ...any) { p.Evidence = append(p.Evidence, fmt.Sprintf(format, args...)) }
-	switch {
-	case set(scratch) && local:
-		p.Suggests = "local_action"
-		ev("BUCK_SCRATCH_PATH is set, so this looks like a Buck2 build action")
-		ev("BUCK2_DAEMON_UUID and BUCK_BUILD_ID are set: buck2's local executor adds these, and buck2 does not send them to remote execution")
-		if tmpInScratch {
-			ev("TMPDIR is an absolute path ending in the scratch path, as buck2's local executor sets it")
-		}
-	case set(scratch) && noLocal:
-		p.Suggests = "remote_action"
-		ev("BUCK_SCRATCH_PATH is set, so this looks like a Buck2 build action")
-		ev("BUCK2_DAEMON_UUID and BUCK_BUILD_ID are unset: buck2's local executor would have added them, so the action was likely not run by buck2's local executor (consistent with a remote-execution worker)")
-		if !set(pathVar) {
-			ev("PATH is %s: buck2 sends no PATH to remote execution, while a local action inherits the daemon's", state(pathVar))
-		}
-	case !set(scratch) && local:
-		p.Suggests = "local_test"
-		ev("BUCK2_DAEMON_UUID and BUCK_BUILD_ID are set without BUCK_SCRATCH_PATH: consistent with a test (sh_test) or another process started by a local buck2 daemon")
-	case !set(scratch) && noLocal && set(image):
-		p.Suggests = "remote_action"
-		ev("no native Buck2 marker is present, but AORTA_RE_IMAGE is set: only the launcher's declaration points to a remote worker (a test run on remote execution carries no native marker)")
-	case !set(scratch) && noLocal:
-		p.Suggests = "not_an_action"
-		ev("no Buck2 action marker (BUCK_SCRATCH_PATH, BUCK2_DAEMON_UUID, BUCK_BUILD_ID) is set: consistent with a shell, buck2 run, or a test on remote execution, which carry none")
-	default:
-		p.Suggests = "inconclusive"
-		ev("only one of BUCK2_DAEMON_UUID and BUCK_BUILD_ID is set: the markers disagree")
-	}
-	if set(image) && p.Suggests == "local_action" {
-		ev("AORTA_RE_IMAGE is set although the local executor's markers are present: the launcher's declaration and the native markers disagree")
-	}
-	ev("these are signs, not proof: a remote worker may inject any variable, and a cache hit means this process did not run for the current build")
+	p.Suggests, p.Evidence = placementSuggests(m)
 	return p
+}
+
+// placementMarkers are the variables of placementSignals as read, and the
+// working directory.
+type placementMarkers struct {
+	vars map[string]*string
+	cwd  string
+}
+
+func (m placementMarkers) set(name string) bool { return isSet(m.vars[name]) }
+
+// tmpInScratch is the fact behind TMPDIR's "ending in" detail; the
+// evidence tests it, never the rendered detail ("not ending in" contains
+// it).
+func (m placementMarkers) tmpInScratch() bool {
+	tmpdir, scratch := m.vars["TMPDIR"], m.vars["BUCK_SCRATCH_PATH"]
+	if !isSet(tmpdir) || !filepath.IsAbs(*tmpdir) || !isSet(scratch) {
+		return false
+	}
+	tail := scratchTail(*scratch)
+	return tail != "" && strings.HasSuffix(path.Clean(*tmpdir), "/"+tail)
+}
+
+func markerState(v *string) string {
+	switch {
+	case v == nil:
+		return "unset"
+	case *v == "":
+		return "empty"
+	}
+	return "set"
+}
+
+func isSet(v *string) bool { return v != nil && *v != "" }
+
+// placementSignals are the rows of probe_provenance.placement.signals, in
+// order: the variable, whether its value is recorded, and the detail of a
+// set, non-empty value (nil: none).
+var placementSignals = []struct {
+	name   string
+	keep   bool
+	detail func(v string, m placementMarkers) string
+}{
+	{"BUCK_SCRATCH_PATH", true, nil},
+	{"BUCK2_DAEMON_UUID", true, nil},
+	{"BUCK_BUILD_ID", true, nil},
+	{"TMPDIR", false, func(v string, m placementMarkers) string {
+		switch {
+		case !filepath.IsAbs(v):
+			return "relative path"
+		case !m.set("BUCK_SCRATCH_PATH"):
+			return "absolute path"
+		case m.tmpInScratch():
+			return "absolute path ending in BUCK_SCRATCH_PATH"
+		}
+		return "absolute path not ending in BUCK_SCRATCH_PATH"
+	}},
+	{"PWD", false, func(v string, m placementMarkers) string {
+		if path.Clean(v) == path.Clean(m.cwd) {
+			return "equals the working directory"
+		}
+		return "differs from the working directory"
+	}},
+	{"PATH", false, func(v string, _ placementMarkers) string {
+		return fmt.Sprintf("%d entries", len(filepath.SplitList(v)))
+	}},
+	{"AORTA_RE_IMAGE", false, func(string, placementMarkers) string {
+		return "declared by the launcher (caller-asserted; value not recorded)"
+	}},
+}
+
+// placementSuggests is what the markers suggest, and the evidence for it.
+func placementSuggests(m placementMarkers) (string, []string) {
+	scratch, image := m.set("BUCK_SCRATCH_PATH"), m.set("AORTA_RE_IMAGE")
+	local := m.set("BUCK2_DAEMON_UUID") && m.set("BUCK_BUILD_ID")
+	noLocal := !m.set("BUCK2_DAEMON_UUID") && !m.set("BUCK_BUILD_ID")
+	const action = "BUCK_SCRATCH_PATH is set, so this looks like a Buck2 build action"
+	var suggests string
+	var ev []string
+	switch {
+	case scratch && local:
+		suggests = "local_action"
+		ev = append(ev, action, "BUCK2_DAEMON_UUID and BUCK_BUILD_ID are set: buck2's local executor adds these, and buck2 does not send them to remote execution")
+		if m.tmpInScratch() {
+			ev = append(ev, "TMPDIR is an absolute path ending in the scratch path, as buck2's local executor sets it")
+		}
+	case scratch && noLocal:
+		suggests = "remote_action"
+		ev = append(ev, action, "BUCK2_DAEMON_UUID and BUCK_BUILD_ID are unset: buck2's local executor would have added them, so the action was likely not run by buck2's local executor (consistent with a remote-execution worker)")
+		if !m.set("PATH") {
+			ev = append(ev, fmt.Sprintf("PATH is %s: buck2 sends no PATH to remote execution, while a local action inherits the daemon's", markerState(m.vars["PATH"])))
+		}
+	case !scratch && local:
+		suggests = "local_test"
+		ev = append(ev, "BUCK2_DAEMON_UUID and BUCK_BUILD_ID are set without BUCK_SCRATCH_PATH: consistent with a test (sh_test) or another process started by a local buck2 daemon")
+	case !scratch && noLocal && image:
+		suggests = "remote_action"
+		ev = append(ev, "no native Buck2 marker is present, but AORTA_RE_IMAGE is set: only the launcher's declaration points to a remote worker (a test run on remote execution carries no native marker)")
+	case !scratch && noLocal:
+		suggests = "not_an_action"
+		ev = append(ev, "no Buck2 action marker (BUCK_SCRATCH_PATH, BUCK2_DAEMON_UUID, BUCK_BUILD_ID) is set: consistent with a shell, buck2 run, or a test on remote execution, which carry none")
+	default:
+		suggests = "inconclusive"
+		ev = append(ev, "only one of BUCK2_DAEMON_UUID and BUCK_BUILD_ID is set: the markers disagree")
+	}
+	if image && suggests == "local_action" {
+		ev = append(ev, "AORTA_RE_IMAGE is set although the local executor's markers are present: the launcher's declaration and the native markers disagree")
+	}
+	ev = append(ev, "these are signs, not proof: a remote worker may inject any variable, and a cache hit means this process did not run for the current build")
+	return suggests, ev
 }
 
 // scratchTail is BUCK_SCRATCH_PATH without the "../" prefix the prelude
@@ -183,26 +210,26 @@ func (s *state) executionPlatform(buck2, target, dir string) platformAnswer {
 	argv := buck.ExecutionPlatformArgv(buck2, ctx, target)
 	r := s.run(Command{Argv: argv, Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
 	const what = "the execution-platform cquery"
-	var exit *ExitError
 	fail := func(format string, args ...any) platformAnswer {
 		return platformAnswer{reason: "not resolved: " + ctx.Redact(fmt.Sprintf(format, args...))}
 	}
 	switch {
-	case r.Err == ErrTimeout:
+	case r.TimedOut():
 		return fail("%s timed out after %ds", what, int(timeout/time.Second))
-	case r.Err != nil && !errors.As(r.Err, &exit):
+	case r.LaunchErr() != nil:
 		return fail("%s failed to launch (%s)", what, pyfmt.ExcStr(r.Err))
 	}
+	rc, _ := r.Exit()
 	stdout, stderr, err := decodeBuck(ctx, r)
 	switch {
 	case err != nil:
 		return fail("%s printed output that is not UTF-8 (%v)", what, err)
-	case exit != nil:
+	case rc != 0:
 		msg := pyfmt.FirstRunes(ctx.Redact(pyStrip(stderr)), 300)
 		if msg == "" {
 			msg = "(empty)"
 		}
-		return fail("%s exited %d (stderr: %s)", what, r.ExitCode, msg)
+		return fail("%s exited %d (stderr: %s)", what, rc, msg)
 	}
 	p, err := buck.ParseExecutionPlatform(stdout, target)
 	if err != nil {

@@ -16,10 +16,8 @@ func collectFBGEMM(s *state) schema.FBGEMM {
 	f := s.python()
 	var b schema.FBGEMM
 	p := f.FBGEMM
-	switch o := f.packageOutcome(outcomeOf(p), p != nil); {
-	case o == "ImportError":
-	case o != "ok":
-		s.reason("fbgemm.package_version: fbgemm_gpu import raised (%s)", o)
+	switch {
+	case !f.packageOutcome(outcomeOf(p), p != nil).imported(s, "fbgemm.package_version", "fbgemm_gpu", ""):
 	case p.Version == nil:
 		s.reason("fbgemm.package_version: fbgemm_gpu lacks __version__ attribute")
 	default:
@@ -36,12 +34,8 @@ func collectFBGEMM(s *state) schema.FBGEMM {
 // whole define" for two names, with torch taken at the given import site
 // and that site's reason prefix (context.md §15, core.md §12.3).
 func configDefines(s *state, site, a, b string) (*bool, *bool) {
-	t, exc := s.python().torchAt(site)
-	switch {
-	case exc == "ImportError":
-		return nil, nil
-	case exc != "":
-		s.reason("%s: torch import raised (%s)", site, exc)
+	t, o := s.python().torchAt(site)
+	if !o.imported(s, site, "torch", "") {
 		return nil, nil
 	}
 	switch t.ConfigShow.State {

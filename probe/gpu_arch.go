@@ -27,11 +27,11 @@ func collectGPUArch(s *state) schema.GPUArch {
 		return g
 	}
 	r := s.run(Command{Path: path, Argv: []string{argv0}, Timeout: LongTimeout, MaxOutput: agentEnumeratorMaxOutput})
-	if r.Err == ErrTimeout {
+	if r.TimedOut() {
 		s.reason("gpu_arch: rocm_agent_enumerator exceeded 30s timeout")
 		return g
 	}
-	if rc, ok := exitCode(r); ok {
+	if rc, ok := r.Exit(); ok && rc != 0 {
 		line, ok := lastLineOfStripped(stderrText(r))
 		if !ok {
 			line = "(no stderr)"
@@ -39,8 +39,8 @@ func collectGPUArch(s *state) schema.GPUArch {
 		s.reason("gpu_arch: rocm_agent_enumerator exited %d (%s)", rc, line)
 		return g
 	}
-	if r.Err != nil {
-		s.reason("gpu_arch: rocm_agent_enumerator invocation failed (%s)", invokeExc(r.Err, argv0))
+	if err := r.LaunchErr(); err != nil {
+		s.reason("gpu_arch: rocm_agent_enumerator invocation failed (%s)", invokeExc(err, argv0))
 		return g
 	}
 	if r.StdoutCut {

@@ -109,12 +109,11 @@ func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state,
 		hr.hang[h] = true
 	}
 	env := map[string]string{"TMPDIR": filepath.Join(root, "tmp")}
-	opt := withDefaults(Options{
+	c := newCollector(context.Background(), Options{
 		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/", Runner: hr,
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
-	c := &collector{opt: opt, root: newRootFS(root, "/", false), path: opt.Path, ctx: context.Background(),
-		rocm: func() rocmRoots { return classicRoots("/opt/rocm", "none") }, hashes: newHashPool(0), slots: map[string]*slot{}}
+	c.rocm = func() rocmRoots { return classicRoots("/opt/rocm", "none") }
 	return &state{collector: c, name: "test"}, root
 }
 

@@ -44,7 +44,7 @@ func collectGemm(s *state, l gemmLib) schema.GemmLibrary {
 	g.LibHash = libHash(s, libDir, l.soname)
 	g.KernelDBRevision = nameFingerprint(s, kdir, tensileDBSuffixes)
 
-	tr, _ := await[theRock](s, "therock")
+	tr, _ := await(s, theRockBlock)
 	g.UpstreamCommit = tr.block.GemmLibrariesCommit
 	g.UpstreamCommitMatchesTweak = commitMatchesTweak(g.UpstreamCommit, g.RocmReleaseTweak)
 

@@ -12,9 +12,19 @@ import (
 // the file primitives without a whole collection.
 func testState(t *testing.T, root string) *state {
 	t.Helper()
-	opt := withDefaults(Options{Root: root, Cwd: "/"})
-	return &state{collector: &collector{opt: opt, root: newRootFS(root, "/", false), ctx: context.Background(), hashes: newHashPool(0),
-		rocm: func() rocmRoots { return rocmRoots{} }}, name: "test"}
+	c := newCollector(context.Background(), Options{Root: root, Cwd: "/"})
+	c.rocm = func() rocmRoots { return rocmRoots{} }
+	return &state{collector: c, name: "test"}
+}
+
+// finishBlock publishes v as the finished block of key, for a test that
+// runs one probe whose code awaits another; the state then runs as the
+// row named as (which must come below key in the table).
+func finishBlock[T any](s *state, key blockKey[T], v T, as string) {
+	sl := s.slots[string(key)]
+	sl.value, sl.ok = v, true
+	close(sl.done)
+	s.name = as
 }
 
 // mkfiles creates files (content = name) and links ("name -> target") under root.

@@ -90,30 +90,7 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 		m.Reason = schema.Str(kind.noun + " dir not listable: " + dir + " (" + pyfmt.ExcStr(err) + ")")
 		return m
 	}
-	var entries []menuEntry
-	add := func(name, path, base string) {
-		suf, logic, ok := kind.classify(base)
-		if !ok || s.root.isDir(path) {
-			return
-		}
-		entries = append(entries, menuEntry{name: name, path: path,
-			file: schema.MenuFile{Name: name, Suffix: suf, IsLogic: logic}})
-	}
-	for _, e := range top {
-		p := dir + "/" + e
-		add(e, p, e)
-		if !gfxDirName.MatchString(e) || !s.root.isDir(p) {
-			continue
-		}
-		sub, err := s.root.readDirNames(p)
-		if err != nil {
-			continue
-		}
-		for _, f := range sub {
-			add(e+"/"+f, p+"/"+f, f)
-		}
-	}
-	sort.SliceStable(entries, func(i, j int) bool { return pyLess(entries[i].name, entries[j].name) })
+	entries := menuEntries(s, dir, top, kind)
 
 	paths := make([]string, len(entries))
 	for i := range entries {
@@ -165,4 +142,34 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 		m.Reason = schema.Str("one or more " + kind.noun + " files were unreadable")
 	}
 	return m
+}
+
+// menuEntries are the catalog files of kind in dir (listed as top) and in
+// its gfx* subdirectories, sorted by name as Python sorts strings.
+func menuEntries(s *state, dir string, top []string, kind menuKind) []menuEntry {
+	var entries []menuEntry
+	add := func(name, path, base string) {
+		suf, logic, ok := kind.classify(base)
+		if !ok || s.root.isDir(path) {
+			return
+		}
+		entries = append(entries, menuEntry{name: name, path: path,
+			file: schema.MenuFile{Name: name, Suffix: suf, IsLogic: logic}})
+	}
+	for _, e := range top {
+		p := dir + "/" + e
+		add(e, p, e)
+		if !gfxDirName.MatchString(e) || !s.root.isDir(p) {
+			continue
+		}
+		sub, err := s.root.readDirNames(p)
+		if err != nil {
+			continue
+		}
+		for _, f := range sub {
+			add(e+"/"+f, p+"/"+f, f)
+		}
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return pyLess(entries[i].name, entries[j].name) })
+	return entries
 }

@@ -135,9 +135,7 @@ func TestHostileHeaders(t *testing.T) {
 	s := testState(t, root)
 	s.collector.rocm = func() rocmRoots { return classicRoots("/opt/rocm", "opt_rocm") }
 	// therock is awaited: give it a finished slot.
-	done := make(chan struct{})
-	close(done)
-	s.slots = map[string]*slot{"therock": {done: done, value: theRock{}, ok: true}}
+	finishBlock(s, theRockBlock, theRock{}, "hipblaslt")
 	g := collectGemm(s, hipblasltLib)
 	if g.RocmReleaseTweak != nil || len(s.reasons) == 0 ||
 		s.reasons[0] != "hipblaslt.rocm_release_tweak: /opt/rocm/include/hipblaslt/hipblaslt-version.h not readable" {

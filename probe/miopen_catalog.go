@@ -25,7 +25,7 @@ func collectMIOpenCatalog(s *state) schema.MIOpenCatalog {
 		recomputed = nameFingerprint(s, dir, miopenDBSuffixes)
 	}
 
-	m, _ := await[schema.MIOpen](s, "miopen")
+	m, _ := await(s, miopenBlock)
 	c.PackageVersion, c.LibHash, c.KernelDBRevision = m.PackageVersion, m.LibHash, m.KernelDBRevision
 	if source != "default" {
 		c.KernelDBRevision = recomputed

@@ -203,11 +203,11 @@ func nicRun(s *state, argv []string, label string, sudo bool) *string {
 		cmd = append([]string{"sudo", "-n", "-E"}, argv...)
 	}
 	r := s.run(Command{Argv: cmd, Timeout: ShortTimeout})
-	if r.Err == ErrTimeout {
+	if r.TimedOut() {
 		s.reason("%s: %s exceeded 5s timeout", label, tool)
 		return nil
 	}
-	if rc, ok := exitCode(r); ok {
+	if rc, ok := r.Exit(); ok && rc != 0 {
 		detail := "no stderr"
 		if tail := lastNonBlankLine(stderrText(r)); tail != "" {
 			detail = "stderr: " + tail
@@ -217,8 +217,8 @@ func nicRun(s *state, argv []string, label string, sudo bool) *string {
 		s.reason("%s: %s exited %d (%s)", label, tool, rc, detail)
 		return nil
 	}
-	if r.Err != nil {
-		s.reason("%s: failed to invoke %s (%s)", label, cmd[0], invokeExc(r.Err, cmd[0]))
+	if err := r.LaunchErr(); err != nil {
+		s.reason("%s: failed to invoke %s (%s)", label, cmd[0], invokeExc(err, cmd[0]))
 		return nil
 	}
 	out := pyStrip(toolText(r.Stdout))

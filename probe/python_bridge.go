@@ -242,13 +242,13 @@ func runPythonBridge(c *collector) *pyFacts {
 		f.detail = "an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself"
 	}
 	switch {
-	case r.Err == ErrTimeout && c.ctx.Err() != nil:
+	case r.TimedOut() && c.ctx.Err() != nil:
 		f.outcome, f.interrupted = pyTimeout, true
 		f.detail = fmt.Sprintf("interpreter %s stopped when the collection ended (%s) while %s", argv0, interruption(c.ctx, c.opt.Deadline), describeStage(f.stage))
-	case r.Err == ErrTimeout:
+	case r.TimedOut():
 		f.outcome = pyTimeout
 		f.detail = fmt.Sprintf("interpreter %s killed after %s while %s", argv0, cmd.Timeout, describeStage(f.stage))
-	case r.Err != nil && isStartError(r.Err):
+	case isStartError(r.LaunchErr()):
 		f.outcome = pyNoStart
 		f.detail = fmt.Sprintf("interpreter %s could not be started (%s)", argv0, pyfmt.ExcStr(r.Err))
 	case f.outcome == pyOK:
@@ -302,10 +302,11 @@ func isProbeDocument(out []byte) bool {
 	return bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")) && bytes.Contains(head, []byte(`"schema_version"`))
 }
 
+// isStartError reports whether err (a Result.LaunchErr) says the
+// interpreter could not be started at all.
 func isStartError(err error) bool {
 	var pe *fs.PathError
-	var ee *ExitError
-	return err != ErrTimeout && !errors.As(err, &ee) && (errors.As(err, &pe) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC))
+	return err != nil && (errors.As(err, &pe) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC))
 }
 
 // describeStage names the step a killed helper was in.
@@ -382,33 +383,62 @@ func parseHelperOutput(f *pyFacts, out []byte) {
 	}
 }
 
-// torchAt is the torch import outcome at one call site: the facts and ""
-// when torch was obtained, else "ImportError" or the class name raised. A
-// site the helper never reached reads as ImportError when no interpreter
-// ran (torch is simply not there) and as TimeoutExpired when the helper
-// was killed on the way.
-func (f *pyFacts) torchAt(site string) (*pyTorch, string) {
+// importOutcome is how an import in the helper ended: importOK when the
+// module was obtained, importMissing when it raised ImportError (it is not
+// importable), else the class name of the exception it raised
+// (TimeoutExpired when the helper was killed on the way).
+type importOutcome string
+
+const (
+	importOK      importOutcome = "ok"
+	importMissing importOutcome = "ImportError"
+)
+
+// imported says whether the import succeeded, and appends the reason of one
+// that did not: "PREFIX: MODULE import raised (CLASS)" for an exception,
+// "PREFIX: MISSING" for ImportError when missing is not "" (a documented
+// absence is silent).
+func (o importOutcome) imported(s *state, prefix, module, missing string) bool {
+	switch o {
+	case importOK:
+		return true
+	case importMissing:
+		if missing != "" {
+			s.reason("%s: %s", prefix, missing)
+		}
+	default:
+		s.reason("%s: %s import raised (%s)", prefix, module, string(o))
+	}
+	return false
+}
+
+// torchAt is the torch import outcome at one call site, with the facts when
+// torch was obtained. A site the helper never reached reads as ImportError
+// when no interpreter ran (torch is simply not there) and as
+// TimeoutExpired when the helper was killed on the way.
+func (f *pyFacts) torchAt(site string) (*pyTorch, importOutcome) {
 	o, ok := f.TorchSites[site]
 	switch {
 	case ok && o == "ok" && f.Torch != nil:
-		return f.Torch, ""
+		return f.Torch, importOK
 	case ok && o != "ok":
-		return nil, o
+		return nil, importOutcome(o)
 	case f.outcome == pyTimeout:
 		return nil, "TimeoutExpired"
 	}
-	return nil, "ImportError"
+	return nil, importMissing
 }
 
-// packageOutcome is the import outcome of a package step the same way.
-func (f *pyFacts) packageOutcome(reported string, present bool) string {
+// packageOutcome is the import outcome of a package step the same way:
+// reported is the helper's ("ok" or the class raised) when present.
+func (f *pyFacts) packageOutcome(reported string, present bool) importOutcome {
 	switch {
 	case present:
-		return reported
+		return importOutcome(reported)
 	case f.outcome == pyTimeout:
 		return "TimeoutExpired"
 	}
-	return "ImportError"
+	return importMissing
 }
 
 // interpreterSites is where the workload interpreter's find_spec places

@@ -389,3 +389,26 @@ func TestBridgeLoops(t *testing.T) {
 		wantSnapReasons(t, snap, "python_version", "python_version: interpreter python3 printed no complete helper document (an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself)")
 	})
 }
+
+// TestImportOutcome: the one helper every import site goes through says
+// whether the module was obtained and appends the site's reason otherwise.
+func TestImportOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		o       importOutcome
+		missing string
+		ok      bool
+		reason  string
+	}{
+		{importOK, "", true, ""},
+		{importMissing, "", false, ""},
+		{importMissing, "torch not importable", false, "P: torch not importable"},
+		{"RuntimeError", "torch not importable", false, "P: torch import raised (RuntimeError)"},
+		{"TimeoutExpired", "", false, "P: torch import raised (TimeoutExpired)"},
+		{"", "", false, "P: torch import raised ()"},
+	} {
+		s := &state{}
+		if got := tc.o.imported(s, "P", "torch", tc.missing); got != tc.ok || strings.Join(s.reasons, "|") != tc.reason {
+			t.Errorf("%q: imported %v reasons %q, want %v %q", tc.o, got, s.reasons, tc.ok, tc.reason)
+		}
+	}
+}

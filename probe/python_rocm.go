@@ -40,8 +40,8 @@ func pyTorchROCmVersion(s *state) (v *string, known bool) {
 	if f.Interpreter == nil {
 		return nil, false
 	}
-	t, exc := f.torchAt("rocm.version")
-	if exc != "" {
+	t, o := f.torchAt("rocm.version")
+	if o != importOK {
 		return nil, true
 	}
 	if t.Version != nil {
@@ -61,10 +61,8 @@ func pyTorchROCmVersion(s *state) (v *string, known bool) {
 func tensilePackageVersion(s *state) *string {
 	f := s.python()
 	p := f.Tensile
-	switch o := f.packageOutcome(outcomeOf(p), p != nil); {
-	case o == "ImportError":
-	case o != "ok":
-		s.reason("tensile.package_version: Tensile import raised (%s)", o)
+	switch {
+	case !f.packageOutcome(outcomeOf(p), p != nil).imported(s, "tensile.package_version", "Tensile", ""):
 	case p.Version == nil:
 		s.reason("tensile.package_version: Tensile lacks __version__ attribute")
 	default:

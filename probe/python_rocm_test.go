@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +17,8 @@ func TestPythonROCmFacts(t *testing.T) {
 		"Tensile/__init__.py":                    "x = 1\n",
 	})
 	f := bridgeFacts(t, python, site)
-	c := &collector{root: newRootFS("/", "/", false), python: func() *pyFacts { return f }}
+	c := newCollector(context.Background(), Options{Cwd: "/"})
+	c.python = func() *pyFacts { return f }
 	s := &state{collector: c}
 	if v, known := pyDistVersion(s, "rocm-sdk-core"); !known || ptrV(v) != "7.2.1" {
 		t.Errorf("rocm-sdk-core %s %v", ptrV(v), known)
@@ -30,7 +32,8 @@ func TestPythonROCmFacts(t *testing.T) {
 	if v := tensilePackageVersion(s); v != nil || strings.Join(s.reasons, "|") != "tensile.package_version: Tensile lacks __version__ attribute" {
 		t.Errorf("tensile %s %q", ptrV(v), s.reasons)
 	}
-	none := &state{collector: &collector{root: newRootFS("/", "/", false), python: func() *pyFacts { return &pyFacts{outcome: pyNotFound} }}}
+	none := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	none.collector.python = func() *pyFacts { return &pyFacts{outcome: pyNotFound} }
 	if _, known := pyDistVersion(none, "rocm"); known {
 		t.Error("no interpreter must leave the answer to the filesystem stand-in")
 	}

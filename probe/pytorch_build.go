@@ -25,11 +25,9 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 	f := s.python()
 	b.InstallKind, b.SourcePath = installKind(s, f)
 
-	t, exc := f.torchAt("pytorch_build")
+	t, o := f.torchAt("pytorch_build")
 	switch {
-	case exc == "ImportError":
-	case exc != "":
-		s.reason("pytorch_build: torch import raised (%s)", exc)
+	case !o.imported(s, "pytorch_build", "torch", ""):
 	case t.VersionModule == nil:
 		s.reason("pytorch_build: torch.version unavailable (unexpectedly old build?)")
 	default:
@@ -44,8 +42,8 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 	b.Flags = torchFlags(s, f)
 
 	bi := &b.BinaryIntrospection
-	if exc == "" {
-		ck, _ := await[composableKernel](s, "composable_kernel")
+	if o == importOK {
+		ck, _ := await(s, composableKernelBlock)
 		if ck.dump.counts != nil {
 			bi.LibtorchHIPSymbolCounts = nil
 			for _, m := range schema.SymbolMarkers {
@@ -77,8 +75,8 @@ func installKind(s *state, f *pyFacts) (string, *string) {
 			return "source", schema.Str(s.root.realpath(cand))
 		}
 	}
-	t, exc := f.torchAt("pytorch_build.install_kind")
-	if exc != "" {
+	t, o := f.torchAt("pytorch_build.install_kind")
+	if o != importOK {
 		return "unknown", nil
 	}
 	dir := t.fileDir()
@@ -184,12 +182,8 @@ func gitHead(s *state, dir string) *string {
 // pytorch_build.flags import site.
 func torchFlags(s *state, f *pyFacts) schema.PytorchFlags {
 	var fl schema.PytorchFlags
-	t, exc := f.torchAt("pytorch_build.flags")
-	switch {
-	case exc == "ImportError":
-		return fl
-	case exc != "":
-		s.reason("pytorch_build.flags: torch import raised (%s)", exc)
+	t, o := f.torchAt("pytorch_build.flags")
+	if !o.imported(s, "pytorch_build.flags", "torch", "") {
 		return fl
 	}
 	switch t.ArchList.State {

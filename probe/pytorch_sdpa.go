@@ -11,12 +11,9 @@ import (
 // pytorch_sdpa import site (bool() of each result). Scope: process.
 func collectPytorchSDPA(s *state) schema.PytorchSDPA {
 	var b schema.PytorchSDPA
-	t, exc := s.python().torchAt("pytorch_sdpa")
+	t, o := s.python().torchAt("pytorch_sdpa")
 	switch {
-	case exc == "ImportError":
-		return b
-	case exc != "":
-		s.reason("pytorch_sdpa: torch import raised (%s)", exc)
+	case !o.imported(s, "pytorch_sdpa", "torch", ""):
 		return b
 	case t.BackendsCUDA == nil:
 		s.reason("pytorch_sdpa: torch.backends.cuda unavailable")

@@ -4,12 +4,9 @@ package probe
 // str(torch.__version__) at the helper's pytorch_version import site.
 // Scope: process. Never the string "None".
 func collectPytorchVersion(s *state) *string {
-	t, exc := s.python().torchAt("pytorch_version")
+	t, o := s.python().torchAt("pytorch_version")
 	switch {
-	case exc == "ImportError":
-		s.reason("pytorch_version: torch not importable")
-	case exc != "":
-		s.reason("pytorch_version: torch import raised (%s)", exc)
+	case !o.imported(s, "pytorch_version", "torch", "torch not importable"):
 	case t.Version == nil:
 		s.reason("pytorch_version: torch lacks __version__ attribute")
 	default:

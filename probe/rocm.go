@@ -10,7 +10,7 @@ import (
 // collectROCm is the rocm block (core.md §6).
 func collectROCm(s *state) schema.ROCm {
 	r := schema.ROCm{Root: s.rocm().core, LibRoot: s.rocm().lib, RootSource: s.rocm().source, Layout: s.rocm().layout}
-	tr, _ := await[theRock](s, "therock")
+	tr, _ := await(s, theRockBlock)
 
 	versionFile := s.rocm().core + "/.info/version"
 	source := ""

@@ -64,6 +64,33 @@ type Result struct {
 	Duration             time.Duration
 }
 
+// TimedOut reports whether the command was killed at its timeout or when
+// the collection ended (or was never started because it had ended).
+func (r Result) TimedOut() bool { return errors.Is(r.Err, ErrTimeout) }
+
+// Exit reports the status of a command that ran to its end: 0 on success,
+// the status of a non-zero exit, -N for death by signal N. ok is false when
+// it timed out or could not be started (LaunchErr).
+func (r Result) Exit() (code int, ok bool) {
+	var ee *ExitError
+	switch {
+	case r.Err == nil:
+		return 0, true
+	case errors.As(r.Err, &ee):
+		return r.ExitCode, true
+	}
+	return 0, false
+}
+
+// LaunchErr is the error of a command that never ran to an exit for a reason
+// other than a timeout: not found, permission, a failed wait; nil otherwise.
+func (r Result) LaunchErr() error {
+	if _, exited := r.Exit(); exited || r.TimedOut() {
+		return nil
+	}
+	return r.Err
+}
+
 // ExitError is a command that ran and exited non-zero (or died by signal).
 type ExitError struct{ Code int }
 
@@ -109,76 +136,34 @@ type ExecRunner struct{}
 // Run implements Runner.
 func (ExecRunner) Run(ctx context.Context, c Command) Result {
 	start := time.Now()
+	if !filepath.IsAbs(c.Path) {
+		return Result{Err: fmt.Errorf("%q: executable path %q is not absolute", c.Argv, c.Path), ExitCode: -1}
+	}
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	max := c.MaxOutput
-	if max <= 0 {
-		max = DefaultMaxOutput
-	}
-	maxErr := c.MaxStderr
-	if maxErr <= 0 {
-		maxErr = DefaultMaxStderr
-	}
-	stdout, stderr := &capped{max: max, sink: c.StdoutTo}, &capped{max: maxErr}
-	if !filepath.IsAbs(c.Path) {
-		return Result{Err: fmt.Errorf("%q: executable path %q is not absolute", c.Argv, c.Path), ExitCode: -1}
-	}
-	cmd := &exec.Cmd{
-		Path:   c.Path,
-		Args:   c.Argv,
-		Dir:    c.Dir,
-		Stdout: stdout,
-		Stderr: stderr,
-		// A grandchild that keeps our pipes open after the child exits
-		// must not hold the probe: stop waiting for the pipes after this.
-		WaitDelay: 250 * time.Millisecond,
-		// Pdeathsig: a probe killed by SIGKILL (no handler runs) takes
-		// its direct children with it. The kernel sends the signal when
-		// the OS thread that forked the child exits, not the process;
-		// the Go runtime only ends a thread when a goroutine exits while
-		// locked to it (runtime.LockOSThread), which nothing in this
-		// binary does, so the forking thread lives as long as the probe
-		// (docs/design-notes.md, "Children of a killed probe").
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
-	}
-	switch {
-	case c.StdinFrom != nil:
-		cmd.Stdin = c.StdinFrom
-	case c.Stdin != nil:
-		cmd.Stdin = bytes.NewReader(c.Stdin)
-	}
-	if c.Env != nil {
-		cmd.Env = append(os.Environ(), c.Env...)
-	}
+	stdout := &capped{max: orDefault(c.MaxOutput, DefaultMaxOutput), sink: c.StdoutTo}
+	stderr := &capped{max: orDefault(c.MaxStderr, DefaultMaxStderr)}
+	cmd := newExecCmd(ctx, c, stdout, stderr)
 	if err := cmd.Start(); err != nil {
 		return Result{Err: fmt.Errorf("%q: %w", c.Argv, err), ExitCode: -1, Duration: time.Since(start)}
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var werr error
-	select {
-	case werr = <-done:
-	case <-ctx.Done():
-		// Kill the whole group: tools that fork (sudo, shell wrappers)
-		// must not outlive the probe or keep its pipes open.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		return Result{
-			Stdout: stdout.buf, Stderr: stderr.buf, StdoutN: stdout.n,
-			Err: ErrTimeout, ExitCode: -int(syscall.SIGKILL),
-			Truncated: stdout.cut || stderr.cut, StdoutCut: stdout.cut, StderrCut: stderr.cut,
-			Duration: time.Since(start),
-		}
-	}
-	// The child exited; reap anything it left in its group holding our pipes.
+	werr := cmd.Wait()
+	// The child is gone; kill anything it left in its group (a forked
+	// helper still holding our pipes, which WaitDelay stopped waiting for).
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	r := Result{
 		Stdout: stdout.buf, Stderr: stderr.buf, StdoutN: stdout.n,
 		Truncated: stdout.cut || stderr.cut, StdoutCut: stdout.cut, StderrCut: stderr.cut,
 		Duration: time.Since(start),
+	}
+	if ctx.Err() != nil {
+		// Killed at the timeout or the collection's end (cmd.Cancel), or
+		// the deadline came while the pipes were still draining.
+		r.Err, r.ExitCode = ErrTimeout, -int(syscall.SIGKILL)
+		return r
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
@@ -193,6 +178,44 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 		r.Err = fmt.Errorf("%q: %w", c.Argv, werr)
 	}
 	return r
+}
+
+// newExecCmd is c as an exec.Cmd bound to ctx: when ctx ends, Cancel kills
+// the whole process group with SIGKILL (tools that fork — sudo, shell
+// wrappers — must not outlive the probe or keep its pipes open), and Wait
+// returns at most WaitDelay after the child is gone.
+func newExecCmd(ctx context.Context, c Command, stdout, stderr io.Writer) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, c.Path)
+	cmd.Args, cmd.Dir, cmd.Stdout, cmd.Stderr = c.Argv, c.Dir, stdout, stderr
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A grandchild that keeps our pipes open after the child exits must
+	// not hold the probe: stop waiting for the pipes after this.
+	cmd.WaitDelay = 250 * time.Millisecond
+	// Pdeathsig: a probe killed by SIGKILL (no handler runs) takes its
+	// direct children with it. The kernel sends the signal when the OS
+	// thread that forked the child exits, not the process; the Go runtime
+	// only ends a thread when a goroutine exits while locked to it
+	// (runtime.LockOSThread), which nothing in this binary does, so the
+	// forking thread lives as long as the probe (docs/design-notes.md,
+	// "Children of a killed probe").
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	switch {
+	case c.StdinFrom != nil:
+		cmd.Stdin = c.StdinFrom
+	case c.Stdin != nil:
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	if c.Env != nil {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	return cmd
+}
+
+func orDefault(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
 }
 
 // capped keeps the first max bytes written and discards the rest as it is

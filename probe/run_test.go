@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,7 +65,7 @@ exec sleep 60`)
 		for timeout := 100 * time.Millisecond; ; timeout *= 2 {
 			os.Remove(pidFile)
 			res := r.Run(ctx, Command{Path: tool, Argv: []string{"x", pidFile}, Timeout: timeout})
-			if res.Err != ErrTimeout {
+			if !res.TimedOut() {
 				t.Fatalf("got %+v", res)
 			}
 			b, err := os.ReadFile(pidFile)
@@ -201,5 +202,30 @@ func TestNoLockedThreads(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestResultModel pins the one way of asking what a command did: timed out,
+// exited (with which status), or never launched.
+func TestResultModel(t *testing.T) {
+	launch := &fs.PathError{Op: "exec", Path: "x", Err: syscall.ENOENT}
+	for _, tc := range []struct {
+		name     string
+		r        Result
+		timedOut bool
+		code     int
+		exited   bool
+		launch   error
+	}{
+		{"success", Result{}, false, 0, true, nil},
+		{"non-zero", Result{ExitCode: 3, Err: &ExitError{3}}, false, 3, true, nil},
+		{"signal", Result{ExitCode: -11, Err: &ExitError{-11}}, false, -11, true, nil},
+		{"timeout", Result{ExitCode: -9, Err: ErrTimeout}, true, 0, false, nil},
+		{"not found", Result{ExitCode: -1, Err: launch}, false, 0, false, launch},
+	} {
+		code, exited := tc.r.Exit()
+		if tc.r.TimedOut() != tc.timedOut || code != tc.code || exited != tc.exited || tc.r.LaunchErr() != tc.launch {
+			t.Errorf("%s: TimedOut %v Exit (%d, %v) LaunchErr %v", tc.name, tc.r.TimedOut(), code, exited, tc.r.LaunchErr())
+		}
 	}
 }

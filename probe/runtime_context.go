@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"strings"
-
 	"aorta-probe/schema"
 )
 
@@ -15,19 +13,9 @@ import (
 func runtimeType(s *state) string { return s.collector.runtimeType() }
 
 func detectRuntimeType(s *state) string {
-	switch {
-	case s.root.exists("/.dockerenv"):
-		return "docker"
-	case s.root.exists("/run/.containerenv"):
-		return "podman"
-	case s.getenv("SINGULARITY_NAME") != "":
-		return "singularity"
-	}
-	if cg := s.root.readText("/proc/1/cgroup"); cg != nil {
-		for _, tok := range []string{"singularity", "docker", "podman"} {
-			if strings.Contains(*cg, tok) {
-				return tok
-			}
+	for _, r := range runtimeRules {
+		if f, runtime := r.check(s); f.fired {
+			return runtime
 		}
 	}
 	return "baremetal"

@@ -119,11 +119,8 @@ func dumpWith(t *testing.T, nm, cxxfilt string) (symbolDump, *state, string) {
 		writeFiles(t, bin, map[string]string{name: body})
 		os.Chmod(filepath.Join(bin, name), 0o755)
 	}
-	s := &state{collector: &collector{
-		opt:  withDefaults(Options{Now: fixedNow}),
-		root: newRootFS("/", "/", false), path: []string{bin, "/usr/bin", "/bin"},
-		ctx: context.Background(),
-	}}
+	s := &state{collector: newCollector(context.Background(), Options{Now: fixedNow, Cwd: "/",
+		Path: []string{bin, "/usr/bin", "/bin"}})}
 	tt := &pyTorch{File: filepath.Join(dir, "torch/__init__.py"), VersionModule: &pyTorchVersionMod{HIP: "7.2"}}
 	return dumpTorchSymbols(s, "P", tt), s, lib
 }

@@ -55,11 +55,11 @@ func collectSystemHealth(s *state) systemHealth {
 	s.removeAtEnd(tmp)
 
 	r := s.run(Command{Argv: []string{"sudo", "-n", "-E", rdhc, "--quick", "--json", tmp}, Timeout: LongTimeout})
-	if r.Err == ErrTimeout {
+	if r.TimedOut() {
 		s.reason("system_health: rdhc exceeded 30s timeout")
 		return systemHealth{}
 	}
-	if rc, ok := exitCode(r); ok {
+	if rc, ok := r.Exit(); ok && rc != 0 {
 		if tail := lastNonBlankLine(stderrText(r)); tail != "" {
 			s.reason("system_health: rdhc exited %d (stderr: %s)", rc, tail)
 		} else {
@@ -67,8 +67,8 @@ func collectSystemHealth(s *state) systemHealth {
 		}
 		return systemHealth{}
 	}
-	if r.Err != nil {
-		s.reason("system_health: failed to invoke rdhc (%s) (see docs/env-probe.md#installing-rdhc)", invokeExc(r.Err, "sudo"))
+	if err := r.LaunchErr(); err != nil {
+		s.reason("system_health: failed to invoke rdhc (%s) (see docs/env-probe.md#installing-rdhc)", invokeExc(err, "sudo"))
 		return systemHealth{}
 	}
 	v, err := readRDHCOutput(tmp)

@@ -2,6 +2,18 @@ package probe
 
 import "aorta-probe/schema"
 
+// The blocks other probes await, by key: await(s, theRockBlock) is a
+// theRock, whatever the row computes is checked against the key.
+const (
+	theRockBlock          blockKey[theRock]            = "therock"
+	hipBLASLtBlock        blockKey[schema.GemmLibrary] = "hipblaslt"
+	rocBLASBlock          blockKey[schema.GemmLibrary] = "rocblas"
+	composableKernelBlock blockKey[composableKernel]   = "composable_kernel"
+	tensileBlock          blockKey[schema.Tensile]     = "tensile"
+	miopenBlock           blockKey[schema.MIOpen]      = "miopen"
+	buildSystemBlock      blockKey[schema.BuildSystem] = "build_system"
+)
+
 // probeTable is the fixed list of probes in the anchor's order (core.md
 // §1.3, context.md §2). They run concurrently; this order is the order of
 // partial_reasons, whatever order they finish in. A probe may await only
@@ -19,21 +31,21 @@ func probeTable() []probe {
 			s.Provenance.Placement = v.placement
 		}),
 		block("system_health", collectSystemHealth, func(s *schema.Snapshot, v systemHealth) { s.SystemHealth = v.value }),
-		block("therock", collectTheRock, func(s *schema.Snapshot, v theRock) { s.TheRock = v.block }),
-		block("rocm", collectROCm, func(s *schema.Snapshot, v schema.ROCm) { s.ROCm = v }),
+		block(theRockBlock, collectTheRock, func(s *schema.Snapshot, v theRock) { s.TheRock = v.block }).rootsWhenMissing(fillTheRockRoots),
+		block("rocm", collectROCm, func(s *schema.Snapshot, v schema.ROCm) { s.ROCm = v }).rootsWhenMissing(fillROCmRoots),
 		block("amdgpu_driver", collectAMDGPUDriver, func(s *schema.Snapshot, v schema.AMDGPUDriver) { s.AMDGPUDriver = v }),
 		block("hip", collectHIP, func(s *schema.Snapshot, v schema.HIP) { s.HIP = v }),
-		block("hipblaslt", collectHipBLASLt, func(s *schema.Snapshot, v schema.GemmLibrary) { s.HipBLASLt = v }),
-		block("rocblas", collectRocBLAS, func(s *schema.Snapshot, v schema.GemmLibrary) { s.RocBLAS = v }),
-		block("composable_kernel", collectComposableKernel, func(s *schema.Snapshot, v composableKernel) { s.ComposableKernel = v.block }),
-		block("tensile", collectTensile, func(s *schema.Snapshot, v schema.Tensile) { s.Tensile = v }),
+		block(hipBLASLtBlock, collectHipBLASLt, func(s *schema.Snapshot, v schema.GemmLibrary) { s.HipBLASLt = v }),
+		block(rocBLASBlock, collectRocBLAS, func(s *schema.Snapshot, v schema.GemmLibrary) { s.RocBLAS = v }),
+		block(composableKernelBlock, collectComposableKernel, func(s *schema.Snapshot, v composableKernel) { s.ComposableKernel = v.block }),
+		block(tensileBlock, collectTensile, func(s *schema.Snapshot, v schema.Tensile) { s.Tensile = v }),
 		block("tensile_catalog", collectTensileCatalog, func(s *schema.Snapshot, v schema.TensileCatalog) { s.TensileCatalog = v }),
 		block("triton", collectTriton, func(s *schema.Snapshot, v schema.Triton) { s.Triton = v }),
 		block("fbgemm", collectFBGEMM, func(s *schema.Snapshot, v schema.FBGEMM) { s.FBGEMM = v }),
 		block("torchrec", collectTorchRec, func(s *schema.Snapshot, v schema.TorchRec) { s.TorchRec = v }),
 		block("aiter", collectAiter, func(s *schema.Snapshot, v schema.Aiter) { s.Aiter = v }),
 		block("aotriton", collectAOTriton, func(s *schema.Snapshot, v schema.AOTriton) { s.AOTriton = v }),
-		block("miopen", collectMIOpen, func(s *schema.Snapshot, v schema.MIOpen) { s.MIOpen = v }),
+		block(miopenBlock, collectMIOpen, func(s *schema.Snapshot, v schema.MIOpen) { s.MIOpen = v }),
 		block("miopen_catalog", collectMIOpenCatalog, func(s *schema.Snapshot, v schema.MIOpenCatalog) { s.MIOpenCatalog = v }),
 		block("rocfft_catalog", collectRocFFTCatalog, func(s *schema.Snapshot, v schema.RocFFTCatalog) { s.RocFFTCatalog = v }),
 		block("rccl", collectRCCL, func(s *schema.Snapshot, v schema.RCCL) { s.RCCL = v }),
@@ -48,7 +60,7 @@ func probeTable() []probe {
 		block("pytorch_version", collectPytorchVersion, func(s *schema.Snapshot, v *string) { s.PytorchVersion = v }),
 		block("pytorch_build", collectPytorchBuild, func(s *schema.Snapshot, v schema.PytorchBuild) { s.PytorchBuild = v }),
 		block("pytorch_sdpa", collectPytorchSDPA, func(s *schema.Snapshot, v schema.PytorchSDPA) { s.PytorchSDPA = v }),
-		block("build_system", collectBuildSystem, func(s *schema.Snapshot, v schema.BuildSystem) { s.BuildSystem = v }),
+		block(buildSystemBlock, collectBuildSystem, func(s *schema.Snapshot, v schema.BuildSystem) { s.BuildSystem = v }),
 		block("buck_invocation", collectBuckInvocation, func(s *schema.Snapshot, v buckResult) {
 			s.BuckInvocation = v.inv
 			s.LibraryIntrospection = v.entries

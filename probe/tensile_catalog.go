@@ -15,13 +15,13 @@ func collectTensileCatalog(s *state) schema.TensileCatalog {
 
 	// The copies wait for their blocks only after the menus are hashed, so
 	// the libraries and the menus share the hash pool from the start.
-	if hb, ok := await[schema.GemmLibrary](s, "hipblaslt"); ok {
+	if hb, ok := await(s, hipBLASLtBlock); ok {
 		c.HipBLASLt.PackageVersion, c.HipBLASLt.LibHash, c.HipBLASLt.KernelDBRevision = hb.PackageVersion, hb.LibHash, hb.KernelDBRevision
 	}
-	if rb, ok := await[schema.GemmLibrary](s, "rocblas"); ok {
+	if rb, ok := await(s, rocBLASBlock); ok {
 		c.RocBLAS.PackageVersion, c.RocBLAS.LibHash, c.RocBLAS.KernelDBRevision = rb.PackageVersion, rb.LibHash, rb.KernelDBRevision
 	}
-	if t, ok := await[schema.Tensile](s, "tensile"); ok {
+	if t, ok := await(s, tensileBlock); ok {
 		c.Combined = t
 	}
 

@@ -69,12 +69,3 @@ func invokeExc(err error, argv0 string) string {
 	}
 	return pyfmt.ExcStr(err)
 }
-
-// exitCode reports whether err is a non-zero exit (or death by signal).
-func exitCode(r Result) (int, bool) {
-	var ee *ExitError
-	if errors.As(r.Err, &ee) {
-		return r.ExitCode, true
-	}
-	return 0, false
-}

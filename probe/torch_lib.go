@@ -163,10 +163,10 @@ func dumpTorchSymbols(s *state, prefix string, t *pyTorch) symbolDump {
 	pr.CloseWithError(io.ErrClosedPipe)
 	<-nmDone
 	switch {
-	case r.Err == ErrTimeout:
+	case r.TimedOut():
 		s.reason("%s: nm invocation failed (%s)", prefix, timeoutText(nmArgv))
 		return symbolDump{}
-	case r.Err != nil && !isExit(r.Err):
+	case r.LaunchErr() != nil:
 		s.reason("%s: nm invocation failed (%s)", prefix, pyfmt.ExcStr(r.Err))
 		return symbolDump{}
 	case r.Err != nil:
@@ -178,10 +178,10 @@ func dumpTorchSymbols(s *state, prefix string, t *pyTorch) symbolDump {
 		return symbolDump{}
 	}
 	switch {
-	case r2.Err == ErrTimeout:
+	case r2.TimedOut():
 		s.reason("%s: c++filt invocation failed (%s)", prefix, timeoutText(cfArgv))
 		return symbolDump{}
-	case r2.Err != nil && !isExit(r2.Err):
+	case r2.LaunchErr() != nil:
 		s.reason("%s: c++filt invocation failed (%s)", prefix, pyfmt.ExcStr(r2.Err))
 		return symbolDump{}
 	case r2.Err != nil:
@@ -353,8 +353,6 @@ func lineBreak(b []byte) (int, int) {
 	}
 	return -1, 0
 }
-
-func isExit(err error) bool { _, ok := err.(*ExitError); return ok }
 
 // timeoutText is str(subprocess.TimeoutExpired) for a 30 s command.
 func timeoutText(argv []string) string {

@@ -13,7 +13,8 @@ func bridgeFacts(t *testing.T, python, site string) *pyFacts {
 	py := wrapper(t, t.TempDir(), "py", python, site)
 	opt := withDefaults(Options{Path: []string{}, Env: func(string) (string, bool) { return "", false }})
 	opt.Python.Interpreter = py
-	c := &collector{opt: opt, root: newRootFS("/", "/", false), ctx: context.Background(), hashes: newHashPool(0)}
+	opt.Cwd = "/"
+	c := newCollector(context.Background(), opt)
 	f := runPythonBridge(c)
 	if f.outcome != pyOK {
 		t.Fatalf("helper: %s %s", f.outcome, f.detail)

@@ -11,11 +11,8 @@ func collectTriton(s *state) schema.Triton {
 	f := s.python()
 	var t schema.Triton
 	p := f.Triton
-	switch o := f.packageOutcome(outcomeOf(p), p != nil); {
-	case o == "ImportError":
-		s.reason("triton.package_version: triton not importable")
-	case o != "ok":
-		s.reason("triton.package_version: triton import raised (%s)", o)
+	switch {
+	case !f.packageOutcome(outcomeOf(p), p != nil).imported(s, "triton.package_version", "triton", "triton not importable"):
 	case p.Version == nil:
 		s.reason("triton.package_version: triton lacks __version__ attribute")
 	default:
