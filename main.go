@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
 	"aorta-probe/probe"
 	"aorta-probe/schema"
@@ -103,7 +104,7 @@ func run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 		return emit([]byte(text))
 	}
 
-	doc := schema.Encode(snap)
+	doc := pyjson.Encode(snap)
 	if cfg.out == "-" {
 		return emit(append(doc, '\n'))
 	}

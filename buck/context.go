@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // Option types of an ordered --buck-option TYPE=VALUE (context.md §20.2).
@@ -205,10 +205,10 @@ func Fingerprint(argv []string, confirmed bool) string {
 	if argv == nil {
 		argv = []string{}
 	}
-	payload := schema.Map[any]{}
+	payload := pyjson.Map[any]{}
 	payload.Set("buck_argv", argv)
 	payload.Set("default_context_confirmed", confirmed)
-	sum := sha256.Sum256(schema.EncodeCanonical(payload))
+	sum := sha256.Sum256(pyjson.EncodeCanonical(payload))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"aorta-probe/internal/pyfmt"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // DepsQuery is the literal cquery of context.md §21.1. The target is bound
@@ -47,12 +47,12 @@ func (e *ShapeError) Error() string { return "unexpected JSON shape (" + e.PyTyp
 // array of labels, or the legacy/multi-query object whose array values are
 // concatenated in object order. Empty output is no labels. Elements that
 // are not strings become Python str() text. Errors are a
-// *schema.SyntaxError (Python's JSON error text) or a *ShapeError.
+// *pyjson.SyntaxError (Python's JSON error text) or a *ShapeError.
 func ParseLabels(stdout string) ([]string, error) {
 	if pyfmt.Strip(stdout) == "" {
 		return []string{}, nil
 	}
-	v, err := schema.Decode(stdout)
+	v, err := pyjson.Decode(stdout)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func ParseLabels(stdout string) ([]string, error) {
 		for _, x := range t {
 			labels = append(labels, PyStr(x))
 		}
-	case schema.Map[any]:
+	case pyjson.Map[any]:
 		for _, e := range t {
 			if xs, ok := e.Value.([]any); ok {
 				for _, x := range xs {
@@ -84,7 +84,7 @@ func pyType(v any) string {
 		return "bool"
 	case string:
 		return "str"
-	case schema.Number:
+	case pyjson.Number:
 		if t.IsInteger() {
 			return "int"
 		}
@@ -116,7 +116,7 @@ func pyRepr(v any) string {
 		return "False"
 	case string:
 		return pyfmt.Repr(t)
-	case schema.Number:
+	case pyjson.Number:
 		return numberRepr(t)
 	case []any:
 		parts := make([]string, len(t))
@@ -124,7 +124,7 @@ func pyRepr(v any) string {
 			parts[i] = pyRepr(x)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
-	case schema.Map[any]:
+	case pyjson.Map[any]:
 		parts := make([]string, len(t))
 		for i, e := range t {
 			parts[i] = pyfmt.Repr(e.Key) + ": " + pyRepr(e.Value)
@@ -135,7 +135,7 @@ func pyRepr(v any) string {
 }
 
 // numberRepr is Python's repr of int(literal) or float(literal).
-func numberRepr(n schema.Number) string {
+func numberRepr(n pyjson.Number) string {
 	s := string(n)
 	if n.IsInteger() {
 		neg := strings.HasPrefix(s, "-")
@@ -315,11 +315,11 @@ func ParseExecutionPlatform(stdout, target string) (string, error) {
 	if pyfmt.Strip(stdout) == "" {
 		return "", fmt.Errorf("buck2 printed nothing")
 	}
-	v, err := schema.Decode(stdout)
+	v, err := pyjson.Decode(stdout)
 	if err != nil {
 		return "", fmt.Errorf("buck2 printed non-JSON output (%v)", err)
 	}
-	obj, ok := v.(schema.Map[any])
+	obj, ok := v.(pyjson.Map[any])
 	if !ok {
 		return "", fmt.Errorf("buck2 printed JSON of unexpected shape (%s)", pyType(v))
 	}
@@ -331,7 +331,7 @@ func ParseExecutionPlatform(stdout, target string) (string, error) {
 		key = obj[0].Key
 	}
 	attrs, _ := obj.Get(key)
-	m, ok := attrs.(schema.Map[any])
+	m, ok := attrs.(pyjson.Map[any])
 	if !ok {
 		return "", fmt.Errorf("the entry of %s is not an attribute object", key)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -128,8 +129,8 @@ func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 // hsaTree is aiter.hsa_tree (context.md §17.2): per root, per arch
 // directory, the file and .co counts and a combined SHA-256 over the
 // sorted (relative path, file digest) pairs. Null when no root has an arch.
-func hsaTree(s *state, p *pyAiter, imported bool) schema.Map[schema.Map[schema.HSAArch]] {
-	var tree schema.Map[schema.Map[schema.HSAArch]]
+func hsaTree(s *state, p *pyAiter, imported bool) pyjson.Map[pyjson.Map[schema.HSAArch]] {
+	var tree pyjson.Map[pyjson.Map[schema.HSAArch]]
 	for _, root := range hsaRoots(s, p, imported) {
 		entries, err := s.root.readDir(root)
 		if err != nil {
@@ -143,12 +144,12 @@ func hsaTree(s *state, p *pyAiter, imported bool) schema.Map[schema.Map[schema.H
 			}
 		}
 		sort.Strings(archs)
-		var m schema.Map[schema.HSAArch]
+		var m pyjson.Map[schema.HSAArch]
 		for _, a := range archs {
-			m = append(m, schema.Entry[schema.HSAArch]{Key: a, Value: hsaArch(s, root+"/"+a)})
+			m = append(m, pyjson.Entry[schema.HSAArch]{Key: a, Value: hsaArch(s, root+"/"+a)})
 		}
 		if len(m) > 0 {
-			tree = append(tree, schema.Entry[schema.Map[schema.HSAArch]]{Key: root, Value: m})
+			tree = append(tree, pyjson.Entry[pyjson.Map[schema.HSAArch]]{Key: root, Value: m})
 		}
 	}
 	return tree

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"strings"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // Values the probe takes from the Python helper or from a tool's JSON and
@@ -31,7 +31,7 @@ const (
 
 // valueBound says why v may not be written as it is ("" when it may): it is
 // nested deeper than maxValueDepth or is larger than maxValueBytes. v is a
-// decoded JSON value (encoding/json or schema.Decode).
+// decoded JSON value (encoding/json or pyjson.Decode).
 func valueBound(v any) string {
 	size, deep := 0, false
 	var walk func(v any, depth int) bool
@@ -45,7 +45,7 @@ func valueBound(v any) string {
 			size += len(x) + 2
 		case json.Number:
 			size += len(x)
-		case schema.Number:
+		case pyjson.Number:
 			size += len(x)
 		case json.RawMessage:
 			// Not walked: sized only (its readers decode it into typed
@@ -67,7 +67,7 @@ func valueBound(v any) string {
 					return false
 				}
 			}
-		case schema.Map[any]:
+		case pyjson.Map[any]:
 			size += 2
 			for _, e := range x {
 				size += len(e.Key) + 4

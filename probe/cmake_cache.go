@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -46,7 +47,7 @@ type cmakeCache struct {
 // parseCMakeCache keeps the allowlisted NAME:TYPE=VALUE entries of a
 // CMakeCache.txt text (Python splitlines; empty, // and # lines skipped;
 // later duplicates overwrite), sorted by NAME.
-func parseCMakeCache(text string) schema.Map[schema.CMakeCacheEntry] {
+func parseCMakeCache(text string) pyjson.Map[schema.CMakeCacheEntry] {
 	c, _ := scanCMakeCache(strings.NewReader(text))
 	return sortedMap(c.entries)
 }

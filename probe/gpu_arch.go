@@ -3,6 +3,7 @@ package probe
 import (
 	"sort"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -100,9 +101,9 @@ func gpuArchOf(targets []string) schema.GPUArch {
 		uniq = append(uniq, t)
 	}
 	sort.Strings(uniq)
-	m := make(schema.Map[int], 0, len(uniq))
+	m := make(pyjson.Map[int], 0, len(uniq))
 	for _, t := range uniq { // unique keys: append, not Set
-		m = append(m, schema.Entry[int]{Key: t, Value: counts[t]})
+		m = append(m, pyjson.Entry[int]{Key: t, Value: counts[t]})
 	}
 	return schema.GPUArch{AgentCount: schema.Int(len(targets)), GfxTargets: uniq, AgentArchCounts: m}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -53,7 +54,7 @@ func parseNicctlVersion(out string) *string {
 func parseVersionOutput(out string) *string {
 	t := pyStrip(out)
 	if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
-		if v, err := schema.Decode(t); err == nil {
+		if v, err := pyjson.Decode(t); err == nil {
 			if m, ok := firstVersionIn(v); ok {
 				return &m
 			}
@@ -71,7 +72,7 @@ func firstVersionIn(v any) (string, bool) {
 		if m := versionRe.FindString(x); m != "" {
 			return m, true
 		}
-	case schema.Map[any]:
+	case pyjson.Map[any]:
 		for _, e := range x {
 			if m, ok := firstVersionIn(e.Value); ok {
 				return m, true

@@ -135,8 +135,19 @@ type pyPackage struct {
 }
 
 type pyTorchRec struct {
-	Block   schema.TorchRec `json:"block"`
+	Block   pyTorchRecBlock `json:"block"`
 	Reasons []string        `json:"reasons"`
+}
+
+// pyTorchRecBlock is the helper's torchrec block, the five values of
+// schema.TorchRec under the same keys (the schema types carry only the
+// document codec's `py` tags).
+type pyTorchRecBlock struct {
+	PackageVersion      *string `json:"package_version"`
+	Commit              *string `json:"commit"`
+	SourceVersion       *string `json:"source_version"`
+	SourceCommit        *string `json:"source_commit"`
+	DistributionVersion *string `json:"distribution_version"`
 }
 
 type pyAiter struct {

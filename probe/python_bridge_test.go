@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -188,7 +189,7 @@ func TestBridgeRealPython(t *testing.T) {
 		opt.Python.Interpreter = pyA
 		snap := Collect(context.Background(), opt)
 		if d := os.Getenv("AORTA_TEST_DUMP"); d != "" {
-			_ = os.WriteFile(d, schema.Encode(snap), 0o644)
+			_ = os.WriteFile(d, pyjson.Encode(snap), 0o644)
 		}
 		checkSiteA(t, snap, python, siteA, haveLib)
 	})

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -50,13 +51,13 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 			bi.LibtorchHIPSymbolCounts = nil
 			for _, m := range schema.SymbolMarkers {
 				n, _ := ck.dump.count(m)
-				bi.LibtorchHIPSymbolCounts = append(bi.LibtorchHIPSymbolCounts, schema.Entry[*int]{Key: m, Value: &n})
+				bi.LibtorchHIPSymbolCounts = append(bi.LibtorchHIPSymbolCounts, pyjson.Entry[*int]{Key: m, Value: &n})
 			}
 		}
 		bi.TorchLibBundled = torchLibBundled(s, t)
 	}
 	if raw := b.Flags.CXXFlagsRaw; raw != nil {
-		bi.CXXFlagsUseDefines = schema.Map[bool]{
+		bi.CXXFlagsUseDefines = pyjson.Map[bool]{
 			{Key: "USE_ROCM_CK_SDPA", Value: hasDefine(*raw, "USE_ROCM_CK_SDPA")},
 			{Key: "USE_ROCM_CK_GEMM", Value: hasDefine(*raw, "USE_ROCM_CK_GEMM")},
 		}
@@ -226,7 +227,7 @@ func torchFlags(s *state, f *pyFacts) schema.PytorchFlags {
 
 // torchLibBundled is binary_introspection.torch_lib_bundled: whether
 // torch's lib dir holds libaotriton_v2.so (or a versioned name of it).
-func torchLibBundled(s *state, t *pyTorch) schema.Map[bool] {
+func torchLibBundled(s *state, t *pyTorch) pyjson.Map[bool] {
 	dir, ok := torchNativeLibDir(s, t)
 	if !ok {
 		d := t.fileDir()
@@ -247,7 +248,7 @@ func torchLibBundled(s *state, t *pyTorch) schema.Map[bool] {
 			break
 		}
 	}
-	return schema.Map[bool]{{Key: "libaotriton_v2.so", Value: found}}
+	return pyjson.Map[bool]{{Key: "libaotriton_v2.so", Value: found}}
 }
 
 // truthyStr is `v if v else None` for a string attribute: nil for falsy
@@ -282,13 +283,13 @@ func pyTruthy(v any) bool {
 }
 
 // schemaAny turns a decoded helper value into the document's Any.
-func schemaAny(v any) schema.Any {
+func schemaAny(v any) pyjson.Any {
 	switch x := v.(type) {
 	case json.Number:
-		return schema.Number(string(x))
+		return pyjson.Number(string(x))
 	case float64:
 		b, _ := json.Marshal(x)
-		return schema.Number(string(b))
+		return pyjson.Number(string(b))
 	}
 	return v
 }

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // rdhcMaxJSON caps the rdhc output file read back: real reports are
@@ -25,7 +25,7 @@ const rdhcMaxJSON = 64 << 20
 var rdhcTempName = func(attempt int) string { return randomTempChars() }
 
 // systemHealth carries the rdhc document; value nil is JSON null.
-type systemHealth struct{ value schema.Any }
+type systemHealth struct{ value pyjson.Any }
 
 // collectSystemHealth is the system_health block (core.md §5): rdhc's
 // quick report, re-serialised verbatim.
@@ -162,7 +162,7 @@ func randomTempChars() string {
 // is on the machine the probe runs on (never under --root), opened
 // non-blocking and refused unless regular: an rdhc that swaps it for a FIFO
 // or a device does not hold the run.
-func readRDHCOutput(path string) (schema.Any, error) {
+func readRDHCOutput(path string) (pyjson.Any, error) {
 	b, err := newRootFS("/", "", false).readHead(path, rdhcMaxJSON+1)
 	if err != nil {
 		return nil, err
@@ -175,17 +175,17 @@ func readRDHCOutput(path string) (schema.Any, error) {
 
 // parseRDHCJSON decodes rdhc's report: strict UTF-8 (Python's
 // UnicodeDecodeError text on failure), a leading BOM refused as json.loads
-// refuses it, then schema.Decode (numbers kept as written, NaN/Infinity
+// refuses it, then pyjson.Decode (numbers kept as written, NaN/Infinity
 // accepted, the last duplicate key winning).
-func parseRDHCJSON(b []byte) (schema.Any, error) {
+func parseRDHCJSON(b []byte) (pyjson.Any, error) {
 	if msg, bad := utf8DecodeError(b); bad {
 		return nil, errors.New(msg)
 	}
 	text := universalNewlines(string(b))
 	if strings.HasPrefix(text, "\ufeff") {
-		return nil, &schema.SyntaxError{Msg: "Unexpected UTF-8 BOM (decode using utf-8-sig)", Line: 1, Column: 1}
+		return nil, &pyjson.SyntaxError{Msg: "Unexpected UTF-8 BOM (decode using utf-8-sig)", Line: 1, Column: 1}
 	}
-	return schema.Decode(text)
+	return pyjson.Decode(text)
 }
 
 // utf8DecodeError is the message of Python's UnicodeDecodeError for the

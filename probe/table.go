@@ -1,6 +1,9 @@
 package probe
 
-import "aorta-probe/schema"
+import (
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
+)
 
 // probeTable is the fixed list of probes in the anchor's order (core.md
 // §1.3, context.md §2). They run concurrently; this order is the order of
@@ -44,7 +47,7 @@ func probeTable() []probe {
 			s.Provenance.OSRelease = v.os
 		}),
 		block("docker", collectDocker, func(s *schema.Snapshot, v *schema.Docker) { s.Docker = v }),
-		block("env_vars", collectEnvVars, func(s *schema.Snapshot, v schema.Map[*string]) { s.EnvVars = v }),
+		block("env_vars", collectEnvVars, func(s *schema.Snapshot, v pyjson.Map[*string]) { s.EnvVars = v }),
 		block("pytorch_version", collectPytorchVersion, func(s *schema.Snapshot, v *string) { s.PytorchVersion = v }),
 		block("pytorch_build", collectPytorchBuild, func(s *schema.Snapshot, v schema.PytorchBuild) { s.PytorchBuild = v }),
 		block("pytorch_sdpa", collectPytorchSDPA, func(s *schema.Snapshot, v schema.PytorchSDPA) { s.PytorchSDPA = v }),

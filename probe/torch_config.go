@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -21,7 +22,7 @@ import (
 //	          overwrites but keeps its first position.
 //
 // It returns nil when there is no region or no pair.
-func parseBuildSettings(text string) schema.Map[string] {
+func parseBuildSettings(text string) pyjson.Map[string] {
 	i := strings.Index(text, "Build settings:")
 	if i < 0 {
 		return nil
@@ -31,7 +32,7 @@ func parseBuildSettings(text string) schema.Map[string] {
 	for last >= 0 && isPySpace(r[last]) {
 		last--
 	}
-	var m schema.Map[string]
+	var m pyjson.Map[string]
 	for p := 0; p < len(r); {
 		eq, ok := keyAt(r, p)
 		if !ok {
@@ -96,7 +97,7 @@ var cxxDefineRe = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyNotSp
 // parseCXXDefines is cxx_defines (context.md §12.4): every -DNAME[=VALUE]
 // in the CXX_FLAGS text (VALUE: no whitespace, no comma; none → null),
 // later duplicates overwriting, sorted by NAME.
-func parseCXXDefines(flags string) schema.Map[*string] {
+func parseCXXDefines(flags string) pyjson.Map[*string] {
 	m := map[string]*string{}
 	for _, sm := range cxxDefineRe.FindAllStringSubmatchIndex(flags, -1) {
 		var v *string
@@ -108,15 +109,15 @@ func parseCXXDefines(flags string) schema.Map[*string] {
 	return sortedMap(m)
 }
 
-func sortedMap[V any](m map[string]V) schema.Map[V] {
+func sortedMap[V any](m map[string]V) pyjson.Map[V] {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make(schema.Map[V], 0, len(keys))
+	out := make(pyjson.Map[V], 0, len(keys))
 	for _, k := range keys {
-		out = append(out, schema.Entry[V]{Key: k, Value: m[k]})
+		out = append(out, pyjson.Entry[V]{Key: k, Value: m[k]})
 	}
 	return out
 }
@@ -137,8 +138,8 @@ func coerceFlag(raw string) any {
 // projectBuildFlags is build_flags (context.md §12.5): the 17 canonical
 // names, each from build_settings (any alias) first, else from cxx_defines
 // (a bare -DNAME is true), else null.
-func projectBuildFlags(settings schema.Map[string], defines schema.Map[*string]) schema.Map[any] {
-	out := make(schema.Map[any], 0, len(schema.BuildFlagNames))
+func projectBuildFlags(settings pyjson.Map[string], defines pyjson.Map[*string]) pyjson.Map[any] {
+	out := make(pyjson.Map[any], 0, len(schema.BuildFlagNames))
 	for _, name := range schema.BuildFlagNames {
 		aliases := []string{name}
 		if name == "USE_MIOPEN" {
@@ -164,7 +165,7 @@ func projectBuildFlags(settings schema.Map[string], defines schema.Map[*string])
 				}
 			}
 		}
-		out = append(out, schema.Entry[any]{Key: name, Value: v})
+		out = append(out, pyjson.Entry[any]{Key: name, Value: v})
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"aorta-probe/internal/pyjson"
 )
 
 // Brief is the human summary of a document (context.md §24, core.md §18):
@@ -176,7 +178,7 @@ func listRepr(l []string) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-func intMapRepr(m Map[int]) string {
+func intMapRepr(m pyjson.Map[int]) string {
 	if len(m) == 0 {
 		return ""
 	}
@@ -319,7 +321,7 @@ func torchFlagsCell(f PytorchFlags) string {
 	return fmt.Sprintf("gpu_archs=[%s]  %s", arch, strings.Join(cells, " "))
 }
 
-func hasKey[V any](m Map[V], k string) bool {
+func hasKey[V any](m pyjson.Map[V], k string) bool {
 	_, ok := m.Get(k)
 	return ok
 }
@@ -350,7 +352,7 @@ func orQInt(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-func stableFlagsCell(m Map[Any]) string {
+func stableFlagsCell(m pyjson.Map[pyjson.Any]) string {
 	allNull := true
 	for _, e := range m {
 		if e.Value != nil {
@@ -415,7 +417,7 @@ func ninjaCell(n NinjaHIPCC) string {
 	return strings.Join(cells, " ")
 }
 
-func hsaCell(tree Map[Map[HSAArch]]) string {
+func hsaCell(tree pyjson.Map[pyjson.Map[HSAArch]]) string {
 	if len(tree) == 0 {
 		return "(not present)"
 	}
@@ -459,7 +461,7 @@ func sdpaCell(b SDPABackends) string {
 	return fmt.Sprintf("flash=%s mem_eff=%s math=%s cudnn=%s", o(b.Flash), o(b.MemEfficient), o(b.Math), o(b.CuDNN))
 }
 
-func rdhcCell(v Any) string {
+func rdhcCell(v pyjson.Any) string {
 	if v == nil {
 		return "unavailable (system_health=null)"
 	}

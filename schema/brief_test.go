@@ -3,6 +3,8 @@ package schema
 import (
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/pyjson"
 )
 
 // briefLine is the brief line whose label (after the two leading spaces)
@@ -77,13 +79,13 @@ func TestBriefSamples(t *testing.T) {
 	s.BuckInvocation.Status, s.BuckInvocation.ContextSource = "success", "explicit"
 	s.BuckInvocation.ContextFingerprint = Str("sha256:" + strings.Repeat("a", 64))
 	s.TorchRec.SourceCommit = Str("S")
-	s.GPUArch = GPUArch{AgentCount: Int(3), GfxTargets: []string{"gfx1100", "gfx942"}, AgentArchCounts: Map[int]{{"gfx1100", 1}, {"gfx942", 2}}}
+	s.GPUArch = GPUArch{AgentCount: Int(3), GfxTargets: []string{"gfx1100", "gfx942"}, AgentArchCounts: pyjson.Map[int]{{Key: "gfx1100", Value: 1}, {Key: "gfx942", Value: 2}}}
 	s.AMDGPUDriver.PackageFullName = Str("")
 	s.AMDGPUDriver.PackageName, s.AMDGPUDriver.PackageVersion = Str("amdgpu-dkms"), Str("1:6.14.14")
 	s.RCCL.Version, s.RCCL.VersionCode = Str("2.27.7"), Int(22707)
 	s.RCCL.NetPluginMode, s.RCCL.PluginPath = "external", Str("/opt/plugins/librccl-anp.so")
 	s.RocFFTCatalog.KernelCache.Present = true
-	s.SystemHealth = Map[Any]{}
+	s.SystemHealth = pyjson.Map[pyjson.Any]{}
 	for _, tc := range []struct{ label, want string }{
 		{"runtime:", "  runtime:   docker / python=venv  container_detected=yes  probe=buck2_action  ns=mnt:012345…"},
 		{"buck ctx:", "  buck ctx:  status=success source=explicit fingerprint=sha256:aaaaaa…"},

@@ -1,4 +1,12 @@
-package schema
+// Package pyjson is the project's Python-compatible JSON codec: Encode
+// writes what Python's json.dumps writes, Decode reads what json.loads
+// reads and reports its errors in json.loads's words, Map is an object that
+// keeps insertion order as a dict does, and Number keeps a number literal
+// as it was read. It knows nothing of the env document; package schema
+// defines the document types and tags their fields with the `py` key this
+// package reads (docs/design-notes.md, "Python emulation and the JSON
+// codec").
+package pyjson
 
 import (
 	"math"
@@ -17,7 +25,9 @@ import (
 // Values are Go types walked by reflection:
 //
 //   - nil interfaces and nil pointers are null;
-//   - structs are objects, members in field order, named by the `json` tag;
+//   - structs are objects, members in field order, named by the `py` tag
+//     (a key of this package's own: encoding/json, which the program also
+//     uses, knows none of the options below);
 //     a field tagged "-" is skipped, ",omitnil" omits a nil pointer, and
 //     ",inline" splices the members of an embedded struct pointer (nothing
 //     when nil);
@@ -198,7 +208,7 @@ func structMembers(v reflect.Value, ms []member) []member {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("py"), ",")
 		if name == "-" || (!f.IsExported() && !f.Anonymous) {
 			continue
 		}
