@@ -94,7 +94,7 @@ func run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 		}
 		return emit(append(out, '\n'))
 	case cfg.summary:
-		text := schema.Brief(snap) + "\n"
+		text := Brief(snap) + "\n"
 		if snap.Partial {
 			text += "\nPartial reasons:\n"
 			for _, r := range snap.PartialReasons {

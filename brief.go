@@ -1,4 +1,4 @@
-package schema
+package main
 
 import (
 	"fmt"
@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
 )
 
 // Brief is the human summary of a document (context.md §24, core.md §18):
 // 31 lines, each starting with two spaces, joined by LF, no trailing LF.
 // Values print as Python's str() does (None, True, False, list and dict
 // reprs), since the brief must read the same as the Python probe's.
-func Brief(s *Snapshot) string {
+func Brief(s *schema.Snapshot) string {
 	rt, ec := s.RuntimeContext, s.ExecutionContext
 	h, r, a, hip, ga := s.Host, s.ROCm, s.AMDGPUDriver, s.HIP, s.GPUArch
 	ck, tc, mc, rf, rc := s.ComposableKernel, s.TensileCatalog, s.MIOpenCatalog, s.RocFFTCatalog, s.RCCL
@@ -189,11 +190,11 @@ func intMapRepr(m pyjson.Map[int]) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-func nicsCell(n NICs) string {
+func nicsCell(n schema.NICs) string {
 	var cells []string
 	for _, v := range []struct {
 		key string
-		nic NIC
+		nic schema.NIC
 	}{{"ainic", n.AINIC}, {"broadcom", n.Broadcom}, {"cx7", n.CX7}} {
 		switch {
 		case v.nic.Present == nil:
@@ -218,7 +219,7 @@ func nicsCell(n NICs) string {
 	return strings.Join(cells, "  ")
 }
 
-func torchrecCell(t TorchRec) string {
+func torchrecCell(t schema.TorchRec) string {
 	switch {
 	case truthy(t.PackageVersion):
 		s := *t.PackageVersion
@@ -234,7 +235,7 @@ func torchrecCell(t TorchRec) string {
 	return "(not installed)"
 }
 
-func aiterCell(a Aiter) string {
+func aiterCell(a schema.Aiter) string {
 	if !truthy(a.PackageVersion) {
 		return "(not installed) [aiter pip pkg; optional ROCm inference lib]"
 	}
@@ -248,7 +249,7 @@ func aiterCell(a Aiter) string {
 	return strings.Join(parts, " ")
 }
 
-func buildSysCell(b BuildSystem) string {
+func buildSysCell(b schema.BuildSystem) string {
 	if b.Kind != "buck2" || b.Buck2 == nil {
 		return orQs(b.Kind)
 	}
@@ -259,7 +260,7 @@ func buildSysCell(b BuildSystem) string {
 	return fmt.Sprintf("buck2=%s repo_root=%s rev=%s", orQs(b.Version), orQs(b.RepoRoot), rev)
 }
 
-func torchBuildCell(p PytorchBuild) string {
+func torchBuildCell(p schema.PytorchBuild) string {
 	c := first(orQ(p.GitCommit), 8)
 	k := orQs(p.InstallKind)
 	sc := p.SubmoduleCommits
@@ -286,7 +287,7 @@ var torchFlagNames = []string{"USE_ROCM", "USE_CUDA", "USE_NCCL", "USE_MKL", "US
 	"USE_FBGEMM_GENAI", "USE_FLASH_ATTENTION", "USE_MEM_EFF_ATTENTION", "USE_ROCM_CK_SDPA",
 	"USE_ROCM_CK_GEMM", "DISABLE_AOTRITON", "FLASH_NAMESPACE"}
 
-func torchFlagsCell(f PytorchFlags) string {
+func torchFlagsCell(f schema.PytorchFlags) string {
 	if f.BuildSettings == nil && f.CXXDefines == nil && f.CXXFlagsRaw == nil && f.CUDAFlagsRaw == nil && f.GPUArchList == nil {
 		return "(unavailable -- torch import failed or no __config__)"
 	}
@@ -326,7 +327,7 @@ func hasKey[V any](m pyjson.Map[V], k string) bool {
 	return ok
 }
 
-func torchSymsCell(b BinaryIntrospection) string {
+func torchSymsCell(b schema.BinaryIntrospection) string {
 	var parts []string
 	for _, e := range b.LibtorchHIPSymbolCounts {
 		parts = append(parts, e.Key+"="+orQInt(e.Value))
@@ -389,14 +390,14 @@ func stableFlagsCell(m pyjson.Map[pyjson.Any]) string {
 	return fmt.Sprintf("FLASH_ATTN=%s CK_SDPA=%s AOTRITON=%s MEM_EFF=%s", v("USE_FLASH_ATTENTION"), v("USE_ROCM_CK_SDPA"), a, v("USE_MEM_EFF_ATTENTION"))
 }
 
-func cmakeCell(c CMakeCache) string {
+func cmakeCell(c schema.CMakeCache) string {
 	if c.Entries == nil {
 		return "(unavailable -- wheel install or build/CMakeCache.txt missing)"
 	}
 	return fmt.Sprintf("%d allowlisted entries from %s", len(c.Entries), orQ(c.SourceFile))
 }
 
-func ninjaCell(n NinjaHIPCC) string {
+func ninjaCell(n schema.NinjaHIPCC) string {
 	if n.Targets == nil {
 		return "(unavailable -- wheel install or build/build.ninja missing)"
 	}
@@ -417,7 +418,7 @@ func ninjaCell(n NinjaHIPCC) string {
 	return strings.Join(cells, " ")
 }
 
-func hsaCell(tree pyjson.Map[pyjson.Map[HSAArch]]) string {
+func hsaCell(tree pyjson.Map[pyjson.Map[schema.HSAArch]]) string {
 	if len(tree) == 0 {
 		return "(not present)"
 	}
@@ -445,7 +446,7 @@ func hsaCell(tree pyjson.Map[pyjson.Map[HSAArch]]) string {
 	return strings.Join(cells, " ")
 }
 
-func sdpaCell(b SDPABackends) string {
+func sdpaCell(b schema.SDPABackends) string {
 	if b.Flash == nil && b.MemEfficient == nil && b.Math == nil && b.CuDNN == nil {
 		return "(unavailable -- torch import failed or backends.cuda missing)"
 	}
