@@ -157,33 +157,7 @@ func numberRepr(n pyjson.Number) string {
 	case s == "-Infinity" || (err != nil && math.IsInf(f, -1)):
 		return "-inf"
 	}
-	return pyFloatRepr(f)
-}
-
-// pyFloatRepr is float.__repr__: shortest round-trip digits, exponent form
-// when the exponent is < -4 or >= 16, else positional with at least ".0".
-func pyFloatRepr(f float64) string {
-	if math.IsInf(f, 0) {
-		if f > 0 {
-			return "inf"
-		}
-		return "-inf"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, expStr, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expStr)
-	if exp < -4 || exp >= 16 {
-		sign := "+"
-		if exp < 0 {
-			sign, exp = "-", -exp
-		}
-		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return s
+	return pyfmt.FloatRepr(f)
 }
 
 // StripSuffix removes a trailing configuration " (cfg)" from a label and

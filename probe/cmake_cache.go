@@ -3,12 +3,10 @@ package probe
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"io/fs"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
@@ -68,11 +66,11 @@ func scanCMakeCache(r io.Reader) (*cmakeCache, error) {
 		if long {
 			// The head of an over-long line: an allowlisted entry
 			// whose value was too long to keep is dropped.
-			if sm := cmakeLineRe.FindStringSubmatch(pyStrip(decodeReplace(line))); sm != nil && allowlisted(sm[1]) {
+			if sm := cmakeLineRe.FindStringSubmatch(pyStrip(pyfmt.DecodeReplace(line))); sm != nil && allowlisted(sm[1]) {
 				c.dropped++
 			}
 		} else {
-			for _, l := range pySplitlines(decodeReplace(line)) {
+			for _, l := range pySplitlines(pyfmt.DecodeReplace(line)) {
 				c.add(l)
 			}
 		}
@@ -184,27 +182,4 @@ func readCMakeCache(root *rootFS, p string) (*cmakeCache, error) {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: unwrapErrno(err)}
 	}
 	return cc, nil
-}
-
-// decodeReplace decodes UTF-8 as Python's errors="replace" does: each
-// undecodable sequence becomes one U+FFFD, where a sequence is what
-// CPython's decoder reports as one error (utf8Check): a lone invalid byte,
-// or the valid-so-far prefix of a multi-byte sequence cut short ("\xe2\x82("
-// is one replacement and "(", not two).
-func decodeReplace(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	var sb strings.Builder
-	for len(b) > 0 {
-		var de *decodeError
-		if !errors.As(utf8Check(b), &de) {
-			sb.Write(b)
-			break
-		}
-		sb.Write(b[:de.pos])
-		sb.WriteRune(utf8.RuneError)
-		b = b[de.end:]
-	}
-	return sb.String()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -16,7 +17,7 @@ import (
 // scanner must agree with (below the caps).
 func wholeTextCMakeCache(b []byte) map[string]schema.CMakeCacheEntry {
 	m := map[string]schema.CMakeCacheEntry{}
-	for _, line := range pySplitlines(decodeReplace(b)) {
+	for _, line := range pySplitlines(pyfmt.DecodeReplace(b)) {
 		line = pyStrip(line)
 		if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") {
 			continue

@@ -142,7 +142,7 @@ func foldNinjaLines(r io.Reader, each func(string)) error {
 	for {
 		raw, err := br.ReadString('\n')
 		if raw != "" || err == nil {
-			l := decodeReplace([]byte(strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")))
+			l := pyfmt.DecodeReplace([]byte(strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")))
 			if strings.HasSuffix(l, "$") {
 				parts = append(parts, l[:len(l)-1])
 			} else {
@@ -339,7 +339,7 @@ targets:
 					unreadable++
 					continue
 				}
-				text := decodeReplace(b)
+				text := pyfmt.DecodeReplace(b)
 				if r := []rune(text); len(text) > findHIPMaxChars && len(r) > findHIPMaxChars {
 					text = string(r[:findHIPMaxChars])
 					truncated++

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
@@ -178,70 +177,12 @@ func readRDHCOutput(path string) (pyjson.Any, error) {
 // refuses it, then pyjson.Decode (numbers kept as written, NaN/Infinity
 // accepted, the last duplicate key winning).
 func parseRDHCJSON(b []byte) (pyjson.Any, error) {
-	if msg, bad := utf8DecodeError(b); bad {
-		return nil, errors.New(msg)
+	if de := pyfmt.DecodeUTF8(b); de != nil {
+		return nil, de
 	}
 	text := universalNewlines(string(b))
 	if strings.HasPrefix(text, "\ufeff") {
 		return nil, &pyjson.SyntaxError{Msg: "Unexpected UTF-8 BOM (decode using utf-8-sig)", Line: 1, Column: 1}
 	}
 	return pyjson.Decode(text)
-}
-
-// utf8DecodeError is the message of Python's UnicodeDecodeError for the
-// first invalid sequence of b, e.g. "'utf-8' codec can't decode byte 0xff
-// in position 0: invalid start byte"; bad is false when b is valid UTF-8.
-func utf8DecodeError(b []byte) (msg string, bad bool) {
-	i := 0
-	for i < len(b) {
-		r, size := utf8.DecodeRune(b[i:])
-		if r != utf8.RuneError || size != 1 {
-			i += size
-			continue
-		}
-		break
-	}
-	if i >= len(b) {
-		return "", false
-	}
-	c := b[i]
-	var n int
-	lo, hi := byte(0x80), byte(0xbf)
-	switch {
-	case c >= 0xc2 && c <= 0xdf:
-		n = 2
-	case c >= 0xe0 && c <= 0xef:
-		n = 3
-		if c == 0xe0 {
-			lo = 0xa0
-		} else if c == 0xed {
-			hi = 0x9f
-		}
-	case c >= 0xf0 && c <= 0xf4:
-		n = 4
-		if c == 0xf0 {
-			lo = 0x90
-		} else if c == 0xf4 {
-			hi = 0x8f
-		}
-	default:
-		return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", c, i), true
-	}
-	span := func(end int, why string) string {
-		if end == i {
-			return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: %s", c, i, why)
-		}
-		return fmt.Sprintf("'utf-8' codec can't decode bytes in position %d-%d: %s", i, end, why)
-	}
-	for j := 1; j < n; j++ {
-		if i+j >= len(b) {
-			return span(len(b)-1, "unexpected end of data"), true
-		}
-		cb := b[i+j]
-		if j == 1 && (cb < lo || cb > hi) || j > 1 && (cb < 0x80 || cb > 0xbf) {
-			return span(i+j-1, "invalid continuation byte"), true
-		}
-	}
-	// Not reached for input that utf8.DecodeRune rejected.
-	return span(i, "invalid start byte"), true
 }

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // The document is written exactly as Python's json.dumps writes it
@@ -120,7 +122,7 @@ func (e *encoder) value(v reflect.Value, depth int, nullable bool) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		e.buf = strconv.AppendUint(e.buf, v.Uint(), 10)
 	case reflect.Float32, reflect.Float64:
-		e.buf = appendFloat(e.buf, v.Float())
+		e.buf = pyfmt.AppendFloatJSON(e.buf, v.Float())
 	case reflect.String:
 		e.buf = appendString(e.buf, v.String(), e.ascii)
 	case reflect.Slice, reflect.Array:
@@ -304,61 +306,6 @@ func appendString(b []byte, s string, ascii bool) []byte {
 	return append(b, '"')
 }
 
-// appendFloat writes f as Python's float repr does: the shortest digits that
-// round-trip, ".0" on integral values, exponent form below 1e-4 and from
-// 1e16 on, and the bare tokens NaN, Infinity and -Infinity.
-func appendFloat(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(b, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(b, "-Infinity"...)
-	}
-	// 'e' with precision -1 gives the shortest round-trip digits: d.ddde±XX.
-	sci := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, expStr, _ := strings.Cut(sci, "e")
-	exp, _ := strconv.Atoi(expStr)
-	neg := strings.HasPrefix(mant, "-")
-	mant = strings.TrimPrefix(mant, "-")
-	digits := strings.Replace(mant, ".", "", 1)
-	if neg {
-		b = append(b, '-')
-	}
-	if exp < -4 || exp >= 16 {
-		b = append(b, digits[0])
-		if len(digits) > 1 {
-			b = append(b, '.')
-			b = append(b, digits[1:]...)
-		}
-		b = append(b, 'e')
-		if exp < 0 {
-			b = append(b, '-')
-			exp = -exp
-		} else {
-			b = append(b, '+')
-		}
-		if exp < 10 {
-			b = append(b, '0')
-		}
-		return strconv.AppendInt(b, int64(exp), 10)
-	}
-	if exp < 0 {
-		b = append(b, "0."...)
-		b = append(b, strings.Repeat("0", -exp-1)...)
-		return append(b, digits...)
-	}
-	if len(digits) <= exp+1 {
-		b = append(b, digits...)
-		b = append(b, strings.Repeat("0", exp+1-len(digits))...)
-		return append(b, ".0"...)
-	}
-	b = append(b, digits[:exp+1]...)
-	b = append(b, '.')
-	return append(b, digits[exp+1:]...)
-}
-
 // number writes a Number literal: integers verbatim (Python ints are exact),
 // anything with a fraction or exponent as a Python float.
 func (e *encoder) number(n Number) {
@@ -371,5 +318,5 @@ func (e *encoder) number(n Number) {
 		e.buf = append(e.buf, n...)
 		return
 	}
-	e.buf = appendFloat(e.buf, f)
+	e.buf = pyfmt.AppendFloatJSON(e.buf, f)
 }
