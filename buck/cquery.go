@@ -2,9 +2,7 @@ package buck
 
 import (
 	"fmt"
-	"math"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"aorta-probe/internal/pyfmt"
@@ -60,104 +58,20 @@ func ParseLabels(stdout string) ([]string, error) {
 	switch t := v.(type) {
 	case []any:
 		for _, x := range t {
-			labels = append(labels, PyStr(x))
+			labels = append(labels, pyjson.Str(x))
 		}
 	case pyjson.Map[any]:
 		for _, e := range t {
 			if xs, ok := e.Value.([]any); ok {
 				for _, x := range xs {
-					labels = append(labels, PyStr(x))
+					labels = append(labels, pyjson.Str(x))
 				}
 			}
 		}
 	default:
-		return nil, &ShapeError{PyType: pyType(v)}
+		return nil, &ShapeError{PyType: pyjson.TypeName(v)}
 	}
 	return labels, nil
-}
-
-func pyType(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case string:
-		return "str"
-	case pyjson.Number:
-		if t.IsInteger() {
-			return "int"
-		}
-		return "float"
-	case []any:
-		return "list"
-	}
-	return "dict"
-}
-
-// PyStr is Python's str() of a decoded JSON value: strings as they are,
-// True/False/None, integers in decimal, floats as repr, lists and dicts as
-// their repr.
-func PyStr(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return pyRepr(v)
-}
-
-func pyRepr(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if t {
-			return "True"
-		}
-		return "False"
-	case string:
-		return pyfmt.Repr(t)
-	case pyjson.Number:
-		return numberRepr(t)
-	case []any:
-		parts := make([]string, len(t))
-		for i, x := range t {
-			parts[i] = pyRepr(x)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case pyjson.Map[any]:
-		parts := make([]string, len(t))
-		for i, e := range t {
-			parts[i] = pyfmt.Repr(e.Key) + ": " + pyRepr(e.Value)
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
-}
-
-// numberRepr is Python's repr of int(literal) or float(literal).
-func numberRepr(n pyjson.Number) string {
-	s := string(n)
-	if n.IsInteger() {
-		neg := strings.HasPrefix(s, "-")
-		d := strings.TrimLeft(strings.TrimPrefix(s, "-"), "0")
-		if d == "" {
-			return "0"
-		}
-		if neg {
-			return "-" + d
-		}
-		return d
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	switch {
-	case s == "NaN":
-		return "nan"
-	case s == "Infinity" || (err != nil && math.IsInf(f, 1)):
-		return "inf"
-	case s == "-Infinity" || (err != nil && math.IsInf(f, -1)):
-		return "-inf"
-	}
-	return pyfmt.FloatRepr(f)
 }
 
 // StripSuffix removes a trailing configuration " (cfg)" from a label and
@@ -295,7 +209,7 @@ func ParseExecutionPlatform(stdout, target string) (string, error) {
 	}
 	obj, ok := v.(pyjson.Map[any])
 	if !ok {
-		return "", fmt.Errorf("buck2 printed JSON of unexpected shape (%s)", pyType(v))
+		return "", fmt.Errorf("buck2 printed JSON of unexpected shape (%s)", pyjson.TypeName(v))
 	}
 	key, found := ConfiguredRootTarget(obj.Keys(), target)
 	if !found {
@@ -316,7 +230,7 @@ func ParseExecutionPlatform(stdout, target string) (string, error) {
 	s, ok := p.(string)
 	switch {
 	case !ok:
-		return "", fmt.Errorf("buck.execution_platform of %s is not a string (%s)", key, pyType(p))
+		return "", fmt.Errorf("buck.execution_platform of %s is not a string (%s)", key, pyjson.TypeName(p))
 	case s == "<NONE>":
 		return "", fmt.Errorf("buck2 resolved no execution platform for %s (<NONE>: resolution failed)", key)
 	case s == "":

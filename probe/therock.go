@@ -79,7 +79,7 @@ func manifestString(m pyjson.Map[any], k string) *string {
 	case string:
 		s = v
 	case pyjson.Number:
-		s = pyNumberStr(v)
+		s = pyjson.Str(v)
 	default:
 		return nil
 	}
@@ -87,22 +87,6 @@ func manifestString(m pyjson.Map[any], k string) *string {
 		return nil
 	}
 	return &s
-}
-
-// pyNumberStr is Python's str() of a parsed JSON number: integers verbatim,
-// floats in repr form (1e16 is "1e+16", 2.50 is "2.5").
-func pyNumberStr(n pyjson.Number) string {
-	switch {
-	case n.IsInteger():
-		return string(n)
-	case n == "NaN":
-		return "nan"
-	case n == "Infinity":
-		return "inf"
-	case n == "-Infinity":
-		return "-inf"
-	}
-	return string(pyjson.EncodeCompact(n))
 }
 
 func deref0(p *string) string {

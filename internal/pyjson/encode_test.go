@@ -166,6 +166,5 @@ func TestEncodeCanonicalSortsKeys(t *testing.T) {
 	}
 }
 
-func Bool(b bool) *bool    { return &b }
-func Int(n int) *int       { return &n }
-func Str(s string) *string { return &s }
+func Bool(b bool) *bool { return &b }
+func Int(n int) *int    { return &n }
