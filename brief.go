@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -50,7 +51,7 @@ func Brief(s *schema.Snapshot) string {
 		"  nics:      " + nicsCell(s.NICs),
 		fmt.Sprintf("  hipblaslt: %s rocm_release_tweak=%s", str(s.HipBLASLt.PackageVersion), str(s.HipBLASLt.RocmReleaseTweak)),
 		fmt.Sprintf("  rocblas:   %s rocm_release_tweak=%s", str(s.RocBLAS.PackageVersion), str(s.RocBLAS.RocmReleaseTweak)),
-		fmt.Sprintf("  ck:        system=%s/%s  ck_tile=%s  libtorch_hip=%s ck:: syms", str(ck.System.Version), first(orQ(ck.System.Commit), 8), yn(ck.System.CKTilePresent), intStr(ck.PytorchBundled.SymbolCount)),
+		fmt.Sprintf("  ck:        system=%s/%s  ck_tile=%s  libtorch_hip=%s ck:: syms", str(ck.System.Version), pyfmt.FirstRunes(orQ(ck.System.Commit), 8), yn(ck.System.CKTilePresent), intStr(ck.PytorchBundled.SymbolCount)),
 		fmt.Sprintf("  tensile:   kernel_db=%s  [Tensile pip pkg: %s; build-time tool, normal]", short(s.Tensile.KernelDBCombinedHash), pkg(s.Tensile.PackageVersion)),
 		fmt.Sprintf("  miopen:    %s rocm_release_tweak=%s", str(s.MIOpen.PackageVersion), str(s.MIOpen.RocmReleaseTweak)),
 		fmt.Sprintf("  catalog:   tensile[hb=%s rb=%s]  miopen=%s  rocfft=%s", short(tc.HipBLASLt.Menu.CombinedContentHash), short(tc.RocBLAS.Menu.CombinedContentHash), short(mc.Menu.CombinedContentHash), rocfft),
@@ -137,15 +138,6 @@ func pkg(p *string) string {
 	return "(not installed)"
 }
 
-// first is Python s[:n].
-func first(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n])
-	}
-	return s
-}
-
 // short abbreviates "kind:hex" hashes to "kind:" + 6 hex + "…".
 func short(p *string) string {
 	if !truthy(p) {
@@ -154,18 +146,9 @@ func short(p *string) string {
 	v := *p
 	kind, hex, ok := strings.Cut(v, ":")
 	if ok && len([]rune(hex)) > 8 {
-		return kind + ":" + first(hex, 6) + "…"
+		return kind + ":" + pyfmt.FirstRunes(hex, 6) + "…"
 	}
 	return v
-}
-
-// pyStrRepr is Python repr() of a str as the brief's list/dict reprs show it
-// (values here are plain ASCII identifiers).
-func pyStrRepr(s string) string {
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
 }
 
 func listRepr(l []string) string {
@@ -174,7 +157,7 @@ func listRepr(l []string) string {
 	}
 	parts := make([]string, len(l))
 	for i, s := range l {
-		parts[i] = pyStrRepr(s)
+		parts[i] = pyfmt.Repr(s)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
@@ -185,7 +168,7 @@ func intMapRepr(m pyjson.Map[int]) string {
 	}
 	parts := make([]string, len(m))
 	for i, e := range m {
-		parts[i] = pyStrRepr(e.Key) + ": " + strconv.Itoa(e.Value)
+		parts[i] = pyfmt.Repr(e.Key) + ": " + strconv.Itoa(e.Value)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
@@ -241,7 +224,7 @@ func aiterCell(a schema.Aiter) string {
 	}
 	parts := []string{*a.PackageVersion}
 	if truthy(a.Commit) {
-		parts = append(parts, "commit="+first(*a.Commit, 8))
+		parts = append(parts, "commit="+pyfmt.FirstRunes(*a.Commit, 8))
 	}
 	if truthy(a.PackageDistName) {
 		parts = append(parts, "pip dist="+*a.PackageDistName)
@@ -255,13 +238,13 @@ func buildSysCell(b schema.BuildSystem) string {
 	}
 	rev := "?"
 	if truthy(b.Revision) {
-		rev = first(*b.Revision, 8)
+		rev = pyfmt.FirstRunes(*b.Revision, 8)
 	}
 	return fmt.Sprintf("buck2=%s repo_root=%s rev=%s", orQs(b.Version), orQs(b.RepoRoot), rev)
 }
 
 func torchBuildCell(p schema.PytorchBuild) string {
-	c := first(orQ(p.GitCommit), 8)
+	c := pyfmt.FirstRunes(orQ(p.GitCommit), 8)
 	k := orQs(p.InstallKind)
 	sc := p.SubmoduleCommits
 	if sc.Source != nil && *sc.Source == "git" {
@@ -271,7 +254,7 @@ func torchBuildCell(p schema.PytorchBuild) string {
 			sha  *string
 		}{{"composable_kernel", sc.ComposableKernel}, {"aiter", sc.Aiter}, {"fbgemm", sc.FBGEMM}} {
 			if truthy(e.sha) {
-				pairs = append(pairs, e.name+"="+first(*e.sha, 8))
+				pairs = append(pairs, e.name+"="+pyfmt.FirstRunes(*e.sha, 8))
 			}
 		}
 		cell := "(none)"
@@ -376,7 +359,7 @@ func stableFlagsCell(m pyjson.Map[pyjson.Any]) string {
 		case string:
 			return t
 		}
-		return fmt.Sprint(x)
+		return pyjson.Str(x)
 	}
 	use, _ := m.Get("USE_AOTRITON")
 	dis, _ := m.Get("DISABLE_AOTRITON")
@@ -435,7 +418,7 @@ func hsaCell(tree pyjson.Map[pyjson.Map[schema.HSAArch]]) string {
 			st, _ := archs.Get(arch)
 			sha := "?"
 			if st.CombinedSHA256 != nil {
-				sha = first(*st.CombinedSHA256, 8)
+				sha = pyfmt.FirstRunes(*st.CombinedSHA256, 8)
 			}
 			cells = append(cells, fmt.Sprintf("%s:%s=%s.co/%s", label, arch, intStr(st.COCount), sha))
 		}

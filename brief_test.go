@@ -107,3 +107,22 @@ func TestBriefSamples(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestBriefPythonText: list reprs and flag values print as Python's repr()
+// and str() do. The brief's own copy of repr (pyStrRepr) left a newline raw
+// and fmt.Sprint printed a float literal as read and a list Go's way.
+func TestBriefPythonText(t *testing.T) {
+	s := schema.NotCaptured()
+	s.GPUArch.GfxTargets = []string{"gfx\n942", "it's"}
+	if got, want := briefLine(t, s, "gpu_arch:"), `  gpu_arch:  ['gfx\n942', "it's"] (counts=?)`; got != want {
+		t.Errorf("\n got %q\nwant %q", got, want)
+	}
+	s.PytorchBuild.BuildFlags = pyjson.Map[pyjson.Any]{
+		{Key: "USE_FLASH_ATTENTION", Value: pyjson.Number("1e5")},
+		{Key: "USE_ROCM_CK_SDPA", Value: []any{"a"}},
+		{Key: "USE_MEM_EFF_ATTENTION", Value: true},
+	}
+	if got, want := briefLine(t, s, "flags:"), "  flags:       FLASH_ATTN=100000.0 CK_SDPA=['a'] AOTRITON=? MEM_EFF=on"; got != want {
+		t.Errorf("\n got %q\nwant %q", got, want)
+	}
+}
