@@ -209,13 +209,12 @@ func (e *encoder) structObject(v reflect.Value, depth int) {
 func structMembers(v reflect.Value, ms []member) []member {
 	t := v.Type()
 	for i := range t.NumField() {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("py"), ",")
-		if name == "-" || (!f.IsExported() && !f.Anonymous) {
+		tag := FieldTag(t.Field(i))
+		if tag.Skip {
 			continue
 		}
 		fv := v.Field(i)
-		if hasOpt(opts, "inline") {
+		if tag.Inline {
 			if fv.Kind() == reflect.Pointer {
 				if fv.IsNil() {
 					continue
@@ -225,26 +224,47 @@ func structMembers(v reflect.Value, ms []member) []member {
 			ms = structMembers(fv, ms)
 			continue
 		}
-		if hasOpt(opts, "omitnil") && fv.Kind() == reflect.Pointer && fv.IsNil() {
+		if tag.OmitNil && fv.Kind() == reflect.Pointer && fv.IsNil() {
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
-		ms = append(ms, member{key: name, val: fv, nullable: hasOpt(opts, "nullable")})
+		ms = append(ms, member{key: tag.Key, val: fv, nullable: tag.Nullable})
 	}
 	return ms
 }
 
-func hasOpt(opts, want string) bool {
+// Tag is what the `py` struct tag of a field says: `py:"key,opt,…"`.
+type Tag struct {
+	Key      string // the member's key; the Go field name when the tag has none
+	Skip     bool   // `py:"-"`, or an unexported field that is not embedded
+	Inline   bool   // ",inline": the members of an embedded struct pointer are spliced in
+	Nullable bool   // ",nullable": a nil slice or Map is null, not empty
+	OmitNil  bool   // ",omitnil": a nil pointer leaves the member out
+}
+
+// FieldTag parses the `py` tag of f. The JSON Schema generator reads the
+// document types through it too, so both agree on every key.
+func FieldTag(f reflect.StructField) Tag {
+	name, opts, _ := strings.Cut(f.Tag.Get("py"), ",")
+	if name == "-" || (!f.IsExported() && !f.Anonymous) {
+		return Tag{Skip: true}
+	}
+	t := Tag{Key: name}
+	if t.Key == "" {
+		t.Key = f.Name
+	}
 	for opts != "" {
 		var o string
 		o, opts, _ = strings.Cut(opts, ",")
-		if o == want {
-			return true
+		switch o {
+		case "inline":
+			t.Inline = true
+		case "nullable":
+			t.Nullable = true
+		case "omitnil":
+			t.OmitNil = true
 		}
 	}
-	return false
+	return t
 }
 
 // appendString writes s as a JSON string the way Python does. With ascii

@@ -13,7 +13,6 @@ package jsonschema
 
 import (
 	"reflect"
-	"strings"
 
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -102,11 +101,11 @@ func shapes(t reflect.Type) []shape {
 	out := []shape{{name: t.Name()}}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("py"), ",")
-		if name == "-" || (!f.IsExported() && !f.Anonymous) {
+		tag := pyjson.FieldTag(f)
+		if tag.Skip {
 			continue
 		}
-		if hasOpt(opts, "inline") {
+		if tag.Inline {
 			inner := f.Type
 			if inner.Kind() == reflect.Pointer {
 				inner = inner.Elem()
@@ -122,27 +121,12 @@ func shapes(t reflect.Type) []shape {
 			out = next
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
-		fd := field{owner: t.Name(), key: name, typ: f.Type,
-			nullable: hasOpt(opts, "nullable"), optional: hasOpt(opts, "omitnil")}
+		fd := field{owner: t.Name(), key: tag.Key, typ: f.Type, nullable: tag.Nullable, optional: tag.OmitNil}
 		for i := range out {
 			out[i].members = append(out[i].members, fd)
 		}
 	}
 	return out
-}
-
-func hasOpt(opts, want string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == want {
-			return true
-		}
-	}
-	return false
 }
 
 // object is the schema of struct t: one object, or oneOf its shapes.
