@@ -67,7 +67,7 @@ func (s *state) capture(argv []string, dir string) (*string, error) {
 		return nil, err
 	}
 	_ = stderr
-	out := pyStrip(stdout)
+	out := pyfmt.Strip(stdout)
 	if out == "" {
 		return nil, nil
 	}
@@ -82,9 +82,9 @@ func decodeText(r Result) (stdout, stderr string, err error) {
 			return "", "", de
 		}
 		if i == 0 {
-			stdout = universalNewlines(string(b))
+			stdout = pyfmt.UniversalNewlines(string(b))
 		} else {
-			stderr = universalNewlines(string(b))
+			stderr = pyfmt.UniversalNewlines(string(b))
 		}
 	}
 	return stdout, stderr, nil

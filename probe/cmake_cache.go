@@ -66,11 +66,11 @@ func scanCMakeCache(r io.Reader) (*cmakeCache, error) {
 		if long {
 			// The head of an over-long line: an allowlisted entry
 			// whose value was too long to keep is dropped.
-			if sm := cmakeLineRe.FindStringSubmatch(pyStrip(pyfmt.DecodeReplace(line))); sm != nil && allowlisted(sm[1]) {
+			if sm := cmakeLineRe.FindStringSubmatch(pyfmt.Strip(pyfmt.DecodeReplace(line))); sm != nil && allowlisted(sm[1]) {
 				c.dropped++
 			}
 		} else {
-			for _, l := range pySplitlines(pyfmt.DecodeReplace(line)) {
+			for _, l := range pyfmt.Splitlines(pyfmt.DecodeReplace(line)) {
 				c.add(l)
 			}
 		}
@@ -111,7 +111,7 @@ func scanCMakeCache(r io.Reader) (*cmakeCache, error) {
 
 // add applies one line (already split as Python's splitlines would).
 func (c *cmakeCache) add(line string) {
-	line = pyStrip(line)
+	line = pyfmt.Strip(line)
 	if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") {
 		return
 	}

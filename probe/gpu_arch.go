@@ -3,6 +3,7 @@ package probe
 import (
 	"sort"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -79,8 +80,8 @@ func findAgentEnumerator(s *state) (path, argv0 string, ok bool) {
 // Every other line counts, without checking its gfx shape (as the anchor).
 func parseAgentEnumerator(out string) []string {
 	var targets []string
-	for _, line := range pySplitlines(out) {
-		t := pyStrip(line)
+	for _, line := range pyfmt.Splitlines(out) {
+		t := pyfmt.Strip(line)
 		if t == "" || t == "gfx000" {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -58,7 +59,7 @@ func FuzzParseAgentEnumerator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		targets := parseAgentEnumerator(in)
 		for _, tg := range targets {
-			if tg == "" || tg == "gfx000" || pyStrip(tg) != tg {
+			if tg == "" || tg == "gfx000" || pyfmt.Strip(tg) != tg {
 				t.Fatalf("bad target %q", tg)
 			}
 		}
@@ -108,7 +109,7 @@ func FuzzStderrTails(f *testing.F) {
 		if utf8.RuneCountInString(a) > 200 || utf8.RuneCountInString(b) > 200 {
 			t.Fatalf("tail longer than 200 code points")
 		}
-		if a != pyStrip(a) {
+		if a != pyfmt.Strip(a) {
 			t.Fatalf("non-blank tail not stripped: %q", a)
 		}
 	})
@@ -174,7 +175,7 @@ func FuzzEthtool(f *testing.F) {
 	f.Add("version:\n", "version")
 	f.Fuzz(func(t *testing.T, in, field string) {
 		v := ethtoolField(in, field)
-		if v != nil && (*v == "" || pyStrip(*v) != *v) {
+		if v != nil && (*v == "" || pyfmt.Strip(*v) != *v) {
 			t.Fatalf("bad value %q", *v)
 		}
 		fw, pkg := splitFirmware(v)
@@ -214,7 +215,7 @@ func FuzzParseIBVDevices(f *testing.F) {
 	f.Add("    device                 node GUID\n    ------    ---\n    bnxt_re0  d604\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		for _, d := range parseIBVDevices(in) {
-			if d == "" || strings.IndexFunc(d, isPySpace) >= 0 || strings.HasPrefix(d, "device") {
+			if d == "" || strings.IndexFunc(d, pyfmt.IsSpace) >= 0 || strings.HasPrefix(d, "device") {
 				t.Fatalf("bad device %q", d)
 			}
 		}

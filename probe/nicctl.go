@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -52,7 +53,7 @@ func parseNicctlVersion(out string) *string {
 // holding a version; failing that, or for non-JSON text, the first version
 // in the whole text; nil when there is none.
 func parseVersionOutput(out string) *string {
-	t := pyStrip(out)
+	t := pyfmt.Strip(out)
 	if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
 		if v, err := pyjson.Decode(t); err == nil {
 			if m, ok := firstVersionIn(v); ok {

@@ -37,11 +37,11 @@ var ninjaCodegenFlags = []string{
 }
 
 var (
-	ninjaBuildRe      = regexp.MustCompile(`^build [^:]*:` + pyWS + `+(` + pyNotSpace + `+)`)
-	ninjaDefineRe     = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyNotSpace + `+))?`)
-	offloadArchRe     = regexp.MustCompile(`--offload-arch=(` + pyNotSpace + `+)`)
-	findHIPSetRe      = regexp.MustCompile(`(?m)^` + pyWS + `*set` + pyWS + `*\(` + pyWS + `*(HIP_HIPCC_FLAGS|HIP_CLANG_FLAGS|HIP_HCC_FLAGS)(?:_[A-Z]+)?` + pyWS + `+([^)]*)\)` + pyWS + `*$`)
-	leadingNotSpaceRe = regexp.MustCompile(`^` + pyNotSpace + `+`)
+	ninjaBuildRe      = regexp.MustCompile(`^build [^:]*:` + pyfmt.ReSpace + `+(` + pyfmt.ReNotSpace + `+)`)
+	ninjaDefineRe     = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpace + `+))?`)
+	offloadArchRe     = regexp.MustCompile(`--offload-arch=(` + pyfmt.ReNotSpace + `+)`)
+	findHIPSetRe      = regexp.MustCompile(`(?m)^` + pyfmt.ReSpace + `*set` + pyfmt.ReSpace + `*\(` + pyfmt.ReSpace + `*(HIP_HIPCC_FLAGS|HIP_CLANG_FLAGS|HIP_HCC_FLAGS)(?:_[A-Z]+)?` + pyfmt.ReSpace + `+([^)]*)\)` + pyfmt.ReSpace + `*$`)
+	leadingNotSpaceRe = regexp.MustCompile(`^` + pyfmt.ReNotSpace + `+`)
 	blobSplitRe       = regexp.MustCompile(`[;\t\n\v\f\r \x1c-\x1f]+`)
 )
 
@@ -123,11 +123,11 @@ func exportsTarget(d string) (string, bool) {
 		}
 		start := i + j + 2
 		k := start
-		for k < len(d) && isIdentByte(d[k]) {
+		for k < len(d) && pyfmt.IsASCIIWord(d[k]) {
 			k++
 		}
 		run := d[start:k]
-		if len(run) > len("_EXPORTS") && strings.HasSuffix(run, "_EXPORTS") && !(run[0] >= '0' && run[0] <= '9') && wordBoundaryAt(d, k) {
+		if len(run) > len("_EXPORTS") && strings.HasSuffix(run, "_EXPORTS") && !(run[0] >= '0' && run[0] <= '9') && !pyfmt.IsWordAt(d, k) {
 			return run[:len(run)-len("_EXPORTS")], true
 		}
 		i = i + j + 1

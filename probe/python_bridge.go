@@ -336,9 +336,9 @@ func lastLine(stderr []byte, f *pyFacts) string {
 	if f.detail != "" {
 		return f.detail
 	}
-	lines := pySplitlines(strings.ToValidUTF8(string(stderr), "\uFFFD"))
+	lines := pyfmt.Splitlines(strings.ToValidUTF8(string(stderr), "\uFFFD"))
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := pyStrip(lines[i]); l != "" {
+		if l := pyfmt.Strip(lines[i]); l != "" {
 			return pyfmt.FirstRunes(l, 200)
 		}
 	}

@@ -174,7 +174,7 @@ func gitHead(s *state, dir string) *string {
 	if r.Err != nil {
 		return nil
 	}
-	out := pyStrip(string(r.Stdout))
+	out := pyfmt.Strip(string(r.Stdout))
 	if out == "" || !isHexString(out, 1, len(out)) {
 		return nil
 	}

@@ -180,7 +180,7 @@ func parseRDHCJSON(b []byte) (pyjson.Any, error) {
 	if de := pyfmt.DecodeUTF8(b); de != nil {
 		return nil, de
 	}
-	text := universalNewlines(string(b))
+	text := pyfmt.UniversalNewlines(string(b))
 	if strings.HasPrefix(text, "\ufeff") {
 		return nil, &pyjson.SyntaxError{Msg: "Unexpected UTF-8 BOM (decode using utf-8-sig)", Line: 1, Column: 1}
 	}

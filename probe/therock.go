@@ -83,7 +83,7 @@ func manifestString(m pyjson.Map[any], k string) *string {
 	default:
 		return nil
 	}
-	if s = pyStrip(s); s == "" {
+	if s = pyfmt.Strip(s); s == "" {
 		return nil
 	}
 	return &s

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -27,9 +28,9 @@ func parseBuildSettings(text string) pyjson.Map[string] {
 	if i < 0 {
 		return nil
 	}
-	r := []rune(strings.TrimLeftFunc(text[i+len("Build settings:"):], isPySpace))
+	r := []rune(strings.TrimLeftFunc(text[i+len("Build settings:"):], pyfmt.IsSpace))
 	last := len(r) - 1 // last non-whitespace rune
-	for last >= 0 && isPySpace(r[last]) {
+	for last >= 0 && pyfmt.IsSpace(r[last]) {
 		last--
 	}
 	var m pyjson.Map[string]
@@ -47,7 +48,7 @@ func parseBuildSettings(text string) pyjson.Map[string] {
 		for end <= last && !pairFollows(r, end) {
 			end++
 		}
-		v := pyStrip(strings.TrimRight(pyStrip(string(r[start:end])), ","))
+		v := pyfmt.Strip(strings.TrimRight(pyfmt.Strip(string(r[start:end])), ","))
 		m.Set(key, v)
 		p = end
 	}
@@ -76,7 +77,7 @@ func pairFollows(r []rune, i int) bool {
 		return false
 	}
 	j := i + 1
-	for j < len(r) && isPySpace(r[j]) {
+	for j < len(r) && pyfmt.IsSpace(r[j]) {
 		j++
 	}
 	if j == i+1 {
@@ -86,13 +87,7 @@ func pairFollows(r []rune, i int) bool {
 	return ok
 }
 
-// pyNotSpaceOrComma is Python's [^\s,] (Unicode whitespace).
-const pyNotSpaceOrComma = `[^\t\n\v\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000},]`
-
-// pyNotSpace is Python's \S.
-const pyNotSpace = `[^\t\n\v\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
-
-var cxxDefineRe = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyNotSpaceOrComma + `+))?`)
+var cxxDefineRe = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpaceOrComma + `+))?`)
 
 // parseCXXDefines is cxx_defines (context.md §12.4): every -DNAME[=VALUE]
 // in the CXX_FLAGS text (VALUE: no whitespace, no comma; none → null),
@@ -125,7 +120,7 @@ func sortedMap[V any](m map[string]V) pyjson.Map[V] {
 // coerceFlag is §12.5's coerce: ON/TRUE/1 → true, OFF/FALSE/0 → false
 // (upper-cased, stripped, trailing commas removed), else the raw string.
 func coerceFlag(raw string) any {
-	u := strings.TrimRight(pyStrip(strings.ToUpper(raw)), ",")
+	u := strings.TrimRight(pyfmt.Strip(strings.ToUpper(raw)), ",")
 	switch u {
 	case "ON", "TRUE", "1":
 		return true
