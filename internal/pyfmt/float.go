@@ -10,31 +10,23 @@ import (
 // decimal exponent is below -4 or from 16 on (1e-05, 1e+16), and nan, inf
 // and -inf. pyjson writes the same digits with JSON's NaN/Infinity tokens
 // instead (AppendFloatJSON).
-func AppendFloat(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "nan"...)
-	case math.IsInf(f, 1):
-		return append(b, "inf"...)
-	case math.IsInf(f, -1):
-		return append(b, "-inf"...)
-	}
-	return appendFinite(b, f)
-}
+func AppendFloat(b []byte, f float64) []byte { return appendFloat(b, f, "nan", "inf") }
 
 // FloatRepr is AppendFloat as a string.
 func FloatRepr(f float64) string { return string(AppendFloat(nil, f)) }
 
 // AppendFloatJSON appends f as Python's json.dumps writes a float: repr
 // for finite values, and the tokens NaN, Infinity and -Infinity.
-func AppendFloatJSON(b []byte, f float64) []byte {
+func AppendFloatJSON(b []byte, f float64) []byte { return appendFloat(b, f, "NaN", "Infinity") }
+
+func appendFloat(b []byte, f float64, nan, inf string) []byte {
 	switch {
 	case math.IsNaN(f):
-		return append(b, "NaN"...)
+		return append(b, nan...)
 	case math.IsInf(f, 1):
-		return append(b, "Infinity"...)
+		return append(b, inf...)
 	case math.IsInf(f, -1):
-		return append(b, "-Infinity"...)
+		return append(append(b, '-'), inf...)
 	}
 	return appendFinite(b, f)
 }
