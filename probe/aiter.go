@@ -52,7 +52,7 @@ func collectAiter(s *state) schema.Aiter {
 		b.Commit = extractCommit(v)
 	} else if version != nil {
 		// A non-string __version__ is written as Python's str() of it.
-		v := pyStr(version)
+		v := pyjson.Str(version)
 		b.PackageVersion = &v
 	}
 	b.HSATree = hsaTree(s, p, imported)
@@ -64,22 +64,6 @@ func aiterOutcome(p *pyAiter) string {
 		return ""
 	}
 	return p.Outcome
-}
-
-// pyStr renders a JSON scalar as Python's str() would.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return x
-	}
-	return strings.TrimSpace(strings.Trim(strings.ReplaceAll(fmtAny(v), "\n", " "), " "))
 }
 
 // hsaRoots collects the aiter HSA kernel roots of context.md §17.2, in

@@ -1,10 +1,8 @@
 package probe
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"aorta-probe/internal/pyjson"
 )
@@ -31,7 +29,7 @@ const (
 
 // valueBound says why v may not be written as it is ("" when it may): it is
 // nested deeper than maxValueDepth or is larger than maxValueBytes. v is a
-// decoded JSON value (encoding/json or pyjson.Decode).
+// decoded JSON value (pyjson's value model).
 func valueBound(v any) string {
 	size, deep := 0, false
 	var walk func(v any, depth int) bool
@@ -43,13 +41,7 @@ func valueBound(v any) string {
 		switch x := v.(type) {
 		case string:
 			size += len(x) + 2
-		case json.Number:
-			size += len(x)
 		case pyjson.Number:
-			size += len(x)
-		case json.RawMessage:
-			// Not walked: sized only (its readers decode it into typed
-			// scalars, which a nested value fails).
 			size += len(x)
 		case []any:
 			size += 2
@@ -59,14 +51,6 @@ func valueBound(v any) string {
 				}
 				size++
 			}
-		case map[string]any:
-			size += 2
-			for k, e := range x {
-				size += len(k) + 4
-				if !walk(e, depth+1) {
-					return false
-				}
-			}
 		case pyjson.Map[any]:
 			size += 2
 			for _, e := range x {
@@ -75,7 +59,7 @@ func valueBound(v any) string {
 					return false
 				}
 			}
-		default: // nil, bool, float64
+		default: // nil, bool
 			size += 5
 		}
 		return size <= maxValueBytes
@@ -105,12 +89,7 @@ func boundHelperElement(e *helperElement, cut func(name, why string)) {
 	}
 }
 
-func jsonName(f reflect.StructField) string {
-	if n, _, _ := strings.Cut(f.Tag.Get("json"), ","); n != "" {
-		return n
-	}
-	return f.Name
-}
+func jsonName(f reflect.StructField) string { return pyjson.FieldTag(f).Key }
 
 // boundField bounds v and what it holds; it reports whether v itself is out
 // of bounds, for the caller to replace it by its zero value (a nil pointer:
@@ -142,13 +121,6 @@ func boundField(v reflect.Value, name string, cut func(name, why string)) bool {
 			v.SetMapIndex(k, e)
 		}
 	case reflect.Slice:
-		if raw, ok := v.Interface().(json.RawMessage); ok {
-			if why := valueBound(raw); why != "" {
-				cut(name, why)
-				return true
-			}
-			return false
-		}
 		for i := 0; i < v.Len(); i++ {
 			zero(v.Index(i), name)
 		}

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"encoding/json"
 	"strings"
 
 	"aorta-probe/internal/pyfmt"
@@ -36,7 +35,7 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 	default:
 		vm := t.VersionModule
 		b.GitCommit, b.HIPVersion, b.CUDAVersion = truthyStr(vm.GitVersion), truthyStr(vm.HIP), truthyStr(vm.CUDA)
-		b.Debug = schemaAny(vm.Debug)
+		b.Debug = vm.Debug
 		if b.GitCommit == nil {
 			s.reason("pytorch_build.git_commit: torch.version.git_version is null")
 		}
@@ -112,13 +111,14 @@ func editableSource(s *state, p string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	var du map[string]any
-	if json.Unmarshal(b, &du) != nil {
+	v, err := pyjson.Decode(string(b))
+	du, isObj := v.(pyjson.Map[any])
+	if err != nil || !isObj {
 		return "", false
 	}
-	di, _ := du["dir_info"].(map[string]any)
-	url, ok := du["url"].(string)
-	if di == nil || !pyTruthy(di["editable"]) || !ok {
+	di, _ := mget(du, "dir_info").(pyjson.Map[any])
+	url, ok := mget(du, "url").(string)
+	if di == nil || !pyjson.Truthy(mget(di, "editable")) || !ok {
 		return "", false
 	}
 	return strings.TrimPrefix(url, "file://"), true
@@ -195,11 +195,14 @@ func torchFlags(s *state, f *pyFacts) schema.PytorchFlags {
 	}
 	switch t.ArchList.State {
 	case "ok":
-		var l []any
-		if json.Unmarshal(t.ArchList.Value, &l) == nil {
+		// A list, or null read as an empty list (as encoding/json read
+		// it before); anything else is no answer.
+		switch l := t.ArchList.Value.(type) {
+		case nil, []any:
 			fl.GPUArchList = []string{}
-			for _, a := range l {
-				fl.GPUArchList = append(fl.GPUArchList, pyStr(a))
+			la, _ := l.([]any)
+			for _, a := range la {
+				fl.GPUArchList = append(fl.GPUArchList, pyjson.Str(a))
 			}
 		}
 	case "raised":
@@ -254,42 +257,9 @@ func torchLibBundled(s *state, t *pyTorch) pyjson.Map[bool] {
 // truthyStr is `v if v else None` for a string attribute: nil for falsy
 // values, the str() of anything else.
 func truthyStr(v any) *string {
-	if !pyTruthy(v) {
+	if !pyjson.Truthy(v) {
 		return nil
 	}
-	s := pyStr(v)
+	s := pyjson.Str(v)
 	return &s
-}
-
-// pyTruthy is Python truthiness of a decoded JSON value.
-func pyTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		return strings.Trim(string(x), "0.-+eE") != ""
-	case float64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}
-
-// schemaAny turns a decoded helper value into the document's Any.
-func schemaAny(v any) pyjson.Any {
-	switch x := v.(type) {
-	case json.Number:
-		return pyjson.Number(string(x))
-	case float64:
-		b, _ := json.Marshal(x)
-		return pyjson.Number(string(b))
-	}
-	return v
 }

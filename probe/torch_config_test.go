@@ -34,7 +34,7 @@ func ptrV(p *string) string {
 	}
 	return *p
 }
-func anyV(v any) string { return pyStr(v) }
+func anyV(v any) string { return pyjson.Str(v) }
 
 func TestParseBuildSettingsFixture(t *testing.T) {
 	got := mapText(parseBuildSettings(configShowFixture), strV)

@@ -15,5 +15,5 @@ func collectTorchRec(s *state) schema.TorchRec {
 		return schema.TorchRec{}
 	}
 	s.reasons = append(s.reasons, t.Reasons...)
-	return schema.TorchRec(t.Block)
+	return t.Block
 }

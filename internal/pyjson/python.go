@@ -73,6 +73,26 @@ func Repr(v any) string {
 	return fmt.Sprint(v)
 }
 
+// Truthy is Python's bool() of a decoded value.
+func Truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case Number:
+		// 0, -0, 0.0, 0e5 are false; NaN and Infinity are true.
+		return strings.Trim(string(x), "0.-+eE") != ""
+	case []any:
+		return len(x) > 0
+	case Map[any]:
+		return len(x) > 0
+	}
+	return true
+}
+
 // pyStr is Python's str() (and repr()) of int(n) or float(n), as
 // json.loads converts the literal: "-0" is 0, "1e400" is inf.
 func (n Number) pyStr() string {
