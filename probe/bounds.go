@@ -83,13 +83,14 @@ func boundHelperElement(e *helperElement, cut func(name, why string)) {
 	v := reflect.ValueOf(e).Elem()
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
-		if f := v.Field(i); boundField(f, jsonName(t.Field(i)), cut) {
+		if f := v.Field(i); boundField(f, helperKey(t.Field(i)), cut) {
 			f.SetZero()
 		}
 	}
 }
 
-func jsonName(f reflect.StructField) string { return pyjson.FieldTag(f).Key }
+// helperKey is the key of a helper struct field in the helper's stream.
+func helperKey(f reflect.StructField) string { return pyjson.FieldTag(f).Key }
 
 // boundField bounds v and what it holds; it reports whether v itself is out
 // of bounds, for the caller to replace it by its zero value (a nil pointer:
@@ -110,7 +111,7 @@ func boundField(v reflect.Value, name string, cut func(name, why string)) bool {
 		t := v.Type()
 		for i := 0; i < t.NumField(); i++ {
 			if t.Field(i).IsExported() {
-				zero(v.Field(i), name+"."+jsonName(t.Field(i)))
+				zero(v.Field(i), name+"."+helperKey(t.Field(i)))
 			}
 		}
 	case reflect.Map:
