@@ -289,30 +289,37 @@ func Forms(s string) []string {
 
 // escapeRust is Rust's str Debug escaping without the quotes.
 func escapeRust(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\\' || r == '"':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u{%x}`, r)
-		default:
-			b.WriteRune(r)
+	return escapeQuoted(s, func(b *strings.Builder, r rune) bool {
+		if r < 0x20 || r == 0x7f {
+			fmt.Fprintf(b, `\u{%x}`, r)
+			return true
 		}
-	}
-	return b.String()
+		return false
+	})
 }
 
 // escapeJSON is a JSON string's escaping (serde_json's, with no HTML
 // escapes) without the quotes.
 func escapeJSON(s string) string {
+	return escapeQuoted(s, func(b *strings.Builder, r rune) bool {
+		switch {
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20:
+			fmt.Fprintf(b, `\u%04x`, r)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// escapeQuoted escapes what Rust's Debug and JSON escape alike (\t, \r,
+// \n, backslash, double quote) and hands every other rune to other, which
+// writes its escape and returns true, or returns false to keep the rune.
+func escapeQuoted(s string, other func(b *strings.Builder, r rune) bool) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -322,16 +329,10 @@ func escapeJSON(s string) string {
 			b.WriteString(`\r`)
 		case r == '\n':
 			b.WriteString(`\n`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
 		case r == '\\' || r == '"':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
+		case !other(&b, r):
 			b.WriteRune(r)
 		}
 	}
