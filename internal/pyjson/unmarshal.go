@@ -88,48 +88,64 @@ func assign(dst reflect.Value, val any) error {
 		if !ok {
 			return mismatch()
 		}
-		out := reflect.MakeSlice(dst.Type(), len(l), len(l))
-		for i, e := range l {
-			if err := assign(out.Index(i), e); err != nil {
-				return err
-			}
-		}
-		dst.Set(out)
+		return assignSlice(dst, l)
 	case reflect.Map:
 		m, ok := val.(Map[any])
 		if !ok || dst.Type().Key().Kind() != reflect.String {
 			return mismatch()
 		}
-		if dst.IsNil() {
-			dst.Set(reflect.MakeMapWithSize(dst.Type(), len(m)))
-		}
-		for _, e := range m {
-			ev := reflect.New(dst.Type().Elem()).Elem()
-			if err := assign(ev, e.Value); err != nil {
-				return err
-			}
-			dst.SetMapIndex(reflect.ValueOf(e.Key).Convert(dst.Type().Key()), ev)
-		}
+		return assignMap(dst, m)
 	case reflect.Struct:
 		m, ok := val.(Map[any])
 		if !ok {
 			return mismatch()
 		}
-		t := dst.Type()
-		for _, e := range m {
-			for i := range t.NumField() {
-				tag := FieldTag(t.Field(i))
-				if tag.Skip || tag.Inline || tag.Key != e.Key {
-					continue
-				}
-				if err := assign(dst.Field(i), e.Value); err != nil {
-					return err
-				}
-				break
-			}
-		}
+		return assignStruct(dst, m)
 	default:
 		return mismatch()
+	}
+	return nil
+}
+
+func assignSlice(dst reflect.Value, l []any) error {
+	out := reflect.MakeSlice(dst.Type(), len(l), len(l))
+	for i, e := range l {
+		if err := assign(out.Index(i), e); err != nil {
+			return err
+		}
+	}
+	dst.Set(out)
+	return nil
+}
+
+func assignMap(dst reflect.Value, m Map[any]) error {
+	if dst.IsNil() {
+		dst.Set(reflect.MakeMapWithSize(dst.Type(), len(m)))
+	}
+	for _, e := range m {
+		ev := reflect.New(dst.Type().Elem()).Elem()
+		if err := assign(ev, e.Value); err != nil {
+			return err
+		}
+		dst.SetMapIndex(reflect.ValueOf(e.Key).Convert(dst.Type().Key()), ev)
+	}
+	return nil
+}
+
+// assignStruct stores each member of m in the field whose `py` key it is.
+func assignStruct(dst reflect.Value, m Map[any]) error {
+	t := dst.Type()
+	for _, e := range m {
+		for i := range t.NumField() {
+			tag := FieldTag(t.Field(i))
+			if tag.Skip || tag.Inline || tag.Key != e.Key {
+				continue
+			}
+			if err := assign(dst.Field(i), e.Value); err != nil {
+				return err
+			}
+			break
+		}
 	}
 	return nil
 }
