@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // TestDiffRealPlaces runs the static binary in real places and diffs the
@@ -126,12 +126,12 @@ func TestDiffRealPlaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := schema.Decode(string(b))
+		v, err := pyjson.Decode(string(b))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var old schema.Map[any]
-		for _, e := range v.(schema.Map[any]) {
+		var old pyjson.Map[any]
+		for _, e := range v.(pyjson.Map[any]) {
 			switch e.Key {
 			case "probe_provenance", "amdgpu_driver", "container_detected", "execution_context", "probe_namespace",
 				"buck_invocation", "torchrec", "tensile_catalog", "miopen_catalog", "rocfft_catalog", "therock":
@@ -142,7 +142,7 @@ func TestDiffRealPlaces(t *testing.T) {
 			old = append(old, e)
 		}
 		p := filepath.Join(dir, "schema-1.7.json")
-		os.WriteFile(p, schema.Encode(old), 0o644)
+		os.WriteFile(p, pyjson.Encode(old), 0o644)
 		out := diff(t, p, host, 1, "cannot tell")
 		if !strings.Contains(out, "probe_namespace is absent in A (an older schema)") || !strings.Contains(out, "A: absent") {
 			t.Errorf("absent keys not reported:\n%s", out)

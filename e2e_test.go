@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/fakeroot"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // The end-to-end tests run the real static binary (buildStaticProbe, as
@@ -156,7 +156,7 @@ func baseEnv(t *testing.T, dirs ...string) []string {
 // signalMidRun sends sig to p once the fake tools have written n pids to
 // the pid file, and returns the whole document p then wrote to out; an
 // exit status other than 0 is fatal.
-func signalMidRun(t *testing.T, p *probeRun, pids string, n int, sig syscall.Signal, out string) schema.Map[any] {
+func signalMidRun(t *testing.T, p *probeRun, pids string, n int, sig syscall.Signal, out string) pyjson.Map[any] {
 	t.Helper()
 	waitForPids(t, pids, n)
 	start := time.Now()
@@ -174,13 +174,13 @@ func signalMidRun(t *testing.T, p *probeRun, pids string, n int, sig syscall.Sig
 
 // checkDocument decodes a whole document: the 40 keys of schema 1.16 in
 // order, then probe_provenance.
-func checkDocument(t *testing.T, doc string) schema.Map[any] {
+func checkDocument(t *testing.T, doc string) pyjson.Map[any] {
 	t.Helper()
-	v, err := schema.Decode(doc)
+	v, err := pyjson.Decode(doc)
 	if err != nil {
 		t.Fatalf("the document does not decode: %v\n%.400s", err, doc)
 	}
-	m, ok := v.(schema.Map[any])
+	m, ok := v.(pyjson.Map[any])
 	if !ok {
 		t.Fatalf("the document is a %T", v)
 	}
@@ -195,10 +195,10 @@ func checkDocument(t *testing.T, doc string) schema.Map[any] {
 }
 
 // field walks a dotted path through a decoded document.
-func field(m schema.Map[any], path string) any {
+func field(m pyjson.Map[any], path string) any {
 	var v any = m
 	for _, k := range strings.Split(path, ".") {
-		mm, ok := v.(schema.Map[any])
+		mm, ok := v.(pyjson.Map[any])
 		if !ok {
 			return nil
 		}
@@ -207,7 +207,7 @@ func field(m schema.Map[any], path string) any {
 	return v
 }
 
-func reasonsOf(m schema.Map[any]) []string {
+func reasonsOf(m pyjson.Map[any]) []string {
 	var out []string
 	list, _ := field(m, "partial_reasons").([]any)
 	for _, r := range list {
@@ -418,7 +418,7 @@ func TestE2EDeadline(t *testing.T) {
 	if field(m, "probe_provenance.deadline_hit") != true {
 		t.Error("deadline_hit is not true")
 	}
-	if ms, _ := field(m, "probe_provenance.deadline_ms").(schema.Number); ms != "2000" {
+	if ms, _ := field(m, "probe_provenance.deadline_ms").(pyjson.Number); ms != "2000" {
 		t.Errorf("deadline_ms %v", ms)
 	}
 	found := false
@@ -435,7 +435,7 @@ func TestE2EDeadline(t *testing.T) {
 	killed := map[string]bool{}
 	cmds, _ := field(m, "probe_provenance.commands").([]any)
 	for _, c := range cmds {
-		c := c.(schema.Map[any])
+		c := c.(pyjson.Map[any])
 		argv, _ := c.Get("argv")
 		timedOut, _ := c.Get("timed_out")
 		if a, ok := argv.([]any); ok && len(a) > 0 && timedOut == true {
@@ -547,11 +547,11 @@ exec ` + realPython + ` "$@"
 	cmds, _ := field(m, "probe_provenance.commands").([]any)
 	ran := false
 	for _, c := range cmds {
-		c := c.(schema.Map[any])
+		c := c.(pyjson.Map[any])
 		if argv, _ := c.Get("argv"); fmt.Sprint(argv) == "[python3 -]" {
 			n, _ := c.Get("stdout_bytes")
 			ran = true
-			if v, _ := strconv.Atoi(string(n.(schema.Number))); v < 6000000 {
+			if v, _ := strconv.Atoi(string(n.(pyjson.Number))); v < 6000000 {
 				t.Errorf("the noisy python3 did not run: stdout_bytes %v", n)
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
 	"aorta-probe/probe"
 	"aorta-probe/schema"
@@ -112,7 +113,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 		}
 		return emit(append(out, '\n'))
 	case cfg.summary:
-		text := schema.Brief(snap) + "\n"
+		text := Brief(snap) + "\n"
 		if snap.Partial {
 			text += "\nPartial reasons:\n"
 			for _, r := range snap.PartialReasons {
@@ -122,7 +123,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 		return emit([]byte(text))
 	}
 
-	doc := schema.Encode(snap)
+	doc := pyjson.Encode(snap)
 	if cfg.out == "-" {
 		return emit(append(doc, '\n'))
 	}

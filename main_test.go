@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // bareHost is a root whose namespaces are all the kernel's initial ones and
@@ -68,11 +68,11 @@ func TestCLIStdoutAndFile(t *testing.T) {
 	if !strings.HasSuffix(out, "}\n") || strings.HasSuffix(out, "\n\n") {
 		t.Errorf("stdout must end with exactly one newline")
 	}
-	v, err := schema.Decode(out)
+	v, err := pyjson.Decode(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := v.(schema.Map[any]).Keys()
+	keys := v.(pyjson.Map[any]).Keys()
 	if len(keys) != 41 || keys[39] != "therock" || keys[40] != "probe_provenance" {
 		t.Errorf("keys: %v", keys)
 	}
@@ -88,8 +88,8 @@ func TestCLIStdoutAndFile(t *testing.T) {
 	if bytes.HasSuffix(doc, []byte("\n")) {
 		t.Error("file ends with a newline")
 	}
-	v, _ = schema.Decode(string(doc))
-	if keys := v.(schema.Map[any]).Keys(); len(keys) != 40 || keys[39] != "therock" {
+	v, _ = pyjson.Decode(string(doc))
+	if keys := v.(pyjson.Map[any]).Keys(); len(keys) != 40 || keys[39] != "therock" {
 		t.Errorf("--no-provenance keys: %v", keys)
 	}
 	// -o is the same as OUT, and an existing file is replaced whole.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -350,8 +351,8 @@ func lookupField(snap *schema.Snapshot, path string) ([]byte, error) {
 		return nil, fmt.Errorf("--field path must be non-empty")
 	}
 	segs := strings.Split(path, ".")
-	out, err := schema.Field(snap, segs)
-	var fe *schema.FieldError
+	out, err := pyjson.Field(snap, segs)
+	var fe *pyjson.FieldError
 	if !errors.As(err, &fe) {
 		return out, err
 	}

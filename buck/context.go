@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // Option types of an ordered --buck-option TYPE=VALUE (context.md §20.2).
@@ -205,10 +204,10 @@ func Fingerprint(argv []string, confirmed bool) string {
 	if argv == nil {
 		argv = []string{}
 	}
-	payload := schema.Map[any]{}
+	payload := pyjson.Map[any]{}
 	payload.Set("buck_argv", argv)
 	payload.Set("default_context_confirmed", confirmed)
-	sum := sha256.Sum256(schema.EncodeCanonical(payload))
+	sum := sha256.Sum256(pyjson.EncodeCanonical(payload))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
@@ -277,80 +276,15 @@ func Forms(s string) []string {
 		}
 		out = append(out, f)
 	}
-	lossy := lossyUTF8(s)
-	add(universalNewlines(s))
+	lossy := pyfmt.DecodeReplace([]byte(s))
+	add(pyfmt.UniversalNewlines(s))
 	add(lossy)
-	add(universalNewlines(lossy))
+	add(pyfmt.UniversalNewlines(lossy))
 	add(escapeRust(lossy))
 	add(escapeJSON(lossy))
 	r := pyfmt.Repr(s)
 	add(r[1 : len(r)-1])
 	return out
-}
-
-// universalNewlines is how Python's text=True reads line ends.
-func universalNewlines(s string) string {
-	if !strings.Contains(s, "\r") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-}
-
-// lossyUTF8 replaces each maximal invalid subpart of s (a lone bad byte,
-// or the valid prefix of a cut multi-byte sequence) by one U+FFFD: what
-// Rust's String::from_utf8_lossy and Python's errors="replace" give.
-func lossyUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r != utf8.RuneError || n > 1 {
-			b.WriteString(s[i : i+n])
-			i += n
-			continue
-		}
-		b.WriteRune(utf8.RuneError)
-		i += maximalSubpart(s[i:])
-	}
-	return b.String()
-}
-
-// maximalSubpart is the length of the invalid sequence at the start of s:
-// the lead byte and the continuation bytes that could still have
-// completed it (Unicode §3.9, "maximal subpart"), at least 1.
-func maximalSubpart(s string) int {
-	c := s[0]
-	var need int
-	lo, hi := byte(0x80), byte(0xbf)
-	switch {
-	case c >= 0xc2 && c <= 0xdf:
-		need = 1
-	case c == 0xe0:
-		need, lo = 2, 0xa0
-	case c == 0xed:
-		need, hi = 2, 0x9f
-	case c >= 0xe1 && c <= 0xef:
-		need = 2
-	case c == 0xf0:
-		need, lo = 3, 0x90
-	case c == 0xf4:
-		need, hi = 3, 0x8f
-	case c >= 0xf1 && c <= 0xf3:
-		need = 3
-	default:
-		return 1
-	}
-	n := 1
-	for k := 0; k < need && n < len(s); k++ {
-		if s[n] < lo || s[n] > hi {
-			break
-		}
-		lo, hi = 0x80, 0xbf
-		n++
-	}
-	return n
 }
 
 // escapeRust is Rust's str Debug escaping without the quotes.

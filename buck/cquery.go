@@ -2,13 +2,11 @@ package buck
 
 import (
 	"fmt"
-	"math"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"aorta-probe/internal/pyfmt"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // DepsQuery is the literal cquery of context.md §21.1. The target is bound
@@ -47,12 +45,12 @@ func (e *ShapeError) Error() string { return "unexpected JSON shape (" + e.PyTyp
 // array of labels, or the legacy/multi-query object whose array values are
 // concatenated in object order. Empty output is no labels. Elements that
 // are not strings become Python str() text. Errors are a
-// *schema.SyntaxError (Python's JSON error text) or a *ShapeError.
+// *pyjson.SyntaxError (Python's JSON error text) or a *ShapeError.
 func ParseLabels(stdout string) ([]string, error) {
 	if pyfmt.Strip(stdout) == "" {
 		return []string{}, nil
 	}
-	v, err := schema.Decode(stdout)
+	v, err := pyjson.Decode(stdout)
 	if err != nil {
 		return nil, err
 	}
@@ -60,130 +58,20 @@ func ParseLabels(stdout string) ([]string, error) {
 	switch t := v.(type) {
 	case []any:
 		for _, x := range t {
-			labels = append(labels, PyStr(x))
+			labels = append(labels, pyjson.Str(x))
 		}
-	case schema.Map[any]:
+	case pyjson.Map[any]:
 		for _, e := range t {
 			if xs, ok := e.Value.([]any); ok {
 				for _, x := range xs {
-					labels = append(labels, PyStr(x))
+					labels = append(labels, pyjson.Str(x))
 				}
 			}
 		}
 	default:
-		return nil, &ShapeError{PyType: pyType(v)}
+		return nil, &ShapeError{PyType: pyjson.TypeName(v)}
 	}
 	return labels, nil
-}
-
-func pyType(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case string:
-		return "str"
-	case schema.Number:
-		if t.IsInteger() {
-			return "int"
-		}
-		return "float"
-	case []any:
-		return "list"
-	}
-	return "dict"
-}
-
-// PyStr is Python's str() of a decoded JSON value: strings as they are,
-// True/False/None, integers in decimal, floats as repr, lists and dicts as
-// their repr.
-func PyStr(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return pyRepr(v)
-}
-
-func pyRepr(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if t {
-			return "True"
-		}
-		return "False"
-	case string:
-		return pyfmt.Repr(t)
-	case schema.Number:
-		return numberRepr(t)
-	case []any:
-		parts := make([]string, len(t))
-		for i, x := range t {
-			parts[i] = pyRepr(x)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case schema.Map[any]:
-		parts := make([]string, len(t))
-		for i, e := range t {
-			parts[i] = pyfmt.Repr(e.Key) + ": " + pyRepr(e.Value)
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
-}
-
-// numberRepr is Python's repr of int(literal) or float(literal).
-func numberRepr(n schema.Number) string {
-	s := string(n)
-	if n.IsInteger() {
-		neg := strings.HasPrefix(s, "-")
-		d := strings.TrimLeft(strings.TrimPrefix(s, "-"), "0")
-		if d == "" {
-			return "0"
-		}
-		if neg {
-			return "-" + d
-		}
-		return d
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	switch {
-	case s == "NaN":
-		return "nan"
-	case s == "Infinity" || (err != nil && math.IsInf(f, 1)):
-		return "inf"
-	case s == "-Infinity" || (err != nil && math.IsInf(f, -1)):
-		return "-inf"
-	}
-	return pyFloatRepr(f)
-}
-
-// pyFloatRepr is float.__repr__: shortest round-trip digits, exponent form
-// when the exponent is < -4 or >= 16, else positional with at least ".0".
-func pyFloatRepr(f float64) string {
-	if math.IsInf(f, 0) {
-		if f > 0 {
-			return "inf"
-		}
-		return "-inf"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, expStr, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expStr)
-	if exp < -4 || exp >= 16 {
-		sign := "+"
-		if exp < 0 {
-			sign, exp = "-", -exp
-		}
-		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return s
 }
 
 // StripSuffix removes a trailing configuration " (cfg)" from a label and
@@ -315,13 +203,13 @@ func ParseExecutionPlatform(stdout, target string) (string, error) {
 	if pyfmt.Strip(stdout) == "" {
 		return "", fmt.Errorf("buck2 printed nothing")
 	}
-	v, err := schema.Decode(stdout)
+	v, err := pyjson.Decode(stdout)
 	if err != nil {
 		return "", fmt.Errorf("buck2 printed non-JSON output (%v)", err)
 	}
-	obj, ok := v.(schema.Map[any])
+	obj, ok := v.(pyjson.Map[any])
 	if !ok {
-		return "", fmt.Errorf("buck2 printed JSON of unexpected shape (%s)", pyType(v))
+		return "", fmt.Errorf("buck2 printed JSON of unexpected shape (%s)", pyjson.TypeName(v))
 	}
 	key, found := ConfiguredRootTarget(obj.Keys(), target)
 	if !found {
@@ -331,7 +219,7 @@ func ParseExecutionPlatform(stdout, target string) (string, error) {
 		key = obj[0].Key
 	}
 	attrs, _ := obj.Get(key)
-	m, ok := attrs.(schema.Map[any])
+	m, ok := attrs.(pyjson.Map[any])
 	if !ok {
 		return "", fmt.Errorf("the entry of %s is not an attribute object", key)
 	}
@@ -342,7 +230,7 @@ func ParseExecutionPlatform(stdout, target string) (string, error) {
 	s, ok := p.(string)
 	switch {
 	case !ok:
-		return "", fmt.Errorf("buck.execution_platform of %s is not a string (%s)", key, pyType(p))
+		return "", fmt.Errorf("buck.execution_platform of %s is not a string (%s)", key, pyjson.TypeName(p))
 	case s == "<NONE>":
 		return "", fmt.Errorf("buck2 resolved no execution platform for %s (<NONE>: resolution failed)", key)
 	case s == "":

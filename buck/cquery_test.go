@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 func TestStripSuffix(t *testing.T) {
@@ -106,7 +106,7 @@ func TestParseLabelsAndMatches(t *testing.T) {
 				}
 				return
 			case tt.err != "":
-				var syn *schema.SyntaxError
+				var syn *pyjson.SyntaxError
 				if !errors.As(err, &syn) || err.Error() != tt.err {
 					t.Fatalf("err = %v, want %s", err, tt.err)
 				}
@@ -208,14 +208,6 @@ func TestParseExecutionPlatform(t *testing.T) {
 	}
 }
 
-func TestPyFloatRepr(t *testing.T) {
-	for in, want := range map[string]string{"1e5": "100000.0", "1e16": "1e+16", "1.5e-5": "1.5e-05", "0.0001": "0.0001", "-0.0": "-0.0", "123456789012345678.0": "1.2345678901234568e+17", "NaN": "nan", "-Infinity": "-inf", "1e400": "inf"} {
-		if got := numberRepr(schema.Number(in)); got != want {
-			t.Errorf("numberRepr(%s) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func FuzzStripSuffix(f *testing.F) {
 	for _, s := range []string{"root//:x (p#1)", "a (b (c)", "//x:y (a) (b)", " (", ")"} {
 		f.Add(s)
@@ -237,7 +229,7 @@ func FuzzParseLabels(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		labels, err := ParseLabels(s)
-		var syntax *schema.SyntaxError
+		var syntax *pyjson.SyntaxError
 		var shape *ShapeError
 		switch {
 		case err == nil && labels == nil:

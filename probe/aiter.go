@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -47,7 +48,7 @@ func collectAiter(s *state) schema.Aiter {
 		b.Commit = extractCommit(v)
 	} else if version != nil {
 		// A non-string __version__ is written as Python's str() of it.
-		v := pyStr(version)
+		v := pyjson.Str(version)
 		b.PackageVersion = &v
 	}
 	b.HSATree = hsaTree(s, p, imported)
@@ -59,22 +60,6 @@ func aiterOutcome(p *pyAiter) string {
 		return ""
 	}
 	return p.Outcome
-}
-
-// pyStr renders a JSON scalar as Python's str() would.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return x
-	}
-	return strings.TrimSpace(strings.Trim(strings.ReplaceAll(fmtAny(v), "\n", " "), " "))
 }
 
 // hsaRoots collects the aiter HSA kernel roots of context.md §17.2, in
@@ -124,8 +109,8 @@ func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 // hsaTree is aiter.hsa_tree (context.md §17.2): per root, per arch
 // directory, the file and .co counts and a combined SHA-256 over the
 // sorted (relative path, file digest) pairs. Null when no root has an arch.
-func hsaTree(s *state, p *pyAiter, imported bool) schema.Map[schema.Map[schema.HSAArch]] {
-	var tree schema.Map[schema.Map[schema.HSAArch]]
+func hsaTree(s *state, p *pyAiter, imported bool) pyjson.Map[pyjson.Map[schema.HSAArch]] {
+	var tree pyjson.Map[pyjson.Map[schema.HSAArch]]
 	for _, root := range hsaRoots(s, p, imported) {
 		entries, err := s.root.readDir(root)
 		if err != nil {
@@ -139,12 +124,12 @@ func hsaTree(s *state, p *pyAiter, imported bool) schema.Map[schema.Map[schema.H
 			}
 		}
 		sort.Strings(archs)
-		var m schema.Map[schema.HSAArch]
+		var m pyjson.Map[schema.HSAArch]
 		for _, a := range archs {
-			m = append(m, schema.Entry[schema.HSAArch]{Key: a, Value: hsaArch(s, root+"/"+a)})
+			m = append(m, pyjson.Entry[schema.HSAArch]{Key: a, Value: hsaArch(s, root+"/"+a)})
 		}
 		if len(m) > 0 {
-			tree = append(tree, schema.Entry[schema.Map[schema.HSAArch]]{Key: root, Value: m})
+			tree = append(tree, pyjson.Entry[pyjson.Map[schema.HSAArch]]{Key: root, Value: m})
 		}
 	}
 	return tree

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -145,13 +146,13 @@ const dpkgStatusMax = 256 << 20
 // fields, each stripped; other lines are dropped.
 func packageLines(out string, n int) [][]string {
 	var rows [][]string
-	for _, line := range pySplitlines(out) {
+	for _, line := range pyfmt.Splitlines(out) {
 		f := strings.Split(line, "\t")
 		if len(f) != n {
 			continue
 		}
 		for i := range f {
-			f[i] = pyStrip(f[i])
+			f[i] = pyfmt.Strip(f[i])
 		}
 		rows = append(rows, f)
 	}
@@ -178,12 +179,12 @@ func modinfoField(s *state, field string) *string {
 }
 
 func parseModinfo(out, field string) *string {
-	for _, line := range pySplitlines(out) {
+	for _, line := range pyfmt.Splitlines(out) {
 		m := modinfoLine.FindStringSubmatch(line)
 		if m == nil || m[1] != field {
 			continue
 		}
-		v := pyStrip(m[2])
+		v := pyfmt.Strip(m[2])
 		if v == "" {
 			return nil
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // BenchmarkCollectHost is a whole collection of this machine, tools
@@ -30,7 +30,7 @@ func BenchmarkEncode(b *testing.B) {
 	snap := Collect(context.Background(), Options{})
 	b.ReportAllocs()
 	for b.Loop() {
-		schema.Encode(snap)
+		pyjson.Encode(snap)
 	}
 }
 

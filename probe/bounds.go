@@ -1,12 +1,10 @@
 package probe
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // Values the probe takes from the Python helper or from a tool's JSON and
@@ -31,7 +29,7 @@ const (
 
 // valueBound says why v may not be written as it is ("" when it may): it is
 // nested deeper than maxValueDepth or is larger than maxValueBytes. v is a
-// decoded JSON value (encoding/json or schema.Decode).
+// decoded JSON value (pyjson's value model).
 func valueBound(v any) string {
 	size, deep := 0, false
 	var walk func(v any, depth int) bool
@@ -43,13 +41,7 @@ func valueBound(v any) string {
 		switch x := v.(type) {
 		case string:
 			size += len(x) + 2
-		case json.Number:
-			size += len(x)
-		case schema.Number:
-			size += len(x)
-		case json.RawMessage:
-			// Not walked: sized only (its readers decode it into typed
-			// scalars, which a nested value fails).
+		case pyjson.Number:
 			size += len(x)
 		case []any:
 			size += 2
@@ -59,15 +51,7 @@ func valueBound(v any) string {
 				}
 				size++
 			}
-		case map[string]any:
-			size += 2
-			for k, e := range x {
-				size += len(k) + 4
-				if !walk(e, depth+1) {
-					return false
-				}
-			}
-		case schema.Map[any]:
+		case pyjson.Map[any]:
 			size += 2
 			for _, e := range x {
 				size += len(e.Key) + 4
@@ -75,7 +59,7 @@ func valueBound(v any) string {
 					return false
 				}
 			}
-		default: // nil, bool, float64
+		default: // nil, bool
 			size += 5
 		}
 		return size <= maxValueBytes
@@ -99,18 +83,14 @@ func boundHelperElement(e *helperElement, cut func(name, why string)) {
 	v := reflect.ValueOf(e).Elem()
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
-		if f := v.Field(i); boundField(f, jsonName(t.Field(i)), cut) {
+		if f := v.Field(i); boundField(f, helperKey(t.Field(i)), cut) {
 			f.SetZero()
 		}
 	}
 }
 
-func jsonName(f reflect.StructField) string {
-	if n, _, _ := strings.Cut(f.Tag.Get("json"), ","); n != "" {
-		return n
-	}
-	return f.Name
-}
+// helperKey is the key of a helper struct field in the helper's stream.
+func helperKey(f reflect.StructField) string { return pyjson.FieldTag(f).Key }
 
 // boundField bounds v and what it holds; it reports whether v itself is out
 // of bounds, for the caller to replace it by its zero value (a nil pointer:
@@ -131,7 +111,7 @@ func boundField(v reflect.Value, name string, cut func(name, why string)) bool {
 		t := v.Type()
 		for i := 0; i < t.NumField(); i++ {
 			if t.Field(i).IsExported() {
-				zero(v.Field(i), name+"."+jsonName(t.Field(i)))
+				zero(v.Field(i), name+"."+helperKey(t.Field(i)))
 			}
 		}
 	case reflect.Map:
@@ -142,13 +122,6 @@ func boundField(v reflect.Value, name string, cut func(name, why string)) bool {
 			v.SetMapIndex(k, e)
 		}
 	case reflect.Slice:
-		if raw, ok := v.Interface().(json.RawMessage); ok {
-			if why := valueBound(raw); why != "" {
-				cut(name, why)
-				return true
-			}
-			return false
-		}
 		for i := 0; i < v.Len(); i++ {
 			zero(v.Index(i), name)
 		}

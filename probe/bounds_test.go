@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -16,9 +17,9 @@ func nested(depth int) string {
 }
 
 func TestValueBound(t *testing.T) {
-	deep, _ := schema.Decode(nested(maxValueDepth + 1))
-	ok, _ := schema.Decode(nested(maxValueDepth))
-	obj, _ := schema.Decode(strings.Repeat(`{"k":`, maxValueDepth+1) + "1" + strings.Repeat("}", maxValueDepth+1))
+	deep, _ := pyjson.Decode(nested(maxValueDepth + 1))
+	ok, _ := pyjson.Decode(nested(maxValueDepth))
+	obj, _ := pyjson.Decode(strings.Repeat(`{"k":`, maxValueDepth+1) + "1" + strings.Repeat("}", maxValueDepth+1))
 	for _, tc := range []struct {
 		name string
 		v    any
@@ -118,14 +119,14 @@ func TestBridgeBoundedValues(t *testing.T) {
 	if g := snap.PytorchBuild.GitCommit; g == nil || *g != "0123456789abcdef" {
 		t.Errorf("git_commit %v: the rest of the torch facts is lost", g)
 	}
-	hostile := schema.Encode(snap)
+	hostile := pyjson.Encode(snap)
 
 	snap = collectWithStream(t, helperStream(nested(maxValueDepth), "2.5.0"))
 	wantSnapReasons(t, snap, "python_version")
 	if snap.PytorchBuild.Debug == nil {
 		t.Error("a value at the depth bound was dropped")
 	}
-	pythonLoads(t, map[string][]byte{"hostile": hostile, "at the bound": schema.Encode(snap)})
+	pythonLoads(t, map[string][]byte{"hostile": hostile, "at the bound": pyjson.Encode(snap)})
 }
 
 // TestGoldensLoadInPython: every golden document loads with python3's json
@@ -160,7 +161,7 @@ func TestTheRockBoundedPatches(t *testing.T) {
 	snap := Collect(context.Background(), opt)
 	wantSnapReasons(t, snap, "therock", "therock.submodules: patches of 'deep' nested deeper than 32 levels; recorded as []")
 	subs := snap.TheRock.Submodules
-	if len(subs) != 2 || string(schema.Encode(subs[0].Patches)) != "[]" || ptrV(subs[0].PinSHA) != "aaaa" || !strings.Contains(string(schema.Encode(subs[1].Patches)), "0001-fix.patch") {
-		t.Errorf("submodules %s", schema.Encode(subs))
+	if len(subs) != 2 || string(pyjson.Encode(subs[0].Patches)) != "[]" || ptrV(subs[0].PinSHA) != "aaaa" || !strings.Contains(string(pyjson.Encode(subs[1].Patches)), "0001-fix.patch") {
+		t.Errorf("submodules %s", pyjson.Encode(subs))
 	}
 }

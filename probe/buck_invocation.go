@@ -136,7 +136,7 @@ func (s *state) cqueryDeps(target, dir string) depsQuery {
 		return depsQuery{why: "buck2 printed output that is not UTF-8"}
 	}
 	if rc, _ := r.Exit(); rc != 0 {
-		msg := pyfmt.FirstRunes(ctx.Redact(pyStrip(stderr)), 300)
+		msg := pyfmt.FirstRunes(ctx.Redact(pyfmt.Strip(stderr)), 300)
 		if msg == "" {
 			msg = "(empty)"
 		}

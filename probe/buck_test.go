@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"aorta-probe/buck"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -114,18 +115,18 @@ const unconfirmed = "buck_invocation: --buck-target was supplied without explici
 func TestBuckNotRequested(t *testing.T) {
 	_, app := fakeProject(t, map[string]string{})
 	snap := collectBuck(t, fakeBin(t, "buck2", "hg", "git"), app, BuckOptions{}, nil)
-	if got := schema.Encode(snap.BuckInvocation); !bytes.Equal(got, schema.Encode(schema.NotRequestedBuckInvocation())) {
+	if got := pyjson.Encode(snap.BuckInvocation); !bytes.Equal(got, pyjson.Encode(schema.NotRequestedBuckInvocation())) {
 		t.Errorf("block %s", got)
 	}
 	if len(buckReasons(snap)) != 0 || len(snap.LibraryIntrospection) != 0 || len(snap.LibraryIntrospectionAlternates) != 0 {
 		t.Errorf("reasons %q entries %v", buckReasons(snap), snap.LibraryIntrospection)
 	}
 	if snap.BuildSystem.Kind != "buck2" || *snap.BuildSystem.Revision != "abc1234+" {
-		t.Errorf("build_system %s", schema.Encode(snap.BuildSystem))
+		t.Errorf("build_system %s", pyjson.Encode(snap.BuildSystem))
 	}
 	pl := snap.Provenance.Placement.LikelyExecutionPlatform
 	if snap.ExecutionContext.LikelyExecutionPlatform != nil || pl.Reason == nil || !strings.HasPrefix(*pl.Reason, "not requested") {
-		t.Errorf("platform %s", schema.Encode(pl))
+		t.Errorf("platform %s", pyjson.Encode(pl))
 	}
 	// A library caller's context without a target is ignored, with a reason.
 	snap = collectBuck(t, fakeBin(t), app, BuckOptions{Context: buck.Context{DefaultConfirmed: true}}, nil)
@@ -140,7 +141,7 @@ func TestBuckSuccess(t *testing.T) {
 	snap := collectBuck(t, fakeBin(t, "buck2", "hg", "git"), app, BuckOptions{Target: "//app:trainer", Context: ctx}, nil)
 	inv := snap.BuckInvocation
 	if inv.Status != "success" || inv.ContextSource != "explicit" || *inv.Target != "//app:trainer" {
-		t.Errorf("block %s", schema.Encode(inv))
+		t.Errorf("block %s", pyjson.Encode(inv))
 	}
 	if inv.ConfiguredRootTarget == nil || *inv.ConfiguredRootTarget != "root//app:trainer (prelude//platforms:default#904931f735703749)" {
 		t.Errorf("configured_root_target %v", inv.ConfiguredRootTarget)
@@ -167,18 +168,18 @@ func TestBuckSuccess(t *testing.T) {
     "configured_target": "root//third-party/rocm:rccl_lib (prelude//platforms:default#904931f735703749)"
   }
 ]`
-	if got := string(schema.Encode(snap.LibraryIntrospection)); got != want {
+	if got := string(pyjson.Encode(snap.LibraryIntrospection)); got != want {
 		t.Errorf("entries\n%s", got)
 	}
 	if len(snap.LibraryIntrospectionAlternates) != 2 {
-		t.Errorf("alternates %s", schema.Encode(snap.LibraryIntrospectionAlternates))
+		t.Errorf("alternates %s", pyjson.Encode(snap.LibraryIntrospectionAlternates))
 	}
 	if p := snap.ExecutionContext.LikelyExecutionPlatform; p == nil || *p != "prelude//platforms:default" {
 		t.Errorf("likely_execution_platform %v", p)
 	}
 	// The config value is nowhere in the document, provenance included;
 	// the cquery ran in the repo root with the target as one element.
-	doc := schema.Encode(snap)
+	doc := pyjson.Encode(snap)
 	if bytes.Contains(doc, []byte("private-placeholder")) {
 		t.Error("config value leaked into the document")
 	}
@@ -201,7 +202,7 @@ func TestBuckDefaultConfirmedAndRevisions(t *testing.T) {
 	_, app := fakeProject(t, map[string]string{".fakebuck2/hg.rc": "255", ".fakebuck2/exec.platform": "<legacy_global_exec_platform>"})
 	snap := collectBuck(t, fakeBin(t, "buck2", "hg", "git"), app, BuckOptions{Target: "//app:trainer", Context: buck.Context{DefaultConfirmed: true}}, nil)
 	if snap.BuckInvocation.ContextSource != "default_confirmed" || *snap.BuckInvocation.ContextFingerprint != "sha256:8a7386fb9a191810ec0f4bc9fa17e2621fc9779c29de846562c423516e3ae0fe" {
-		t.Errorf("block %s", schema.Encode(snap.BuckInvocation))
+		t.Errorf("block %s", pyjson.Encode(snap.BuckInvocation))
 	}
 	if len(buckReasons(snap)) != 0 {
 		t.Errorf("reasons %q", buckReasons(snap))
@@ -228,7 +229,7 @@ func TestBuckNotDetected(t *testing.T) {
 		t.Errorf("reasons\n%q\nwant\n%q", got, want)
 	}
 	if snap.BuckInvocation.Status != "buck_not_detected" || *snap.BuckInvocation.ContextFingerprint != "sha256:6d7aca0beec2911cea10bdf5b409157861322cd6d07a06864c46ec4c16958d0e" {
-		t.Errorf("block %s", schema.Encode(snap.BuckInvocation))
+		t.Errorf("block %s", pyjson.Encode(snap.BuckInvocation))
 	}
 	if len(snap.Provenance.Commands) != 0 && slices.ContainsFunc(snap.Provenance.Commands, func(c schema.CommandRecord) bool { return strings.Contains(c.Argv[0], "buck2") }) {
 		t.Error("ran buck2")
@@ -255,7 +256,7 @@ func TestBuckNotDetectedButQueried(t *testing.T) {
 	_, app := fakeProject(t, map[string]string{".fakebuck2/root.rc": "1"})
 	snap := collectBuck(t, fakeBin(t, "buck2"), app, BuckOptions{Target: "//app:trainer", Context: buck.Context{DefaultConfirmed: true}}, nil)
 	if snap.BuckInvocation.Status != "buck_not_detected" || len(snap.LibraryIntrospection) != 2 || snap.LibraryIntrospection[0].Revision != nil {
-		t.Errorf("status %s entries %s", snap.BuckInvocation.Status, schema.Encode(snap.LibraryIntrospection))
+		t.Errorf("status %s entries %s", snap.BuckInvocation.Status, pyjson.Encode(snap.LibraryIntrospection))
 	}
 	if snap.ExecutionContext.LikelyExecutionPlatform == nil {
 		t.Error("no execution platform although buck2 answered")
@@ -294,12 +295,12 @@ func TestBuckFailures(t *testing.T) {
 				t.Errorf("reasons\n%q\nwant\n%q", got, tt.want)
 			}
 			if snap.BuckInvocation.Status != "failure" || snap.BuckInvocation.ConfiguredRootTarget != nil || len(snap.LibraryIntrospection) != 0 {
-				t.Errorf("block %s", schema.Encode(snap.BuckInvocation))
+				t.Errorf("block %s", pyjson.Encode(snap.BuckInvocation))
 			}
 			if r := snap.Provenance.Placement.LikelyExecutionPlatform.Reason; r == nil || *r != tt.why {
 				t.Errorf("platform reason %s, want %s", ptrV(r), tt.why)
 			}
-			if bytes.Contains(schema.Encode(snap), []byte("private-placeholder")) {
+			if bytes.Contains(pyjson.Encode(snap), []byte("private-placeholder")) {
 				t.Error("config value leaked")
 			}
 		})
@@ -416,7 +417,7 @@ func TestBuildSystemTable(t *testing.T) {
 			c := newCollector(context.Background(), Options{Cwd: app, Runner: timeoutRunner{tt.slow}, Now: fixedNow,
 				Path: []string{fakeBin(t, tt.tools...)}})
 			s := &state{collector: c}
-			got := strings.ReplaceAll(string(schema.EncodeCompact(collectBuildSystem(s))), root, "ROOT")
+			got := strings.ReplaceAll(string(pyjson.EncodeCompact(collectBuildSystem(s))), root, "ROOT")
 			if got != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
@@ -453,18 +454,18 @@ func TestLibraryAlternates(t *testing.T) {
 	entries := []schema.LibraryEntry{{Name: "pytorch"}, {Name: "hipblaslt"}, {Name: "rccl"}, {Name: "ainic"}}
 	hip := schema.GemmLibrary{RocmReleaseTweak: schema.Str(""), PackageVersion: schema.Str("1.1.0-abc"), LibHash: schema.Str("sha256:aa")}
 	rccl := schema.RCCL{Version: schema.Str("2.27.7"), LibHash: schema.Str("sha256:bb")}
-	got := string(schema.EncodeCompact(libraryAlternates(entries, hip, rccl)))
+	got := string(pyjson.EncodeCompact(libraryAlternates(entries, hip, rccl)))
 	want := `[{"name": "hipblaslt", "source": "package", "revision": null, "package_version": "1.1.0-abc", "lib_hash": "sha256:aa"}, {"name": "rccl", "source": "package", "revision": "2.27.7", "package_version": "2.27.7", "lib_hash": "sha256:bb"}]`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	hip.RocmReleaseTweak = schema.Str("6.4.1-120")
 	// Blocks not captured (pending rows, deadline) give all-null identities.
-	got = string(schema.EncodeCompact(libraryAlternates(entries[1:2], hip, schema.RCCL{})))
+	got = string(pyjson.EncodeCompact(libraryAlternates(entries[1:2], hip, schema.RCCL{})))
 	if !strings.Contains(got, `"revision": "6.4.1-120"`) {
 		t.Errorf("tweak: %s", got)
 	}
-	got = string(schema.EncodeCompact(libraryAlternates(entries[2:3], schema.NotCapturedGemmLibrary(), schema.RCCL{NetPluginMode: "unknown"})))
+	got = string(pyjson.EncodeCompact(libraryAlternates(entries[2:3], schema.NotCapturedGemmLibrary(), schema.RCCL{NetPluginMode: "unknown"})))
 	if got != `[{"name": "rccl", "source": "package", "revision": null, "package_version": null, "lib_hash": null}]` {
 		t.Errorf("not captured: %s", got)
 	}
@@ -588,8 +589,8 @@ func TestBuckEchoedValueForms(t *testing.T) {
 			ctx := ctxOf(t, "config=sec.k="+tc.value)
 			check := func(snap *schema.Snapshot) {
 				t.Helper()
-				doc := schema.Encode(snap)
-				dec, err := schema.Decode(string(doc))
+				doc := pyjson.Encode(snap)
+				dec, err := pyjson.Decode(string(doc))
 				if err != nil {
 					t.Fatal(err)
 				}

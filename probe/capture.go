@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/pyfmt"
 )
 
 // Capture (docs/capture.md): a Recorder sits behind the rootFS methods and
@@ -274,7 +275,7 @@ func (rc *Recorder) touch(p string, follow bool) string {
 // /proc/1/ns/*): the archive cannot make the kernel say it, so replay
 // says it for that operation and path.
 func (rc *Recorder) failed(op, p string, err error) {
-	en, ok := errnoOf(err)
+	en, ok := pyfmt.Errno(err)
 	if !ok || en == syscall.ENOENT || en == syscall.ENOTDIR || en == syscall.ELOOP {
 		return
 	}

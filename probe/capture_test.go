@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -25,7 +26,7 @@ func captureScenario(t *testing.T, archive string) ([]byte, []byte, Options) {
 	opt.Record = NewRecorder(false)
 	snap := Collect(context.Background(), opt)
 	normalizeScenario(snap, root)
-	return schema.Encode(snap), opt.Record.Archive("test capture\n"), opt
+	return pyjson.Encode(snap), opt.Record.Archive("test capture\n"), opt
 }
 
 // replayArchive collects from a capture archive.
@@ -44,7 +45,7 @@ func replayArchive(t *testing.T, data []byte, base Options) []byte {
 	opt := r.Options(Options{Now: fixedNow, Buck: base.Buck})
 	snap := Collect(context.Background(), opt)
 	snap.Provenance.Root = "/"
-	return schema.Encode(snap)
+	return pyjson.Encode(snap)
 }
 
 func normalizeScenario(snap *schema.Snapshot, root string) {

@@ -3,14 +3,13 @@ package probe
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"io/fs"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -46,7 +45,7 @@ type cmakeCache struct {
 // parseCMakeCache keeps the allowlisted NAME:TYPE=VALUE entries of a
 // CMakeCache.txt text (Python splitlines; empty, // and # lines skipped;
 // later duplicates overwrite), sorted by NAME.
-func parseCMakeCache(text string) schema.Map[schema.CMakeCacheEntry] {
+func parseCMakeCache(text string) pyjson.Map[schema.CMakeCacheEntry] {
 	c, _ := scanCMakeCache(strings.NewReader(text))
 	return sortedMap(c.entries)
 }
@@ -67,11 +66,11 @@ func scanCMakeCache(r io.Reader) (*cmakeCache, error) {
 		if long {
 			// The head of an over-long line: an allowlisted entry
 			// whose value was too long to keep is dropped.
-			if sm := cmakeLineRe.FindStringSubmatch(pyStrip(decodeReplace(line))); sm != nil && allowlisted(sm[1]) {
+			if sm := cmakeLineRe.FindStringSubmatch(pyfmt.Strip(pyfmt.DecodeReplace(line))); sm != nil && allowlisted(sm[1]) {
 				c.dropped++
 			}
 		} else {
-			for _, l := range pySplitlines(decodeReplace(line)) {
+			for _, l := range pyfmt.Splitlines(pyfmt.DecodeReplace(line)) {
 				c.add(l)
 			}
 		}
@@ -112,7 +111,7 @@ func scanCMakeCache(r io.Reader) (*cmakeCache, error) {
 
 // add applies one line (already split as Python's splitlines would).
 func (c *cmakeCache) add(line string) {
-	line = pyStrip(line)
+	line = pyfmt.Strip(line)
 	if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") {
 		return
 	}
@@ -183,27 +182,4 @@ func readCMakeCache(root *rootFS, p string) (*cmakeCache, error) {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: unwrapErrno(err)}
 	}
 	return cc, nil
-}
-
-// decodeReplace decodes UTF-8 as Python's errors="replace" does: each
-// undecodable sequence becomes one U+FFFD, where a sequence is what
-// CPython's decoder reports as one error (utf8Check): a lone invalid byte,
-// or the valid-so-far prefix of a multi-byte sequence cut short ("\xe2\x82("
-// is one replacement and "(", not two).
-func decodeReplace(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	var sb strings.Builder
-	for len(b) > 0 {
-		var de *decodeError
-		if !errors.As(utf8Check(b), &de) {
-			sb.Write(b)
-			break
-		}
-		sb.Write(b[:de.pos])
-		sb.WriteRune(utf8.RuneError)
-		b = b[de.end:]
-	}
-	return sb.String()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -16,8 +17,8 @@ import (
 // scanner must agree with (below the caps).
 func wholeTextCMakeCache(b []byte) map[string]schema.CMakeCacheEntry {
 	m := map[string]schema.CMakeCacheEntry{}
-	for _, line := range pySplitlines(decodeReplace(b)) {
-		line = pyStrip(line)
+	for _, line := range pyfmt.Splitlines(pyfmt.DecodeReplace(b)) {
+		line = pyfmt.Strip(line)
 		if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") {
 			continue
 		}

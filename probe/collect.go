@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -744,7 +745,7 @@ func notCaptured(c *collector) *schema.Snapshot {
 	snap.ExecutionContext.ProbeInvocation = validExecutionContext(c.opt.ExecutionContext)
 	snap.BuckInvocation = requestedBuckInvocation(c.opt.Buck)
 	for _, k := range envKnobs {
-		snap.EnvVars = append(snap.EnvVars, schema.Entry[*string]{Key: k.name})
+		snap.EnvVars = append(snap.EnvVars, pyjson.Entry[*string]{Key: k.name})
 	}
 	return snap
 }

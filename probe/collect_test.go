@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"aorta-probe/buck"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -69,7 +70,7 @@ func TestCollectPanicInProbe(t *testing.T) {
 	if rec.Outcome != "panic" {
 		t.Errorf("provenance outcome %q", rec.Outcome)
 	}
-	if !strings.Contains(string(schema.Encode(snap)), `"amdgpu_driver": {`) {
+	if !strings.Contains(string(pyjson.Encode(snap)), `"amdgpu_driver": {`) {
 		t.Error("document lacks amdgpu_driver")
 	}
 }
@@ -161,7 +162,7 @@ func TestCollectPanicKeepsRequestedBuckInvocation(t *testing.T) {
 	if reasonIndex(snap.PartialReasons, "collect_env: unexpected failure (panic in buck_invocation probe") < 0 {
 		t.Fatalf("buck_invocation did not panic: %q", snap.PartialReasons)
 	}
-	got := string(schema.EncodeCompact(snap.BuckInvocation))
+	got := string(pyjson.EncodeCompact(snap.BuckInvocation))
 	want := `{"status": "failure", "target": "//app:trainer", "context_source": "explicit", "mode_files": [], ` +
 		`"config_keys": ["build.profile"], "modifiers": [], "option_order": ["config"], "context_fingerprint": "` +
 		opt.Buck.Context.Fingerprint() + `", "configured_root_target": null, "comparison": "not_compared"}`
@@ -197,7 +198,7 @@ func TestCollectPanicReasonRedacted(t *testing.T) {
 	if reasonIndex(snap.PartialReasons, want) < 0 {
 		t.Errorf("no redacted panic reason %q in %q", want, snap.PartialReasons)
 	}
-	if strings.Contains(string(schema.Encode(snap)), "private-placeholder") {
+	if strings.Contains(string(pyjson.Encode(snap)), "private-placeholder") {
 		t.Error("the config value reached the document")
 	}
 }

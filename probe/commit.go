@@ -2,8 +2,8 @@ package probe
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // extractCommit is context.md §18.1: the hex of the leftmost
@@ -54,7 +54,7 @@ func tagHex(v string, j int, tag string) (string, bool) {
 	}
 	// A shorter run would end between two word characters: only the
 	// maximal run can meet the boundary.
-	if n := k - j; n < 7 || n > 40 || !wordBoundaryAt(v, k) {
+	if n := k - j; n < 7 || n > 40 || pyfmt.IsWordAt(v, k) {
 		return "", false
 	}
 	return v[j:k], true
@@ -62,16 +62,6 @@ func tagHex(v string, j int, tag string) (string, bool) {
 
 func isHex(b byte) bool {
 	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
-}
-
-// wordBoundaryAt reports whether v[k:] starts with a non-word character
-// (Python's Unicode \w: letters, digits, underscore) or is empty.
-func wordBoundaryAt(v string, k int) bool {
-	if k >= len(v) {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(v[k:])
-	return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.In(r, unicode.Nl, unicode.No))
 }
 
 // isHexString reports whether s is 7 to 40 hex digits.
@@ -94,7 +84,7 @@ func commitFromAttr(v *string) *string {
 	if v == nil {
 		return nil
 	}
-	s := pyStrip(*v)
+	s := pyfmt.Strip(*v)
 	if s == "" {
 		return nil
 	}

@@ -3,6 +3,7 @@ package probe
 import (
 	"regexp"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -14,8 +15,8 @@ type composableKernel struct {
 }
 
 var (
-	ckVersionRe = regexp.MustCompile(`#define` + pyWS + `+CK_VERSION_(MAJOR|MINOR|PATCH)` + pyWS + `+([0-9]+)`)
-	ckCommitRe  = regexp.MustCompile(`#define` + pyWS + `+CK_COMMIT_ID` + pyWS + `+([0-9a-fA-F]{7,40})`)
+	ckVersionRe = regexp.MustCompile(`#define` + pyfmt.ReSpace + `+CK_VERSION_(MAJOR|MINOR|PATCH)` + pyfmt.ReSpace + `+([0-9]+)`)
+	ckCommitRe  = regexp.MustCompile(`#define` + pyfmt.ReSpace + `+CK_COMMIT_ID` + pyfmt.ReSpace + `+([0-9a-fA-F]{7,40})`)
 )
 
 // parseCKVersion reads "M.m.p" from every CK_VERSION_{MAJOR,MINOR,PATCH}

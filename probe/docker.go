@@ -1,6 +1,9 @@
 package probe
 
-import "aorta-probe/schema"
+import (
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
+)
 
 // collectDocker is the docker block (context.md §7): null on bare metal
 // (including k8s and RE sandboxes, which read baremetal), else the image
@@ -29,10 +32,10 @@ func collectDocker(s *state) *schema.Docker {
 // collectEnvVars is env_vars (context.md §8): exactly the canonical knobs,
 // in registry order, each the raw value or null when unset. Nothing else
 // from the environment is ever written.
-func collectEnvVars(s *state) schema.Map[*string] {
-	m := make(schema.Map[*string], 0, len(envKnobs))
+func collectEnvVars(s *state) pyjson.Map[*string] {
+	m := make(pyjson.Map[*string], 0, len(envKnobs))
 	for _, k := range envKnobs {
-		m = append(m, schema.Entry[*string]{Key: k.name, Value: s.envPtr(k.name)})
+		m = append(m, pyjson.Entry[*string]{Key: k.name, Value: s.envPtr(k.name)})
 	}
 	return m
 }

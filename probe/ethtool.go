@@ -1,6 +1,10 @@
 package probe
 
-import "strings"
+import (
+	"strings"
+
+	"aorta-probe/internal/pyfmt"
+)
 
 // Parsers of `ethtool -i <iface>` output (core.md §11.4 steps 4–5), e.g.
 //
@@ -14,11 +18,11 @@ import "strings"
 // "<field>:" exactly (text after the first colon, stripped); nil when no
 // line matches or the value is empty.
 func ethtoolField(out, field string) *string {
-	for _, line := range pySplitlines(out) {
+	for _, line := range pyfmt.Splitlines(out) {
 		if !strings.HasPrefix(line, field+":") {
 			continue
 		}
-		v := pyStrip(line[len(field)+1:])
+		v := pyfmt.Strip(line[len(field)+1:])
 		if v == "" {
 			return nil
 		}
@@ -40,10 +44,10 @@ func splitFirmware(raw *string) (firmware, pkg *string) {
 		v := *raw
 		return &v, nil
 	}
-	if l := pyStrip(left); l != "" {
+	if l := pyfmt.Strip(left); l != "" {
 		firmware = &l
 	}
-	if r := pyStrip(right); r != "" && (firmware == nil || r != *firmware) {
+	if r := pyfmt.Strip(right); r != "" && (firmware == nil || r != *firmware) {
 		pkg = &r
 	}
 	return firmware, pkg

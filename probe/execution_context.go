@@ -225,7 +225,7 @@ func (s *state) executionPlatform(buck2, target, dir string) platformAnswer {
 	case err != nil:
 		return fail("%s printed output that is not UTF-8 (%v)", what, err)
 	case rc != 0:
-		msg := pyfmt.FirstRunes(ctx.Redact(pyStrip(stderr)), 300)
+		msg := pyfmt.FirstRunes(ctx.Redact(pyfmt.Strip(stderr)), 300)
 		if msg == "" {
 			msg = "(empty)"
 		}

@@ -3,6 +3,7 @@ package probe
 import (
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -60,15 +61,11 @@ func hasDefine(text, name string) bool {
 			return false
 		}
 		k := j + len(needle)
-		if k >= len(text) || !isIdentByte(text[k]) {
+		if k >= len(text) || !pyfmt.IsASCIIWord(text[k]) {
 			return true
 		}
 		i = j + 1
 	}
-}
-
-func isIdentByte(b byte) bool {
-	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 func indexFrom(s, sub string, i int) int {

@@ -3,6 +3,8 @@ package probe
 import (
 	"sort"
 
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -78,8 +80,8 @@ func findAgentEnumerator(s *state) (path, argv0 string, ok bool) {
 // Every other line counts, without checking its gfx shape (as the anchor).
 func parseAgentEnumerator(out string) []string {
 	var targets []string
-	for _, line := range pySplitlines(out) {
-		t := pyStrip(line)
+	for _, line := range pyfmt.Splitlines(out) {
+		t := pyfmt.Strip(line)
 		if t == "" || t == "gfx000" {
 			continue
 		}
@@ -100,9 +102,9 @@ func gpuArchOf(targets []string) schema.GPUArch {
 		uniq = append(uniq, t)
 	}
 	sort.Strings(uniq)
-	m := make(schema.Map[int], 0, len(uniq))
+	m := make(pyjson.Map[int], 0, len(uniq))
 	for _, t := range uniq { // unique keys: append, not Set
-		m = append(m, schema.Entry[int]{Key: t, Value: counts[t]})
+		m = append(m, pyjson.Entry[int]{Key: t, Value: counts[t]})
 	}
 	return schema.GPUArch{AgentCount: schema.Int(len(targets)), GfxTargets: uniq, AgentArchCounts: m}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -44,7 +46,7 @@ func TestParseAgentEnumerator(t *testing.T) {
 
 func TestGPUArchOf(t *testing.T) {
 	g := gpuArchOf([]string{"gfx942", "gfx1100", "gfx942"})
-	got := string(schema.Encode(g))
+	got := string(pyjson.Encode(g))
 	want := "{\n  \"agent_count\": 3,\n  \"gfx_targets\": [\n    \"gfx1100\",\n    \"gfx942\"\n  ],\n  \"agent_arch_counts\": {\n    \"gfx1100\": 1,\n    \"gfx942\": 2\n  }\n}"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -57,7 +59,7 @@ func FuzzParseAgentEnumerator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		targets := parseAgentEnumerator(in)
 		for _, tg := range targets {
-			if tg == "" || tg == "gfx000" || pyStrip(tg) != tg {
+			if tg == "" || tg == "gfx000" || pyfmt.Strip(tg) != tg {
 				t.Fatalf("bad target %q", tg)
 			}
 		}
@@ -107,7 +109,7 @@ func FuzzStderrTails(f *testing.F) {
 		if utf8.RuneCountInString(a) > 200 || utf8.RuneCountInString(b) > 200 {
 			t.Fatalf("tail longer than 200 code points")
 		}
-		if a != pyStrip(a) {
+		if a != pyfmt.Strip(a) {
 			t.Fatalf("non-blank tail not stripped: %q", a)
 		}
 	})
@@ -173,7 +175,7 @@ func FuzzEthtool(f *testing.F) {
 	f.Add("version:\n", "version")
 	f.Fuzz(func(t *testing.T, in, field string) {
 		v := ethtoolField(in, field)
-		if v != nil && (*v == "" || pyStrip(*v) != *v) {
+		if v != nil && (*v == "" || pyfmt.Strip(*v) != *v) {
 			t.Fatalf("bad value %q", *v)
 		}
 		fw, pkg := splitFirmware(v)
@@ -213,7 +215,7 @@ func FuzzParseIBVDevices(f *testing.F) {
 	f.Add("    device                 node GUID\n    ------    ---\n    bnxt_re0  d604\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		for _, d := range parseIBVDevices(in) {
-			if d == "" || strings.IndexFunc(d, isPySpace) >= 0 || strings.HasPrefix(d, "device") {
+			if d == "" || strings.IndexFunc(d, pyfmt.IsSpace) >= 0 || strings.HasPrefix(d, "device") {
 				t.Fatalf("bad device %q", d)
 			}
 		}
@@ -240,7 +242,7 @@ func TestParseRDMALinks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := parseRDMALinks(tc.in); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("parseRDMALinks = %s, want %s", schema.Encode(got), schema.Encode(tc.want))
+				t.Errorf("parseRDMALinks = %s, want %s", pyjson.Encode(got), pyjson.Encode(tc.want))
 			}
 		})
 	}
@@ -305,22 +307,22 @@ func TestNicctlParsers(t *testing.T) {
 	t.Run("profile", func(t *testing.T) {
 		p := parseCardProfile("Profile : device_config_8x50g_vf\n")
 		if derefOr(p.DeviceConfig, "") != "device_config_8x50g_vf" || p.SRIOV == nil || !*p.SRIOV {
-			t.Errorf("parseCardProfile vf = %s", schema.Encode(p))
+			t.Errorf("parseCardProfile vf = %s", pyjson.Encode(p))
 		}
 		p = parseCardProfile("no profile\n")
 		if p.DeviceConfig != nil || p.SRIOV != nil {
-			t.Errorf("parseCardProfile none = %s", schema.Encode(p))
+			t.Errorf("parseCardProfile none = %s", pyjson.Encode(p))
 		}
 	})
 	t.Run("dcqcn", func(t *testing.T) {
-		got := string(schema.Encode(parseDCQCN("dcqcn-profile 1\n  enabled true\n  token-bucket-size 800000\n  ai-rate 160\n  hai-rate 300\n  cnp-dscp 48\n")))
+		got := string(pyjson.Encode(parseDCQCN("dcqcn-profile 1\n  enabled true\n  token-bucket-size 800000\n  ai-rate 160\n  hai-rate 300\n  cnp-dscp 48\n")))
 		want := "{\n  \"enabled\": true,\n  \"token_bucket_size\": 800000,\n  \"ai_rate\": 160,\n  \"hai_rate\": 300,\n  \"cnp_dscp\": 48\n}"
 		if got != want {
 			t.Errorf("parseDCQCN = %s", got)
 		}
 		d := parseDCQCN("Enabled: 0\nAI-Rate = 5\nhai-rate: x\ncnp-dscp 99999999999999999999999\n")
 		if d.Enabled == nil || *d.Enabled || d.AIRate == nil || *d.AIRate != 5 || d.HAIRate != nil || d.CNPDSCP != nil || d.TokenBucketSize != nil {
-			t.Errorf("parseDCQCN odd = %s", schema.Encode(d))
+			t.Errorf("parseDCQCN odd = %s", pyjson.Encode(d))
 		}
 	})
 }
@@ -374,7 +376,7 @@ func TestParseRDHCJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := string(schema.Encode(v)); got != tc.want {
+			if got := string(pyjson.Encode(v)); got != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -387,7 +389,7 @@ func FuzzParseRDHCJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		v, err := parseRDHCJSON(in)
 		if err == nil {
-			_ = schema.Encode(v)
+			_ = pyjson.Encode(v)
 		} else if utf8.Valid(in) != !strings.HasPrefix(err.Error(), "'utf-8' codec") {
 			t.Fatalf("utf-8 error %v for valid=%v", err, utf8.Valid(in))
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -151,7 +152,7 @@ func TestHIPHostile(t *testing.T) {
 			}
 			s, _ := toolState(t, map[string]string{"hipconfig": tc.body}, hang...)
 			if h := collectHIP(s); h != (schema.HIP{}) {
-				t.Errorf("hip = %s, want all null", schema.Encode(h))
+				t.Errorf("hip = %s, want all null", pyjson.Encode(h))
 			}
 			wantReasons(t, s, allHIPReasons()...)
 		})
@@ -171,7 +172,7 @@ func TestHIPHostile(t *testing.T) {
 		s, _ := toolState(t, map[string]string{"hipconfig": `case "$*" in --version) echo " 7.2.53211-e1a6bc5663 ";; --platform) echo amd;; --cpp_config) exit 1;; *) exit 99;; esac`})
 		h := collectHIP(s)
 		if derefOr(h.Version, "") != "7.2.53211-e1a6bc5663" || derefOr(h.Platform, "") != "amd" || h.Compiler != nil {
-			t.Errorf("hip = %s", schema.Encode(h))
+			t.Errorf("hip = %s", pyjson.Encode(h))
 		}
 		wantReasons(t, s, allHIPReasons()[2:]...)
 		var argv []string
@@ -203,7 +204,7 @@ func TestGPUArchHostile(t *testing.T) {
 			}
 			s, _ := toolState(t, map[string]string{"rocm_agent_enumerator": tc.body}, hang...)
 			if g := collectGPUArch(s); g.AgentCount != nil || g.GfxTargets != nil || g.AgentArchCounts != nil {
-				t.Errorf("gpu_arch = %s, want all null", schema.Encode(g))
+				t.Errorf("gpu_arch = %s, want all null", pyjson.Encode(g))
 			}
 			wantReasons(t, s, tc.reason)
 		})
@@ -220,7 +221,7 @@ func TestGPUArchHostile(t *testing.T) {
 		s, _ := toolState(t, map[string]string{"opt/rocm/bin/rocm_agent_enumerator": "printf 'gfx000\\ngfx942\\ngfx942\\n'"})
 		g := collectGPUArch(s)
 		wantReasons(t, s)
-		if got := string(schema.Encode(g)); !strings.Contains(got, "\"gfx942\": 2") {
+		if got := string(pyjson.Encode(g)); !strings.Contains(got, "\"gfx942\": 2") {
 			t.Errorf("gpu_arch = %s", got)
 		}
 		if got := s.commands[0].Argv; !reflect.DeepEqual(got, []string{"/opt/rocm/bin/rocm_agent_enumerator"}) {
@@ -265,7 +266,7 @@ func TestSystemHealthHostile(t *testing.T) {
 			}
 			s, root := toolState(t, map[string]string{"rdhc": rdhc, "sudo": tc.sudo}, hang...)
 			if v := collectSystemHealth(s); v.value != nil {
-				t.Errorf("system_health = %s, want null", schema.Encode(v.value))
+				t.Errorf("system_health = %s, want null", pyjson.Encode(v.value))
 			}
 			wantReasons(t, s, tc.reason)
 			if left, _ := filepath.Glob(filepath.Join(root, "tmp", "*")); len(left) != 0 {
@@ -308,7 +309,7 @@ func TestSystemHealthHostile(t *testing.T) {
 		s, root := toolState(t, map[string]string{"rdhc": rdhc, "sudo": rdhcSudo(`m=$(stat -c %a "$4"); printf '{"mode": "%s", "x": 1.50, "l": []}' "$m" > "$4"`)})
 		v := collectSystemHealth(s)
 		wantReasons(t, s)
-		if got, want := string(schema.Encode(v.value)), "{\n  \"mode\": \"600\",\n  \"x\": 1.5,\n  \"l\": []\n}"; got != want {
+		if got, want := string(pyjson.Encode(v.value)), "{\n  \"mode\": \"600\",\n  \"x\": 1.5,\n  \"l\": []\n}"; got != want {
 			t.Errorf("system_health = %s, want %s", got, want)
 		}
 		if left, _ := filepath.Glob(filepath.Join(root, "tmp", "*")); len(left) != 0 {
@@ -381,7 +382,7 @@ func TestNICRunHostile(t *testing.T) {
 			wantReasons(t, s, tc.want...)
 			if strings.Contains(tc.name, "present") || tc.sudo != "" {
 				if n.AINIC.Present == nil || !*n.AINIC.Present || n.CX7.Present == nil || *n.CX7.Present {
-					t.Errorf("nics = %s", schema.Encode(n))
+					t.Errorf("nics = %s", pyjson.Encode(n))
 				}
 			}
 		})

@@ -1,6 +1,9 @@
 package probe
 
-import "aorta-probe/schema"
+import (
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
 
 // hipconfigMaxOutput caps each hipconfig output stream. Real values are at
 // most a few hundred bytes (cpp_config); a value cut by the cap is not the
@@ -53,7 +56,7 @@ func hipconfigValue(s *state, flag string) *string {
 	if r.Err != nil || r.StdoutCut {
 		return nil
 	}
-	v := pyStrip(toolText(r.Stdout))
+	v := pyfmt.Strip(toolText(r.Stdout))
 	if v == "" {
 		return nil
 	}

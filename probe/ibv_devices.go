@@ -1,6 +1,10 @@
 package probe
 
-import "strings"
+import (
+	"strings"
+
+	"aorta-probe/internal/pyfmt"
+)
 
 // parseIBVDevices returns the device names of `ibv_devices` output, in
 // output order:
@@ -14,16 +18,12 @@ import "strings"
 // token is the name (core.md §11.4 step 6).
 func parseIBVDevices(out string) []string {
 	var devs []string
-	for _, line := range pySplitlines(out) {
-		l := pyStrip(line)
+	for _, line := range pyfmt.Splitlines(out) {
+		l := pyfmt.Strip(line)
 		if l == "" || strings.HasPrefix(l, "device") || strings.Trim(l, "- ") == "" {
 			continue
 		}
-		devs = append(devs, pyFields(l)[0])
+		devs = append(devs, pyfmt.Fields(l)[0])
 	}
 	return devs
 }
-
-// pyFields is Python's str.split() with no argument: runs of Python
-// whitespace (isPySpace) separate fields, none are empty.
-func pyFields(s string) []string { return strings.FieldsFunc(s, isPySpace) }

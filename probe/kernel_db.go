@@ -6,10 +6,10 @@ import (
 	"errors"
 	"io/fs"
 	"regexp"
-	"sort"
 	"strings"
 	"syscall"
-	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // Tensile's kernel-DB suffixes for the filename fingerprints; MIOpen's
@@ -174,7 +174,7 @@ func combinedFingerprint(s *state, dirs ...string) *string {
 // Names that are not UTF-8 are hashed as their raw bytes (what
 // surrogateescape encoding would give; Python itself fails on them).
 func filenamesHash(names []string) string {
-	sortPy(names)
+	pyfmt.Sort(names)
 	sum := sha256.Sum256([]byte(strings.Join(names, "\n")))
 	return "filenames-sha256:" + hex.EncodeToString(sum[:])
 }
@@ -191,34 +191,4 @@ func parentDir(p string) string {
 		return ""
 	}
 	return p[:i]
-}
-
-// sortPy sorts strings as Python sorts str: by code point, with every byte
-// that is not UTF-8 standing for the surrogate U+DC00+byte (the
-// surrogateescape decoding of os.listdir). For valid UTF-8 this is byte
-// order.
-func sortPy(ss []string) { sort.SliceStable(ss, func(i, j int) bool { return pyLess(ss[i], ss[j]) }) }
-
-// pyLess is a < b in Python's code point order (see sortPy).
-func pyLess(a, b string) bool {
-	if utf8.ValidString(a) && utf8.ValidString(b) {
-		return a < b
-	}
-	for a != "" && b != "" {
-		ra, na := pyRune(a)
-		rb, nb := pyRune(b)
-		if ra != rb {
-			return ra < rb
-		}
-		a, b = a[na:], b[nb:]
-	}
-	return a == "" && b != ""
-}
-
-func pyRune(s string) (rune, int) {
-	r, n := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError && n == 1 {
-		return 0xdc00 + rune(s[0]), 1
-	}
-	return r, n
 }

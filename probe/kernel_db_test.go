@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 func TestPySuffix(t *testing.T) {
@@ -35,12 +37,12 @@ func TestPyLess(t *testing.T) {
 	// Python's code point order: U+00E9 < U+DCFF (a surrogate-escaped
 	// byte) < U+E000; Go's byte order would put \xff after \xee\x80\x80.
 	in := []string{"\ue000", "a\xff", "a\u00e9", "a", "B", "\U0001F600"}
-	sortPy(in)
+	pyfmt.Sort(in)
 	want := []string{"B", "a", "a\u00e9", "a\xff", "\ue000", "\U0001F600"}
 	if !reflect.DeepEqual(in, want) {
 		t.Errorf("sortPy = %q, want %q", in, want)
 	}
-	if pyLess("a", "a") || !pyLess("a", "a\xff") || pyLess("a\xff", "a") {
+	if pyfmt.Less("a", "a") || !pyfmt.Less("a", "a\xff") || pyfmt.Less("a\xff", "a") {
 		t.Error("prefix order")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // libHash is the spec's lib-hash(dir, soname) (core.md §3.3): the content
@@ -74,9 +76,9 @@ func libCandidates(soname string, names []string) []string {
 		if c := compareTuples(tier1[i].ver, tier1[j].ver); c != 0 {
 			return c > 0
 		}
-		return pyLess(tier1[j].name, tier1[i].name)
+		return pyfmt.Less(tier1[j].name, tier1[i].name)
 	})
-	sort.SliceStable(tier2, func(i, j int) bool { return pyLess(tier2[j].name, tier2[i].name) })
+	sort.SliceStable(tier2, func(i, j int) bool { return pyfmt.Less(tier2[j].name, tier2[i].name) })
 	out := make([]string, 0, len(tier1)+len(tier2))
 	for _, c := range tier1 {
 		out = append(out, c.name)

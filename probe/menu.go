@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
@@ -42,30 +40,13 @@ var (
 // classify is step 5 of the menu: the first suffix (longest first) the
 // lower-cased basename ends with, and whether it is a logic suffix.
 func (k menuKind) classify(base string) (suffix string, isLogic, ok bool) {
-	lower := pyLower(base)
+	lower := pyfmt.Lower(base)
 	for _, s := range k.suffixes {
 		if strings.HasSuffix(lower, s) {
 			return s, k.logic[s], true
 		}
 	}
 	return "", false, false
-}
-
-// pyLower is str.lower() for suffix tests: Unicode lower case per code
-// point, bytes that are not UTF-8 kept as they are (Go's strings.ToLower
-// would turn them into U+FFFD).
-func pyLower(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteByte(s[i])
-		} else {
-			b.WriteRune(unicode.ToLower(r))
-		}
-		i += n
-	}
-	return b.String()
 }
 
 // menuEntry is one candidate member: its display name and machine path.
@@ -170,6 +151,6 @@ func menuEntries(s *state, dir string, top []string, kind menuKind) []menuEntry 
 			add(e+"/"+f, p+"/"+f, f)
 		}
 	}
-	sort.SliceStable(entries, func(i, j int) bool { return pyLess(entries[i].name, entries[j].name) })
+	sort.SliceStable(entries, func(i, j int) bool { return pyfmt.Less(entries[i].name, entries[j].name) })
 	return entries
 }

@@ -1,6 +1,9 @@
 package probe
 
-import "aorta-probe/schema"
+import (
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
+)
 
 // collectMIOpenCatalog is the miopen_catalog block (core.md §13.2): the
 // MIOpen databases of the effective system db dir — $MIOPEN_SYSTEM_DB_PATH
@@ -10,7 +13,7 @@ import "aorta-probe/schema"
 func collectMIOpenCatalog(s *state) schema.MIOpenCatalog {
 	c := schema.NotCapturedMIOpenCatalog()
 	sysDB, userDB := s.envPtr("MIOPEN_SYSTEM_DB_PATH"), s.envPtr("MIOPEN_USER_DB_PATH")
-	c.EnvOverrides = schema.Map[*string]{{Key: "MIOPEN_SYSTEM_DB_PATH", Value: sysDB}, {Key: "MIOPEN_USER_DB_PATH", Value: userDB}}
+	c.EnvOverrides = pyjson.Map[*string]{{Key: "MIOPEN_SYSTEM_DB_PATH", Value: sysDB}, {Key: "MIOPEN_USER_DB_PATH", Value: userDB}}
 
 	dir, source := miopenDefaultDB(s), "default"
 	if sysDB != nil && *sysDB != "" {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -51,9 +53,9 @@ func parseNicctlVersion(out string) *string {
 // holding a version; failing that, or for non-JSON text, the first version
 // in the whole text; nil when there is none.
 func parseVersionOutput(out string) *string {
-	t := pyStrip(out)
+	t := pyfmt.Strip(out)
 	if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
-		if v, err := schema.Decode(t); err == nil {
+		if v, err := pyjson.Decode(t); err == nil {
 			if m, ok := firstVersionIn(v); ok {
 				return &m
 			}
@@ -71,7 +73,7 @@ func firstVersionIn(v any) (string, bool) {
 		if m := versionRe.FindString(x); m != "" {
 			return m, true
 		}
-	case schema.Map[any]:
+	case pyjson.Map[any]:
 		for _, e := range x {
 			if m, ok := firstVersionIn(e.Value); ok {
 				return m, true

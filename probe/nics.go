@@ -1,6 +1,9 @@
 package probe
 
-import "aorta-probe/schema"
+import (
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
 
 // nicVendor is one row of the fixed vendor registry (core.md §11.1).
 type nicVendor struct {
@@ -221,6 +224,6 @@ func nicRun(s *state, argv []string, label string, sudo bool) *string {
 		s.reason("%s: failed to invoke %s (%s)", label, cmd[0], invokeExc(err, cmd[0]))
 		return nil
 	}
-	out := pyStrip(toolText(r.Stdout))
+	out := pyfmt.Strip(toolText(r.Stdout))
 	return &out
 }

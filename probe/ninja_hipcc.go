@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -36,11 +37,11 @@ var ninjaCodegenFlags = []string{
 }
 
 var (
-	ninjaBuildRe      = regexp.MustCompile(`^build [^:]*:` + pyWS + `+(` + pyNotSpace + `+)`)
-	ninjaDefineRe     = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyNotSpace + `+))?`)
-	offloadArchRe     = regexp.MustCompile(`--offload-arch=(` + pyNotSpace + `+)`)
-	findHIPSetRe      = regexp.MustCompile(`(?m)^` + pyWS + `*set` + pyWS + `*\(` + pyWS + `*(HIP_HIPCC_FLAGS|HIP_CLANG_FLAGS|HIP_HCC_FLAGS)(?:_[A-Z]+)?` + pyWS + `+([^)]*)\)` + pyWS + `*$`)
-	leadingNotSpaceRe = regexp.MustCompile(`^` + pyNotSpace + `+`)
+	ninjaBuildRe      = regexp.MustCompile(`^build [^:]*:` + pyfmt.ReSpace + `+(` + pyfmt.ReNotSpace + `+)`)
+	ninjaDefineRe     = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpace + `+))?`)
+	offloadArchRe     = regexp.MustCompile(`--offload-arch=(` + pyfmt.ReNotSpace + `+)`)
+	findHIPSetRe      = regexp.MustCompile(`(?m)^` + pyfmt.ReSpace + `*set` + pyfmt.ReSpace + `*\(` + pyfmt.ReSpace + `*(HIP_HIPCC_FLAGS|HIP_CLANG_FLAGS|HIP_HCC_FLAGS)(?:_[A-Z]+)?` + pyfmt.ReSpace + `+([^)]*)\)` + pyfmt.ReSpace + `*$`)
+	leadingNotSpaceRe = regexp.MustCompile(`^` + pyfmt.ReNotSpace + `+`)
 	blobSplitRe       = regexp.MustCompile(`[;\t\n\v\f\r \x1c-\x1f]+`)
 )
 
@@ -122,11 +123,11 @@ func exportsTarget(d string) (string, bool) {
 		}
 		start := i + j + 2
 		k := start
-		for k < len(d) && isIdentByte(d[k]) {
+		for k < len(d) && pyfmt.IsASCIIWord(d[k]) {
 			k++
 		}
 		run := d[start:k]
-		if len(run) > len("_EXPORTS") && strings.HasSuffix(run, "_EXPORTS") && !(run[0] >= '0' && run[0] <= '9') && wordBoundaryAt(d, k) {
+		if len(run) > len("_EXPORTS") && strings.HasSuffix(run, "_EXPORTS") && !(run[0] >= '0' && run[0] <= '9') && !pyfmt.IsWordAt(d, k) {
 			return run[:len(run)-len("_EXPORTS")], true
 		}
 		i = i + j + 1
@@ -141,7 +142,7 @@ func foldNinjaLines(r io.Reader, each func(string)) error {
 	for {
 		raw, err := br.ReadString('\n')
 		if raw != "" || err == nil {
-			l := decodeReplace([]byte(strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")))
+			l := pyfmt.DecodeReplace([]byte(strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")))
 			if strings.HasSuffix(l, "$") {
 				parts = append(parts, l[:len(l)-1])
 			} else {
@@ -175,7 +176,7 @@ func ninjaTargetBlock(defs map[string]*string, flagTexts []string, archs map[str
 	t := schema.NinjaTarget{Defines: sortedMap(defs), OffloadArchs: []string{}}
 	for _, d := range ninjaUseDefines {
 		_, ok := defs[d]
-		t.UseDefinesPresent = append(t.UseDefinesPresent, schema.Entry[bool]{Key: d, Value: ok})
+		t.UseDefinesPresent = append(t.UseDefinesPresent, pyjson.Entry[bool]{Key: d, Value: ok})
 	}
 	for _, f := range ninjaCodegenFlags {
 		hit := false
@@ -185,7 +186,7 @@ func ninjaTargetBlock(defs map[string]*string, flagTexts []string, archs map[str
 				break
 			}
 		}
-		t.CodegenFlagsPresent = append(t.CodegenFlagsPresent, schema.Entry[bool]{Key: f, Value: hit})
+		t.CodegenFlagsPresent = append(t.CodegenFlagsPresent, pyjson.Entry[bool]{Key: f, Value: hit})
 	}
 	for a := range archs {
 		t.OffloadArchs = append(t.OffloadArchs, a)
@@ -204,8 +205,8 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // modernTargets builds the targets object of the ninja_defines parser.
-func modernTargets(coll map[string]*ninjaCollected) schema.Map[schema.NinjaTarget] {
-	out := schema.Map[schema.NinjaTarget]{}
+func modernTargets(coll map[string]*ninjaCollected) pyjson.Map[schema.NinjaTarget] {
+	out := pyjson.Map[schema.NinjaTarget]{}
 	for _, name := range sortedKeys(keysOf(coll)) {
 		c := coll[name]
 		defs := map[string]*string{}
@@ -225,7 +226,7 @@ func modernTargets(coll map[string]*ninjaCollected) schema.Map[schema.NinjaTarge
 				archs[m[1]] = true
 			}
 		}
-		out = append(out, schema.Entry[schema.NinjaTarget]{Key: name, Value: ninjaTargetBlock(defs, flags, archs)})
+		out = append(out, pyjson.Entry[schema.NinjaTarget]{Key: name, Value: ninjaTargetBlock(defs, flags, archs)})
 	}
 	return out
 }
@@ -312,7 +313,7 @@ func findBelow(root *rootFS, dir string, match func(name string, isDir bool) boo
 
 // legacyFindHIP is the legacy fallback: the FindHIP *.hip.o.cmake scripts
 // under <build>/**/<target>.dir/ of each target of interest.
-func legacyFindHIP(s *state, buildDir string) (schema.Map[schema.NinjaTarget], int, bool) {
+func legacyFindHIP(s *state, buildDir string) (pyjson.Map[schema.NinjaTarget], int, bool) {
 	if !s.root.isDir(buildDir) {
 		s.reason("pytorch_build.ninja_hipcc: legacy FindHIP fallback found no *.hip.o.cmake scripts under %s", buildDir)
 		return nil, 0, false
@@ -338,7 +339,7 @@ targets:
 					unreadable++
 					continue
 				}
-				text := decodeReplace(b)
+				text := pyfmt.DecodeReplace(b)
 				if r := []rune(text); len(text) > findHIPMaxChars && len(r) > findHIPMaxChars {
 					text = string(r[:findHIPMaxChars])
 					truncated++
@@ -375,9 +376,9 @@ targets:
 	if capHit {
 		s.reason("pytorch_build.ninja_hipcc: legacy FindHIP fallback truncated after scanning %d scripts (cap 50000)", scanned)
 	}
-	out := schema.Map[schema.NinjaTarget]{}
+	out := pyjson.Map[schema.NinjaTarget]{}
 	for _, t := range sortedKeys(scannedFor) {
-		out = append(out, schema.Entry[schema.NinjaTarget]{Key: t, Value: legacyTarget(blobs[t])})
+		out = append(out, pyjson.Entry[schema.NinjaTarget]{Key: t, Value: legacyTarget(blobs[t])})
 	}
 	return out, scanned, true
 }
@@ -407,7 +408,7 @@ func collectNinjaHIPCC(s *state, kind string, src *string) schema.NinjaHIPCC {
 	}
 	targets, scanned, ok := legacyFindHIP(s, *src+"/build")
 	if !ok {
-		n.Targets = schema.Map[schema.NinjaTarget]{}
+		n.Targets = pyjson.Map[schema.NinjaTarget]{}
 		return n
 	}
 	n.Parser = schema.Str("legacy_findhip_per_source")

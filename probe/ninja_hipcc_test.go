@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -22,7 +23,7 @@ func TestParseCMakeCacheFixture(t *testing.T) {
 	}
 }
 
-func ninjaTargetText(m schema.Map[schema.NinjaTarget]) string {
+func ninjaTargetText(m pyjson.Map[schema.NinjaTarget]) string {
 	var b strings.Builder
 	for _, e := range m {
 		b.WriteString(e.Key + "{D:" + mapText(e.Value.Defines, ptrV))
@@ -96,7 +97,7 @@ func TestFindHIPBlobs(t *testing.T) {
 	for _, b := range blobs {
 		set[b] = true
 	}
-	got := ninjaTargetText(schema.Map[schema.NinjaTarget]{{Key: "ck_sdpa", Value: legacyTarget(set)}})
+	got := ninjaTargetText(pyjson.Map[schema.NinjaTarget]{{Key: "ck_sdpa", Value: legacyTarget(set)}})
 	want := "ck_sdpa{D:A=1;B=2;C=3;USE_ROCM_CK_SDPA=null; +USE_ROCM_CK_SDPA archs=gfx942}"
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)

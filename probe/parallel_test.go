@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // barrierRunner lifts every command's timeout to barrierWait+10 s: the
@@ -82,7 +82,7 @@ esac`,
 		t.Errorf("reasons %q", s.reasons)
 	}
 	if n.AINIC.NICDetail == nil || n.AINIC.AINICDetail == nil || derefOr(n.AINIC.AINICDetail.Card.UUID, "") != uuid {
-		t.Fatalf("ainic = %s", schema.Encode(n.AINIC))
+		t.Fatalf("ainic = %s", pyjson.Encode(n.AINIC))
 	}
 	b, _ := os.ReadFile(starts)
 	if got := strings.Count(string(b), "\n"); got != 15 {
@@ -152,7 +152,7 @@ func TestHIPRunsConcurrently(t *testing.T) {
 	h := collectHIP(s)
 	wantReasons(t, s)
 	if derefOr(h.Version, "") != "v--version" || derefOr(h.CppConfig, "") != "v--cpp_config" {
-		t.Errorf("hip = %s", schema.Encode(h))
+		t.Errorf("hip = %s", pyjson.Encode(h))
 	}
 	var flags []string
 	for _, c := range s.commands {

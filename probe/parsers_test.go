@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 func TestCgroupContainerID(t *testing.T) {
@@ -86,23 +88,6 @@ func TestParseOSRelease(t *testing.T) {
 	want := map[string]string{"PRETTY_NAME": "Debian GNU/Linux 12 (bookworm)", "ID": "ubuntu", "VERSION_ID": "12", "Q": `a"b\c`}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
-	}
-}
-
-func TestPyStripAndSplitlines(t *testing.T) {
-	if got := pyStrip("\x1c\x1f \t7.2.1\u00a0\u3000\n"); got != "7.2.1" {
-		t.Errorf("pyStrip = %q", got)
-	}
-	if got := pyStrip("\ufeff7.2"); got != "\ufeff7.2" {
-		t.Errorf("BOM must not be stripped: %q", got)
-	}
-	got := pySplitlines("a\r\nb\rc\nd\x0be\x1cf\u2028g\n")
-	want := []string{"a", "b", "c", "d", "e", "f", "g"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("pySplitlines = %q", got)
-	}
-	if got := pySplitlines(""); got != nil {
-		t.Errorf("pySplitlines(\"\") = %q", got)
 	}
 }
 
@@ -244,7 +229,7 @@ func FuzzReadText(f *testing.F) {
 		if got == nil {
 			return
 		}
-		if *got == "" || pyStrip(*got) != *got || strings.Contains(*got, "\r") {
+		if *got == "" || pyfmt.Strip(*got) != *got || strings.Contains(*got, "\r") {
 			t.Fatalf("readText(%q) = %q", b, *got)
 		}
 	})

@@ -1,6 +1,10 @@
 package probe
 
-import "strings"
+import (
+	"strings"
+
+	"aorta-probe/internal/pyfmt"
+)
 
 // cgroupRuntimeTokens are the substrings of /proc/self/cgroup that the
 // anchor's container_detected test looks for (context.md §4 step 4), in its
@@ -24,7 +28,7 @@ func cgroupTokens(text string) []string {
 // digits, the leftmost such run, cut to 64 characters. It is a plain
 // search: a k8s pod-UID fragment can win over a later containerd id.
 func cgroupContainerID(text string) (string, bool) {
-	for _, line := range pySplitlines(text) {
+	for _, line := range pyfmt.Splitlines(text) {
 		for i := 0; i < len(line); {
 			if !isLowerHex(line[i]) {
 				i++

@@ -3,7 +3,6 @@ package probe
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -84,38 +84,38 @@ type pyFacts struct {
 }
 
 type pyInterpreter struct {
-	PythonVersion string  `json:"python_version"`
-	Prefix        string  `json:"prefix"`
-	BasePrefix    string  `json:"base_prefix"`
-	Executable    string  `json:"executable"`
-	RocmSDKCore   *string `json:"rocm_sdk_core"`
+	PythonVersion string  `py:"python_version"`
+	Prefix        string  `py:"prefix"`
+	BasePrefix    string  `py:"base_prefix"`
+	Executable    string  `py:"executable"`
+	RocmSDKCore   *string `py:"rocm_sdk_core"`
 	// Dists is importlib.metadata.version of rocm and rocm-sdk-core.
-	Dists map[string]pyCall `json:"dists"`
+	Dists map[string]pyCall `py:"dists"`
 }
 
 // pyCall is the outcome of calling or looking up one attribute.
 type pyCall struct {
-	State string          `json:"state"` // missing | ok | raised
-	Exc   string          `json:"exc"`
-	Value json.RawMessage `json:"value"`
-	Text  string          `json:"text"`
+	State string `py:"state"` // missing | ok | raised
+	Exc   string `py:"exc"`
+	Value any    `py:"value"`
+	Text  string `py:"text"`
 }
 
 type pyTorch struct {
-	File          any                `json:"file"`
-	Version       *string            `json:"version"`
-	VersionModule *pyTorchVersionMod `json:"version_module"`
-	ConfigShow    pyCall             `json:"config_show"`
-	ArchList      pyCall             `json:"arch_list"`
-	BackendsCUDA  map[string]pyCall  `json:"backends_cuda"`
-	Maps          *string            `json:"maps"`
+	File          any                `py:"file"`
+	Version       *string            `py:"version"`
+	VersionModule *pyTorchVersionMod `py:"version_module"`
+	ConfigShow    pyCall             `py:"config_show"`
+	ArchList      pyCall             `py:"arch_list"`
+	BackendsCUDA  map[string]pyCall  `py:"backends_cuda"`
+	Maps          *string            `py:"maps"`
 }
 
 type pyTorchVersionMod struct {
-	GitVersion any `json:"git_version"`
-	HIP        any `json:"hip"`
-	CUDA       any `json:"cuda"`
-	Debug      any `json:"debug"`
+	GitVersion any `py:"git_version"`
+	HIP        any `py:"hip"`
+	CUDA       any `py:"cuda"`
+	Debug      any `py:"debug"`
 }
 
 // fileDir is the directory of torch.__file__, or "" when it is missing or
@@ -129,46 +129,46 @@ func (t *pyTorch) fileDir() string {
 }
 
 type pyPackage struct {
-	Outcome string    `json:"outcome"`
-	Version *string   `json:"version"`
-	Attrs   []*string `json:"attrs"`
+	Outcome string    `py:"outcome"`
+	Version *string   `py:"version"`
+	Attrs   []*string `py:"attrs"`
 }
 
 type pyTorchRec struct {
-	Block   schema.TorchRec `json:"block"`
-	Reasons []string        `json:"reasons"`
+	Block   schema.TorchRec `py:"block"`
+	Reasons []string        `py:"reasons"`
 }
 
 type pyAiter struct {
-	Outcome        string `json:"outcome"`
-	Version        any    `json:"version"`
-	VersionPresent bool   `json:"version_present"`
-	File           any    `json:"file"`
+	Outcome        string `py:"outcome"`
+	Version        any    `py:"version"`
+	VersionPresent bool   `py:"version_present"`
+	File           any    `py:"file"`
 	Dists          []struct {
-		Name  string `json:"name"`
-		State string `json:"state"`
-		Value any    `json:"value"`
-	} `json:"dists"`
+		Name  string `py:"name"`
+		State string `py:"state"`
+		Value any    `py:"value"`
+	} `py:"dists"`
 	MetaSpec *struct {
-		Origin    any      `json:"origin"`
-		Locations []string `json:"locations"`
-	} `json:"meta_spec"`
+		Origin    any      `py:"origin"`
+		Locations []string `py:"locations"`
+	} `py:"meta_spec"`
 }
 
 // helperElement is one line of the helper's output array.
 type helperElement struct {
-	Begin       *string        `json:"begin"`
-	Interpreter *pyInterpreter `json:"interpreter"`
-	TorchSite   *string        `json:"torch_site"`
-	Outcome     string         `json:"outcome"`
-	Torch       *pyTorch       `json:"torch"`
-	Tensile     *pyPackage     `json:"Tensile"`
-	Triton      *pyPackage     `json:"triton"`
-	FBGEMM      *pyPackage     `json:"fbgemm_gpu"`
-	TorchRec    *pyTorchRec    `json:"torchrec"`
-	Aiter       *pyAiter       `json:"aiter"`
-	HelperError *string        `json:"helper_error"`
-	Done        bool           `json:"done"`
+	Begin       *string        `py:"begin"`
+	Interpreter *pyInterpreter `py:"interpreter"`
+	TorchSite   *string        `py:"torch_site"`
+	Outcome     string         `py:"outcome"`
+	Torch       *pyTorch       `py:"torch"`
+	Tensile     *pyPackage     `py:"Tensile"`
+	Triton      *pyPackage     `py:"triton"`
+	FBGEMM      *pyPackage     `py:"fbgemm_gpu"`
+	TorchRec    *pyTorchRec    `py:"torchrec"`
+	Aiter       *pyAiter       `py:"aiter"`
+	HelperError *string        `py:"helper_error"`
+	Done        bool           `py:"done"`
 }
 
 // pythonInterpreter chooses the interpreter: --python, else
@@ -328,9 +328,9 @@ func lastLine(stderr []byte, f *pyFacts) string {
 	if f.detail != "" {
 		return f.detail
 	}
-	lines := pySplitlines(strings.ToValidUTF8(string(stderr), "\uFFFD"))
+	lines := pyfmt.Splitlines(strings.ToValidUTF8(string(stderr), "\uFFFD"))
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := pyStrip(lines[i]); l != "" {
+		if l := pyfmt.Strip(lines[i]); l != "" {
 			return pyfmt.FirstRunes(l, 200)
 		}
 	}
@@ -343,14 +343,14 @@ func lastLine(stderr []byte, f *pyFacts) string {
 // step begun.
 func parseHelperOutput(f *pyFacts, out []byte) {
 	for _, line := range strings.Split(string(out), "\n") {
-		line = strings.TrimPrefix(strings.TrimSpace(line), ",")
+		// The helper writes "[", then one element per line, each but the
+		// last followed by ",", then "]".
+		line = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), ","), ",")
 		if line == "" || line == "[" || line == "]" {
 			continue
 		}
 		var e helperElement
-		dec := json.NewDecoder(strings.NewReader(line))
-		dec.UseNumber()
-		if err := dec.Decode(&e); err != nil {
+		if err := pyjson.Unmarshal(line, &e); err != nil {
 			continue // a torn last line of a killed helper
 		}
 		boundHelperElement(&e, func(name, why string) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -188,7 +189,7 @@ func TestBridgeRealPython(t *testing.T) {
 		opt.Python.Interpreter = pyA
 		snap := Collect(context.Background(), opt)
 		if d := os.Getenv("AORTA_TEST_DUMP"); d != "" {
-			_ = os.WriteFile(d, schema.Encode(snap), 0o644)
+			_ = os.WriteFile(d, pyjson.Encode(snap), 0o644)
 		}
 		checkSiteA(t, snap, python, siteA, haveLib)
 	})
@@ -250,10 +251,10 @@ func checkSiteA(t *testing.T, snap *schema.Snapshot, python, site string, haveLi
 	if v, _ := pb.BuildFlags.Get("BUILD_TYPE"); v != "Release" {
 		t.Errorf("BUILD_TYPE %v", v)
 	}
-	if got := mapText(pb.BinaryIntrospection.CXXFlagsUseDefines, func(b bool) string { return pyStr(b) }); got != "USE_ROCM_CK_SDPA=True;USE_ROCM_CK_GEMM=False;" {
+	if got := mapText(pb.BinaryIntrospection.CXXFlagsUseDefines, func(b bool) string { return pyjson.Str(b) }); got != "USE_ROCM_CK_SDPA=True;USE_ROCM_CK_GEMM=False;" {
 		t.Errorf("cxx_flags_use_defines %s", got)
 	}
-	if got := mapText(pb.BinaryIntrospection.TorchLibBundled, func(b bool) string { return pyStr(b) }); got != "libaotriton_v2.so=True;" {
+	if got := mapText(pb.BinaryIntrospection.TorchLibBundled, func(b bool) string { return pyjson.Str(b) }); got != "libaotriton_v2.so=True;" {
 		t.Errorf("torch_lib_bundled %s", got)
 	}
 	if pb.CMakeCache.Entries != nil || pb.NinjaHIPCC.Targets != nil {
@@ -344,7 +345,7 @@ func ptrV2(b *bool) string {
 	if b == nil {
 		return "null"
 	}
-	return pyStr(*b)
+	return pyjson.Str(*b)
 }
 
 // hsaCombined computes an arch's combined_sha256 with Python's hashlib and

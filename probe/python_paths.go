@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"encoding/json"
 	"strings"
 )
 
@@ -30,14 +29,4 @@ func expandUser(s *state, p string) string {
 		return p[1:]
 	}
 	return strings.TrimRight(home, "/") + p[1:]
-}
-
-// fmtAny is the JSON text of a decoded helper value, for the rare
-// non-string values written where a string is expected.
-func fmtAny(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }

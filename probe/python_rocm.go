@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"encoding/json"
 	"regexp"
 
 	"aorta-probe/schema"
@@ -23,8 +22,8 @@ func pyDistVersion(s *state, name string) (v *string, known bool) {
 	if d.State != "ok" {
 		return nil, true
 	}
-	var str string
-	if json.Unmarshal(d.Value, &str) != nil || str == "" {
+	str, _ := d.Value.(string)
+	if str == "" {
 		return nil, true
 	}
 	return &str, true

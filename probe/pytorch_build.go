@@ -1,10 +1,10 @@
 package probe
 
 import (
-	"encoding/json"
 	"strings"
 
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -33,7 +33,7 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 	default:
 		vm := t.VersionModule
 		b.GitCommit, b.HIPVersion, b.CUDAVersion = truthyStr(vm.GitVersion), truthyStr(vm.HIP), truthyStr(vm.CUDA)
-		b.Debug = schemaAny(vm.Debug)
+		b.Debug = vm.Debug
 		if b.GitCommit == nil {
 			s.reason("pytorch_build.git_commit: torch.version.git_version is null")
 		}
@@ -48,13 +48,13 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 			bi.LibtorchHIPSymbolCounts = nil
 			for _, m := range schema.SymbolMarkers {
 				n, _ := ck.dump.count(m)
-				bi.LibtorchHIPSymbolCounts = append(bi.LibtorchHIPSymbolCounts, schema.Entry[*int]{Key: m, Value: &n})
+				bi.LibtorchHIPSymbolCounts = append(bi.LibtorchHIPSymbolCounts, pyjson.Entry[*int]{Key: m, Value: &n})
 			}
 		}
 		bi.TorchLibBundled = torchLibBundled(s, t)
 	}
 	if raw := b.Flags.CXXFlagsRaw; raw != nil {
-		bi.CXXFlagsUseDefines = schema.Map[bool]{
+		bi.CXXFlagsUseDefines = pyjson.Map[bool]{
 			{Key: "USE_ROCM_CK_SDPA", Value: hasDefine(*raw, "USE_ROCM_CK_SDPA")},
 			{Key: "USE_ROCM_CK_GEMM", Value: hasDefine(*raw, "USE_ROCM_CK_GEMM")},
 		}
@@ -109,13 +109,14 @@ func editableSource(s *state, p string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	var du map[string]any
-	if json.Unmarshal(b, &du) != nil {
+	v, err := pyjson.Decode(string(b))
+	du, isObj := v.(pyjson.Map[any])
+	if err != nil || !isObj {
 		return "", false
 	}
-	di, _ := du["dir_info"].(map[string]any)
-	url, ok := du["url"].(string)
-	if di == nil || !pyTruthy(di["editable"]) || !ok {
+	di, _ := mget(du, "dir_info").(pyjson.Map[any])
+	url, ok := mget(du, "url").(string)
+	if di == nil || !pyjson.Truthy(mget(di, "editable")) || !ok {
 		return "", false
 	}
 	return strings.TrimPrefix(url, "file://"), true
@@ -171,7 +172,7 @@ func gitHead(s *state, dir string) *string {
 	if r.Err != nil {
 		return nil
 	}
-	out := pyStrip(string(r.Stdout))
+	out := pyfmt.Strip(string(r.Stdout))
 	if out == "" || !isHexString(out, 1, len(out)) {
 		return nil
 	}
@@ -188,11 +189,14 @@ func torchFlags(s *state, f *pyFacts) schema.PytorchFlags {
 	}
 	switch t.ArchList.State {
 	case "ok":
-		var l []any
-		if json.Unmarshal(t.ArchList.Value, &l) == nil {
+		// A list, or null read as an empty list (as encoding/json read
+		// it before); anything else is no answer.
+		switch l := t.ArchList.Value.(type) {
+		case nil, []any:
 			fl.GPUArchList = []string{}
-			for _, a := range l {
-				fl.GPUArchList = append(fl.GPUArchList, pyStr(a))
+			la, _ := l.([]any)
+			for _, a := range la {
+				fl.GPUArchList = append(fl.GPUArchList, pyjson.Str(a))
 			}
 		}
 	case "raised":
@@ -220,7 +224,7 @@ func torchFlags(s *state, f *pyFacts) schema.PytorchFlags {
 
 // torchLibBundled is binary_introspection.torch_lib_bundled: whether
 // torch's lib dir holds libaotriton_v2.so (or a versioned name of it).
-func torchLibBundled(s *state, t *pyTorch) schema.Map[bool] {
+func torchLibBundled(s *state, t *pyTorch) pyjson.Map[bool] {
 	dir, ok := torchNativeLibDir(s, t)
 	if !ok {
 		d := t.fileDir()
@@ -241,48 +245,15 @@ func torchLibBundled(s *state, t *pyTorch) schema.Map[bool] {
 			break
 		}
 	}
-	return schema.Map[bool]{{Key: "libaotriton_v2.so", Value: found}}
+	return pyjson.Map[bool]{{Key: "libaotriton_v2.so", Value: found}}
 }
 
 // truthyStr is `v if v else None` for a string attribute: nil for falsy
 // values, the str() of anything else.
 func truthyStr(v any) *string {
-	if !pyTruthy(v) {
+	if !pyjson.Truthy(v) {
 		return nil
 	}
-	s := pyStr(v)
+	s := pyjson.Str(v)
 	return &s
-}
-
-// pyTruthy is Python truthiness of a decoded JSON value.
-func pyTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		return strings.Trim(string(x), "0.-+eE") != ""
-	case float64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}
-
-// schemaAny turns a decoded helper value into the document's Any.
-func schemaAny(v any) schema.Any {
-	switch x := v.(type) {
-	case json.Number:
-		return schema.Number(string(x))
-	case float64:
-		b, _ := json.Marshal(x)
-		return schema.Number(string(b))
-	}
-	return v
 }

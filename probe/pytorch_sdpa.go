@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"encoding/json"
-
 	"aorta-probe/schema"
 )
 
@@ -31,9 +29,13 @@ func collectPytorchSDPA(s *state) schema.PytorchSDPA {
 		c := t.BackendsCUDA[g.name]
 		switch c.State {
 		case "ok":
-			var v bool
-			if json.Unmarshal(c.Value, &v) == nil {
+			// null reads as False, as encoding/json read it before (the
+			// helper reports a bool; None is not an answer torch gives).
+			switch v := c.Value.(type) {
+			case bool:
 				*g.dst = &v
+			case nil:
+				*g.dst = new(bool)
 			}
 		case "raised":
 			s.reason("pytorch_sdpa.%s: torch.backends.cuda.%s() raised (%s)", g.name, g.name, c.Exc)

@@ -26,7 +26,7 @@ func collectRCCL(s *state) schema.RCCL {
 	}
 	r.LibHash = libHash(s, libDir, "librccl.so")
 
-	plugin := pyStrip(s.getenv("NCCL_NET_PLUGIN"))
+	plugin := pyfmt.Strip(s.getenv("NCCL_NET_PLUGIN"))
 	if plugin != "" {
 		r.NetPluginMode = "unknown"
 		if p, ok := resolveNetPlugin(s, plugin, libDir); ok {

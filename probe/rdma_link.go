@@ -3,6 +3,7 @@ package probe
 import (
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -16,8 +17,8 @@ import (
 // missing or last).
 func parseRDMALinks(out string) []schema.RDMALink {
 	var links []schema.RDMALink
-	for _, line := range pySplitlines(out) {
-		t := pyFields(line)
+	for _, line := range pyfmt.Splitlines(out) {
+		t := pyfmt.Fields(line)
 		if len(t) < 2 || t[0] != "link" {
 			continue
 		}

@@ -1,6 +1,9 @@
 package probe
 
-import "aorta-probe/schema"
+import (
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
+)
 
 // collectRocFFTCatalog is the rocfft_catalog block (core.md §13.3): rocFFT's
 // optional read-only ahead-of-time kernel cache. Candidates in order:
@@ -13,7 +16,7 @@ func collectRocFFTCatalog(s *state) schema.RocFFTCatalog {
 	sys, user := s.envPtr("ROCFFT_RTC_SYS_CACHE_PATH"), s.envPtr("ROCFFT_RTC_CACHE_PATH")
 	c := schema.RocFFTCatalog{
 		Doc: schema.RocFFTCatalogDoc, Status: "absent",
-		EnvOverrides: schema.Map[*string]{{Key: "ROCFFT_RTC_SYS_CACHE_PATH", Value: sys}, {Key: "ROCFFT_RTC_CACHE_PATH", Value: user}},
+		EnvOverrides: pyjson.Map[*string]{{Key: "ROCFFT_RTC_SYS_CACHE_PATH", Value: sys}, {Key: "ROCFFT_RTC_CACHE_PATH", Value: user}},
 	}
 	type cand struct{ path, source string }
 	var cands []cand

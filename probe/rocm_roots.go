@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // rocmRoots are the three ROCm roots of core.md §2: core (bin, .info,
@@ -116,7 +118,7 @@ func usableOptROCm(root *rootFS) bool {
 		if cut {
 			b = b[:4096]
 		}
-		if ok := utf8.Valid(b) || (cut && validUpToCut(b)); ok && pyStrip(string(b)) != "" {
+		if ok := utf8.Valid(b) || (cut && validUpToCut(b)); ok && pyfmt.Strip(string(b)) != "" {
 			return true
 		}
 	}

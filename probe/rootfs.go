@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"unsafe"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // rootFS is the filesystem the probe describes, and the only way the probe
@@ -739,21 +741,11 @@ func (r *rootFS) readHead(p string, n int64) ([]byte, error) {
 	return b, nil
 }
 
+// unwrapErrno is the errno under err (however deeply wrapped), else err:
+// the Err of a *fs.PathError the caller builds with the logical path.
 func unwrapErrno(err error) error {
-	if en, ok := errnoOf(err); ok {
+	if en, ok := pyfmt.Errno(err); ok {
 		return en
 	}
 	return err
-}
-
-func errnoOf(err error) (syscall.Errno, bool) {
-	if pe, ok := err.(*fs.PathError); ok {
-		if en, ok := pe.Err.(syscall.Errno); ok {
-			return en, true
-		}
-	}
-	if en, ok := err.(syscall.Errno); ok {
-		return en, true
-	}
-	return 0, false
 }

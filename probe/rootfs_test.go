@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/fakeroot"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // resolvers are the two ways rootFS resolves under a root: openat2 (where
@@ -302,7 +302,7 @@ func TestHostileRoot(t *testing.T) {
 				Env:   func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 				Uname: func() (Uname, error) { return Uname{"6.8.0", "#1", "x86_64"}, nil },
 			})
-			doc := string(schema.Encode(snap))
+			doc := string(pyjson.Encode(snap))
 			for _, m := range []string{fakeroot.Marker, strings.ToLower(fakeroot.Marker), fakeroot.HostileVersion} {
 				if i := strings.Index(doc, m); i >= 0 {
 					t.Errorf("planted %q in the document: …%s…", m, doc[max(0, i-300):min(len(doc), i+100)])

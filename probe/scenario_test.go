@@ -13,6 +13,7 @@ import (
 
 	"aorta-probe/buck"
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -163,10 +164,10 @@ func TestScenarios(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			golden := filepath.Join("../testdata/golden", name+".json")
-			got := schema.Encode(collectScenario(t, a))
+			got := pyjson.Encode(collectScenario(t, a))
 			compareGolden(t, golden, got)
 			// The portable resolver gives the same document.
-			if walked := schema.Encode(collectScenarioWith(t, a, scenarioConfig{portable: true})); !*update && !bytes.Equal(walked, got) {
+			if walked := pyjson.Encode(collectScenarioWith(t, a, scenarioConfig{portable: true})); !*update && !bytes.Equal(walked, got) {
 				t.Errorf("%s with the portable walk differs from openat2's:\n%s", golden, lineDiff(got, walked))
 			}
 		})
@@ -185,7 +186,7 @@ func TestScenariosSerial(t *testing.T) {
 			if err != nil {
 				t.Skip("no golden yet")
 			}
-			if got := schema.Encode(collectScenarioWith(t, a, scenarioConfig{workers: 1})); !bytes.Equal(got, want) {
+			if got := pyjson.Encode(collectScenarioWith(t, a, scenarioConfig{workers: 1})); !bytes.Equal(got, want) {
 				t.Errorf("serial collection differs from %s.json", name)
 			}
 		})

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // countLinesContaining is the whole-text rule the streaming lineCounter
 // must agree with: the lines of text (Python splitlines) that contain sub.
 func countLinesContaining(text, sub string) int {
 	n := 0
-	for _, l := range pySplitlines(text) {
+	for _, l := range pyfmt.Splitlines(text) {
 		if strings.Contains(l, sub) {
 			n++
 		}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // Readers of the sysfs views the nics block binds devices with (core.md
@@ -36,7 +38,7 @@ func netInterfacesOfVendor(root *rootFS, vendorID string) []string {
 		if err != nil || !utf8.Valid(b) {
 			continue
 		}
-		if strings.ToLower(pyStrip(universalNewlines(string(b)))) == vendorID {
+		if strings.ToLower(pyfmt.Strip(pyfmt.UniversalNewlines(string(b)))) == vendorID {
 			out = append(out, n)
 		}
 	}

@@ -9,10 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"aorta-probe/internal/pyfmt"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // rdhcMaxJSON caps the rdhc output file read back: real reports are
@@ -25,7 +24,7 @@ const rdhcMaxJSON = 64 << 20
 var rdhcTempName = func(attempt int) string { return randomTempChars() }
 
 // systemHealth carries the rdhc document; value nil is JSON null.
-type systemHealth struct{ value schema.Any }
+type systemHealth struct{ value pyjson.Any }
 
 // collectSystemHealth is the system_health block (core.md §5): rdhc's
 // quick report, re-serialised verbatim.
@@ -162,7 +161,7 @@ func randomTempChars() string {
 // is on the machine the probe runs on (never under --root), opened
 // non-blocking and refused unless regular: an rdhc that swaps it for a FIFO
 // or a device does not hold the run.
-func readRDHCOutput(path string) (schema.Any, error) {
+func readRDHCOutput(path string) (pyjson.Any, error) {
 	b, err := newRootFS("/", "", false).readHead(path, rdhcMaxJSON+1)
 	if err != nil {
 		return nil, err
@@ -175,73 +174,15 @@ func readRDHCOutput(path string) (schema.Any, error) {
 
 // parseRDHCJSON decodes rdhc's report: strict UTF-8 (Python's
 // UnicodeDecodeError text on failure), a leading BOM refused as json.loads
-// refuses it, then schema.Decode (numbers kept as written, NaN/Infinity
+// refuses it, then pyjson.Decode (numbers kept as written, NaN/Infinity
 // accepted, the last duplicate key winning).
-func parseRDHCJSON(b []byte) (schema.Any, error) {
-	if msg, bad := utf8DecodeError(b); bad {
-		return nil, errors.New(msg)
+func parseRDHCJSON(b []byte) (pyjson.Any, error) {
+	if de := pyfmt.DecodeUTF8(b); de != nil {
+		return nil, de
 	}
-	text := universalNewlines(string(b))
+	text := pyfmt.UniversalNewlines(string(b))
 	if strings.HasPrefix(text, "\ufeff") {
-		return nil, &schema.SyntaxError{Msg: "Unexpected UTF-8 BOM (decode using utf-8-sig)", Line: 1, Column: 1}
+		return nil, &pyjson.SyntaxError{Msg: "Unexpected UTF-8 BOM (decode using utf-8-sig)", Line: 1, Column: 1}
 	}
-	return schema.Decode(text)
-}
-
-// utf8DecodeError is the message of Python's UnicodeDecodeError for the
-// first invalid sequence of b, e.g. "'utf-8' codec can't decode byte 0xff
-// in position 0: invalid start byte"; bad is false when b is valid UTF-8.
-func utf8DecodeError(b []byte) (msg string, bad bool) {
-	i := 0
-	for i < len(b) {
-		r, size := utf8.DecodeRune(b[i:])
-		if r != utf8.RuneError || size != 1 {
-			i += size
-			continue
-		}
-		break
-	}
-	if i >= len(b) {
-		return "", false
-	}
-	c := b[i]
-	var n int
-	lo, hi := byte(0x80), byte(0xbf)
-	switch {
-	case c >= 0xc2 && c <= 0xdf:
-		n = 2
-	case c >= 0xe0 && c <= 0xef:
-		n = 3
-		if c == 0xe0 {
-			lo = 0xa0
-		} else if c == 0xed {
-			hi = 0x9f
-		}
-	case c >= 0xf0 && c <= 0xf4:
-		n = 4
-		if c == 0xf0 {
-			lo = 0x90
-		} else if c == 0xf4 {
-			hi = 0x8f
-		}
-	default:
-		return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", c, i), true
-	}
-	span := func(end int, why string) string {
-		if end == i {
-			return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: %s", c, i, why)
-		}
-		return fmt.Sprintf("'utf-8' codec can't decode bytes in position %d-%d: %s", i, end, why)
-	}
-	for j := 1; j < n; j++ {
-		if i+j >= len(b) {
-			return span(len(b)-1, "unexpected end of data"), true
-		}
-		cb := b[i+j]
-		if j == 1 && (cb < lo || cb > hi) || j > 1 && (cb < 0x80 || cb > 0xbf) {
-			return span(i+j-1, "invalid continuation byte"), true
-		}
-	}
-	// Not reached for input that utf8.DecodeRune rejected.
-	return span(i, "invalid start byte"), true
+	return pyjson.Decode(text)
 }

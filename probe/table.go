@@ -1,6 +1,9 @@
 package probe
 
-import "aorta-probe/schema"
+import (
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
+)
 
 // The blocks other probes await, by key: await(s, theRockBlock) is a
 // theRock, whatever the row computes is checked against the key.
@@ -56,7 +59,7 @@ func probeTable() []probe {
 			s.Provenance.OSRelease = v.os
 		}),
 		block("docker", collectDocker, func(s *schema.Snapshot, v *schema.Docker) { s.Docker = v }),
-		block("env_vars", collectEnvVars, func(s *schema.Snapshot, v schema.Map[*string]) { s.EnvVars = v }),
+		block("env_vars", collectEnvVars, func(s *schema.Snapshot, v pyjson.Map[*string]) { s.EnvVars = v }),
 		block("pytorch_version", collectPytorchVersion, func(s *schema.Snapshot, v *string) { s.PytorchVersion = v }),
 		block("pytorch_build", collectPytorchBuild, func(s *schema.Snapshot, v schema.PytorchBuild) { s.PytorchBuild = v }),
 		block("pytorch_sdpa", collectPytorchSDPA, func(s *schema.Snapshot, v schema.PytorchSDPA) { s.PytorchSDPA = v }),

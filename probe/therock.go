@@ -2,6 +2,7 @@ package probe
 
 import (
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -9,7 +10,7 @@ import (
 // GEMM libraries read too (core.md §7.1: one read, shared).
 type theRock struct {
 	block    schema.TheRock
-	manifest schema.Map[any] // nil without a manifest
+	manifest pyjson.Map[any] // nil without a manifest
 }
 
 // collectTheRock is the therock block (core.md §7): the TheRock build
@@ -22,8 +23,8 @@ func collectTheRock(s *state) theRock {
 	if text == nil {
 		return t
 	}
-	v, err := schema.Decode(*text)
-	m, isObj := v.(schema.Map[any])
+	v, err := pyjson.Decode(*text)
+	m, isObj := v.(pyjson.Map[any])
 	if err != nil || !isObj {
 		return t
 	}
@@ -37,7 +38,7 @@ func collectTheRock(s *state) theRock {
 	b.GithubJob = manifestString(m, "github_job")
 	subs, _ := mget(m, "submodules").([]any)
 	for _, e := range subs {
-		sm, ok := e.(schema.Map[any])
+		sm, ok := e.(pyjson.Map[any])
 		if !ok {
 			continue
 		}
@@ -64,7 +65,7 @@ func collectTheRock(s *state) theRock {
 	return t
 }
 
-func mget(m schema.Map[any], k string) any {
+func mget(m pyjson.Map[any], k string) any {
 	v, _ := m.Get(k)
 	return v
 }
@@ -72,36 +73,20 @@ func mget(m schema.Map[any], k string) any {
 // manifestString is the cleaning rule of core.md §7.2 applied to m[k]:
 // null, objects, arrays and booleans are null; numbers and strings become
 // their Python str(), stripped; empty is null.
-func manifestString(m schema.Map[any], k string) *string {
+func manifestString(m pyjson.Map[any], k string) *string {
 	var s string
 	switch v := mget(m, k).(type) {
 	case string:
 		s = v
-	case schema.Number:
-		s = pyNumberStr(v)
+	case pyjson.Number:
+		s = pyjson.Str(v)
 	default:
 		return nil
 	}
-	if s = pyStrip(s); s == "" {
+	if s = pyfmt.Strip(s); s == "" {
 		return nil
 	}
 	return &s
-}
-
-// pyNumberStr is Python's str() of a parsed JSON number: integers verbatim,
-// floats in repr form (1e16 is "1e+16", 2.50 is "2.5").
-func pyNumberStr(n schema.Number) string {
-	switch {
-	case n.IsInteger():
-		return string(n)
-	case n == "NaN":
-		return "nan"
-	case n == "Infinity":
-		return "inf"
-	case n == "-Infinity":
-		return "-inf"
-	}
-	return string(schema.EncodeCompact(n))
 }
 
 func deref0(p *string) string {

@@ -38,9 +38,9 @@ func stderrText(r Result) string {
 // that is non-blank after stripping, stripped, cut to 200 code points; ""
 // when there is none.
 func lastNonBlankLine(s string) string {
-	lines := pySplitlines(s)
+	lines := pyfmt.Splitlines(s)
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := pyStrip(lines[i]); l != "" {
+		if l := pyfmt.Strip(lines[i]); l != "" {
 			return pyfmt.FirstRunes(l, stderrTailRunes)
 		}
 	}
@@ -51,7 +51,7 @@ func lastNonBlankLine(s string) string {
 // then its last line as it stands (its leading whitespace kept), cut to 200
 // code points; ok is false when the stripped stderr is empty.
 func lastLineOfStripped(s string) (string, bool) {
-	lines := pySplitlines(pyStrip(s))
+	lines := pyfmt.Splitlines(pyfmt.Strip(s))
 	if len(lines) == 0 {
 		return "", false
 	}

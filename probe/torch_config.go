@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -21,17 +23,17 @@ import (
 //	          overwrites but keeps its first position.
 //
 // It returns nil when there is no region or no pair.
-func parseBuildSettings(text string) schema.Map[string] {
+func parseBuildSettings(text string) pyjson.Map[string] {
 	i := strings.Index(text, "Build settings:")
 	if i < 0 {
 		return nil
 	}
-	r := []rune(strings.TrimLeftFunc(text[i+len("Build settings:"):], isPySpace))
+	r := []rune(strings.TrimLeftFunc(text[i+len("Build settings:"):], pyfmt.IsSpace))
 	last := len(r) - 1 // last non-whitespace rune
-	for last >= 0 && isPySpace(r[last]) {
+	for last >= 0 && pyfmt.IsSpace(r[last]) {
 		last--
 	}
-	var m schema.Map[string]
+	var m pyjson.Map[string]
 	for p := 0; p < len(r); {
 		eq, ok := keyAt(r, p)
 		if !ok {
@@ -46,7 +48,7 @@ func parseBuildSettings(text string) schema.Map[string] {
 		for end <= last && !pairFollows(r, end) {
 			end++
 		}
-		v := pyStrip(strings.TrimRight(pyStrip(string(r[start:end])), ","))
+		v := pyfmt.Strip(strings.TrimRight(pyfmt.Strip(string(r[start:end])), ","))
 		m.Set(key, v)
 		p = end
 	}
@@ -75,7 +77,7 @@ func pairFollows(r []rune, i int) bool {
 		return false
 	}
 	j := i + 1
-	for j < len(r) && isPySpace(r[j]) {
+	for j < len(r) && pyfmt.IsSpace(r[j]) {
 		j++
 	}
 	if j == i+1 {
@@ -85,18 +87,12 @@ func pairFollows(r []rune, i int) bool {
 	return ok
 }
 
-// pyNotSpaceOrComma is Python's [^\s,] (Unicode whitespace).
-const pyNotSpaceOrComma = `[^\t\n\v\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000},]`
-
-// pyNotSpace is Python's \S.
-const pyNotSpace = `[^\t\n\v\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
-
-var cxxDefineRe = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyNotSpaceOrComma + `+))?`)
+var cxxDefineRe = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpaceOrComma + `+))?`)
 
 // parseCXXDefines is cxx_defines (context.md §12.4): every -DNAME[=VALUE]
 // in the CXX_FLAGS text (VALUE: no whitespace, no comma; none → null),
 // later duplicates overwriting, sorted by NAME.
-func parseCXXDefines(flags string) schema.Map[*string] {
+func parseCXXDefines(flags string) pyjson.Map[*string] {
 	m := map[string]*string{}
 	for _, sm := range cxxDefineRe.FindAllStringSubmatchIndex(flags, -1) {
 		var v *string
@@ -108,15 +104,15 @@ func parseCXXDefines(flags string) schema.Map[*string] {
 	return sortedMap(m)
 }
 
-func sortedMap[V any](m map[string]V) schema.Map[V] {
+func sortedMap[V any](m map[string]V) pyjson.Map[V] {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make(schema.Map[V], 0, len(keys))
+	out := make(pyjson.Map[V], 0, len(keys))
 	for _, k := range keys {
-		out = append(out, schema.Entry[V]{Key: k, Value: m[k]})
+		out = append(out, pyjson.Entry[V]{Key: k, Value: m[k]})
 	}
 	return out
 }
@@ -124,7 +120,7 @@ func sortedMap[V any](m map[string]V) schema.Map[V] {
 // coerceFlag is §12.5's coerce: ON/TRUE/1 → true, OFF/FALSE/0 → false
 // (upper-cased, stripped, trailing commas removed), else the raw string.
 func coerceFlag(raw string) any {
-	u := strings.TrimRight(pyStrip(strings.ToUpper(raw)), ",")
+	u := strings.TrimRight(pyfmt.Strip(strings.ToUpper(raw)), ",")
 	switch u {
 	case "ON", "TRUE", "1":
 		return true
@@ -137,8 +133,8 @@ func coerceFlag(raw string) any {
 // projectBuildFlags is build_flags (context.md §12.5): the 17 canonical
 // names, each from build_settings (any alias) first, else from cxx_defines
 // (a bare -DNAME is true), else null.
-func projectBuildFlags(settings schema.Map[string], defines schema.Map[*string]) schema.Map[any] {
-	out := make(schema.Map[any], 0, len(schema.BuildFlagNames))
+func projectBuildFlags(settings pyjson.Map[string], defines pyjson.Map[*string]) pyjson.Map[any] {
+	out := make(pyjson.Map[any], 0, len(schema.BuildFlagNames))
 	for _, name := range schema.BuildFlagNames {
 		aliases := []string{name}
 		if name == "USE_MIOPEN" {
@@ -164,7 +160,7 @@ func projectBuildFlags(settings schema.Map[string], defines schema.Map[*string])
 				}
 			}
 		}
-		out = append(out, schema.Entry[any]{Key: name, Value: v})
+		out = append(out, pyjson.Entry[any]{Key: name, Value: v})
 	}
 	return out
 }

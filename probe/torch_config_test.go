@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // The __config__.show() fixture of context.md §25.5.
@@ -16,7 +16,7 @@ const configShowFixture = "PyTorch built with:\n" +
 
 const fixtureCXXFlags = "-D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall"
 
-func mapText[V any](m schema.Map[V], f func(V) string) string {
+func mapText[V any](m pyjson.Map[V], f func(V) string) string {
 	if m == nil {
 		return "<nil>"
 	}
@@ -34,7 +34,7 @@ func ptrV(p *string) string {
 	}
 	return *p
 }
-func anyV(v any) string { return pyStr(v) }
+func anyV(v any) string { return pyjson.Str(v) }
 
 func TestParseBuildSettingsFixture(t *testing.T) {
 	got := mapText(parseBuildSettings(configShowFixture), strV)
@@ -106,12 +106,12 @@ func TestProjectBuildFlags(t *testing.T) {
 	if got != want {
 		t.Errorf("build_flags\n got %s\nwant %s", got, want)
 	}
-	get := func(s schema.Map[string], d schema.Map[*string], k string) any {
+	get := func(s pyjson.Map[string], d pyjson.Map[*string], k string) any {
 		v, _ := projectBuildFlags(s, d).Get(k)
 		return v
 	}
-	set := func(kv ...string) schema.Map[string] {
-		var m schema.Map[string]
+	set := func(kv ...string) pyjson.Map[string] {
+		var m pyjson.Map[string]
 		for i := 0; i < len(kv); i += 2 {
 			m.Set(kv[i], kv[i+1])
 		}

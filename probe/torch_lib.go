@@ -23,7 +23,7 @@ var torchNativeSonames = []string{"libtorch_hip.so", "libtorch.so", "libtorch_cp
 // " (deleted)" are skipped.
 func mapsFirstPaths(maps string, sonames []string) map[string]string {
 	out := map[string]string{}
-	for _, line := range pySplitlines(maps) {
+	for _, line := range pyfmt.Splitlines(maps) {
 		path, ok := mapsPath(line)
 		if !ok {
 			continue
@@ -46,14 +46,14 @@ func mapsFirstPaths(maps string, sonames []string) map[string]string {
 func mapsPath(line string) (string, bool) {
 	rest := line
 	for i := 0; i < 5; i++ {
-		rest = strings.TrimLeftFunc(rest, isPySpace)
-		j := strings.IndexFunc(rest, isPySpace)
+		rest = strings.TrimLeftFunc(rest, pyfmt.IsSpace)
+		j := strings.IndexFunc(rest, pyfmt.IsSpace)
 		if j < 0 {
 			return "", false
 		}
 		rest = rest[j:]
 	}
-	rest = strings.TrimLeftFunc(rest, isPySpace)
+	rest = strings.TrimLeftFunc(rest, pyfmt.IsSpace)
 	// The remainder keeps its inner and trailing whitespace, as split(None, 5).
 	if rest == "" || !strings.HasPrefix(rest, "/") || strings.HasSuffix(rest, " (deleted)") {
 		return "", false

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/pyjson"
 )
 
 func TestMapsFirstPaths(t *testing.T) {
@@ -171,4 +173,26 @@ func FuzzParseCKVersion(f *testing.F) {
 			t.Fatalf("commit %q", *c)
 		}
 	})
+}
+
+// TestParseHelperOutputPythonValues: the helper's stream is read as
+// json.loads reads it. A path that is not UTF-8 comes back as its bytes
+// (encoding/json made each \udcXX escape U+FFFD), and NaN, which the
+// helper writes for a float NaN, is a value (encoding/json refused the
+// whole element, losing the torch facts).
+func TestParseHelperOutputPythonValues(t *testing.T) {
+	out := "[\n{\"interpreter\": {\"python_version\": \"3.11.2\", \"prefix\": \"/v\\udcff\", \"base_prefix\": \"/usr\"}}" +
+		",\n{\"torch\": {\"version\": \"2.5.0\", \"version_module\": {\"debug\": NaN}}}" +
+		",\n{\"done\": true}\n]\n"
+	f := &pyFacts{TorchSites: map[string]string{}}
+	parseHelperOutput(f, []byte(out))
+	if f.Interpreter == nil || f.Interpreter.Prefix != "/v\xff" {
+		t.Fatalf("interpreter %+v", f.Interpreter)
+	}
+	if f.Torch == nil || f.Torch.VersionModule == nil || f.Torch.VersionModule.Debug != pyjson.Number("NaN") {
+		t.Fatalf("torch %+v", f.Torch)
+	}
+	if f.outcome != pyOK {
+		t.Errorf("outcome %q", f.outcome)
+	}
 }

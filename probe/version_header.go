@@ -4,15 +4,9 @@ import (
 	"regexp"
 	"strconv"
 	"unicode"
+
+	"aorta-probe/internal/pyfmt"
 )
-
-// pyWS is Python's regex \s for str patterns: the Unicode whitespace set of
-// str.isspace() (core.md §12.0), spelled out because RE2's \s is ASCII only
-// and lacks \v and \x1c-\x1f.
-const pyWS = `[\t\n\v\f\r \x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
-
-// pyDigit is Python's \d for str patterns: any Unicode decimal digit.
-const pyDigit = `\p{Nd}`
 
 // headerPatterns are the compiled regexes of one library prefix.
 type headerPatterns struct {
@@ -21,8 +15,8 @@ type headerPatterns struct {
 
 func compileHeader(prefix string) headerPatterns {
 	return headerPatterns{
-		tweak: regexp.MustCompile(`#define` + pyWS + `+` + prefix + `_VERSION_TWEAK` + pyWS + `+([A-Za-z0-9_.+\-]+)`),
-		part:  regexp.MustCompile(`#define` + pyWS + `+` + prefix + `_VERSION_(MAJOR|MINOR|PATCH)` + pyWS + `+(` + pyDigit + `+)`),
+		tweak: regexp.MustCompile(`#define` + pyfmt.ReSpace + `+` + prefix + `_VERSION_TWEAK` + pyfmt.ReSpace + `+([A-Za-z0-9_.+\-]+)`),
+		part:  regexp.MustCompile(`#define` + pyfmt.ReSpace + `+` + prefix + `_VERSION_(MAJOR|MINOR|PATCH)` + pyfmt.ReSpace + `+(` + pyfmt.ReDigit + `+)`),
 	}
 }
 
@@ -62,7 +56,7 @@ func hdrParse(text *string, prefix string) (tweak, version *string) {
 	return tweak, version
 }
 
-var ncclVersionCode = regexp.MustCompile(`#define` + pyWS + `+NCCL_VERSION_CODE` + pyWS + `+(` + pyDigit + `+)`)
+var ncclVersionCode = regexp.MustCompile(`#define` + pyfmt.ReSpace + `+NCCL_VERSION_CODE` + pyfmt.ReSpace + `+(` + pyfmt.ReDigit + `+)`)
 
 // rcclVersionCode is the first NCCL_VERSION_CODE define of rccl.h as an
 // integer (core.md §12.6), Unicode digits valued as Python's int() does.

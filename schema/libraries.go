@@ -1,117 +1,119 @@
 package schema
 
+import "aorta-probe/internal/pyjson"
+
 // GemmLibrary is the identity of hipBLASLt or rocBLAS (core.md §12.1–12.2).
 type GemmLibrary struct {
 	// VERSION_TWEAK define of the library's version header: the ROCm-release
 	// identifier, e.g. dabb6df2b9.
-	RocmReleaseTweak *string `json:"rocm_release_tweak"`
+	RocmReleaseTweak *string `py:"rocm_release_tweak"`
 	// MAJOR.MINOR.PATCH of the same header, e.g. 1.2.2.
-	PackageVersion *string `json:"package_version"`
+	PackageVersion *string `py:"package_version"`
 	// sha256:<hex> of the library's shared object under <lib>/lib.
-	LibHash *string `json:"lib_hash"`
+	LibHash *string `py:"lib_hash"`
 	// filenames-sha256:<hex> over the Tensile library dir's .yaml/.dat/.co
 	// names.
-	KernelDBRevision *string `json:"kernel_db_revision"`
+	KernelDBRevision *string `py:"kernel_db_revision"`
 	// therock.gemm_libraries_commit (the rocm-libraries pin); null on classic
 	// installs.
-	UpstreamCommit *string `json:"upstream_commit"`
+	UpstreamCommit *string `py:"upstream_commit"`
 	// upstream_commit starts with rocm_release_tweak (case-insensitive); null
 	// when either is null or empty.
-	UpstreamCommitMatchesTweak *bool    `json:"upstream_commit_matches_tweak"`
-	AppliedPRs                 Map[Any] `json:"applied_prs"` // always {}
+	UpstreamCommitMatchesTweak *bool                  `py:"upstream_commit_matches_tweak"`
+	AppliedPRs                 pyjson.Map[pyjson.Any] `py:"applied_prs"` // always {}
 }
 
 // NotCapturedGemmLibrary is all null with applied_prs {}.
-func NotCapturedGemmLibrary() GemmLibrary { return GemmLibrary{AppliedPRs: Map[Any]{}} }
+func NotCapturedGemmLibrary() GemmLibrary { return GemmLibrary{AppliedPRs: pyjson.Map[pyjson.Any]{}} }
 
 // ComposableKernel is the system CK headers and the CK inside PyTorch
 // (core.md §12.3).
 type ComposableKernel struct {
-	System         CKSystem  `json:"system"`          // CK headers under the ROCm include root.
-	PytorchBundled CKBundled `json:"pytorch_bundled"` // CK symbols inside libtorch_hip.so.
+	System         CKSystem  `py:"system"`          // CK headers under the ROCm include root.
+	PytorchBundled CKBundled `py:"pytorch_bundled"` // CK symbols inside libtorch_hip.so.
 	// torch.__config__.show() has -DUSE_ROCM_CK_SDPA; null when unknown.
-	PytorchUseCKSDPA *bool `json:"pytorch_use_ck_sdpa"`
+	PytorchUseCKSDPA *bool `py:"pytorch_use_ck_sdpa"`
 	// torch.__config__.show() has -DUSE_ROCM_CK_GEMM; null when unknown.
-	PytorchUseCKGemm *bool `json:"pytorch_use_ck_gemm"`
+	PytorchUseCKGemm *bool `py:"pytorch_use_ck_gemm"`
 }
 
 type CKSystem struct {
-	Version       *string `json:"version"`         // CK_VERSION_MAJOR.MINOR.PATCH of include/ck/version.h.
-	Commit        *string `json:"commit"`          // CK_COMMIT_ID of the same header (7 to 40 hex digits).
-	CKTilePresent bool    `json:"ck_tile_present"` // include/ck_tile/core/config.hpp exists.
+	Version       *string `py:"version"`         // CK_VERSION_MAJOR.MINOR.PATCH of include/ck/version.h.
+	Commit        *string `py:"commit"`          // CK_COMMIT_ID of the same header (7 to 40 hex digits).
+	CKTilePresent bool    `py:"ck_tile_present"` // include/ck_tile/core/config.hpp exists.
 }
 
 type CKBundled struct {
-	Present bool `json:"present"` // symbol_count > 0.
+	Present bool `py:"present"` // symbol_count > 0.
 	// Demangled dynamic symbols of libtorch_hip.so containing ck::; null
 	// without a dump.
-	SymbolCount *int `json:"symbol_count"`
+	SymbolCount *int `py:"symbol_count"`
 }
 
 // Tensile is the Tensile package and the combined kernel-DB name fingerprint
 // (core.md §12.4).
 type Tensile struct {
 	// Tensile.__version__ of the workload interpreter, or null.
-	PackageVersion *string `json:"package_version"`
+	PackageVersion *string `py:"package_version"`
 	// Combined filename fingerprint over the hipBLASLt then rocBLAS Tensile
 	// library dirs.
-	KernelDBCombinedHash *string `json:"kernel_db_combined_hash"`
+	KernelDBCombinedHash *string `py:"kernel_db_combined_hash"`
 }
 
 // MIOpen is the identity of MIOpen (core.md §12.5).
 type MIOpen struct {
-	RocmReleaseTweak *string `json:"rocm_release_tweak"` // MIOPEN_VERSION_TWEAK of include/miopen/version.h.
-	PackageVersion   *string `json:"package_version"`    // MAJOR.MINOR.PATCH of the same header.
-	LibHash          *string `json:"lib_hash"`           // sha256:<hex> of libMIOpen.so.
+	RocmReleaseTweak *string `py:"rocm_release_tweak"` // MIOPEN_VERSION_TWEAK of include/miopen/version.h.
+	PackageVersion   *string `py:"package_version"`    // MAJOR.MINOR.PATCH of the same header.
+	LibHash          *string `py:"lib_hash"`           // sha256:<hex> of libMIOpen.so.
 	// filenames-sha256:<hex> over the .txt names of the packaged
 	// share/miopen/db.
-	KernelDBRevision *string `json:"kernel_db_revision"`
+	KernelDBRevision *string `py:"kernel_db_revision"`
 }
 
 // RCCL is the identity of RCCL and its network plugin (core.md §12.6).
 type RCCL struct {
-	VersionCode   *int    `json:"version_code"`    // NCCL_VERSION_CODE of include/rccl/rccl.h, e.g. 22707.
-	Version       *string `json:"version"`         // version_code decoded, e.g. 2.27.7.
-	LibHash       *string `json:"lib_hash"`        // sha256:<hex> of librccl.so.
-	NetPluginMode string  `json:"net_plugin_mode"` // internal | external | unknown
-	PluginPath    *string `json:"plugin_path"`     // The file $NCCL_NET_PLUGIN resolved to, when external.
-	PluginLibHash *string `json:"plugin_lib_hash"` // sha256:<hex> of plugin_path.
+	VersionCode   *int    `py:"version_code"`    // NCCL_VERSION_CODE of include/rccl/rccl.h, e.g. 22707.
+	Version       *string `py:"version"`         // version_code decoded, e.g. 2.27.7.
+	LibHash       *string `py:"lib_hash"`        // sha256:<hex> of librccl.so.
+	NetPluginMode string  `py:"net_plugin_mode"` // internal | external | unknown
+	PluginPath    *string `py:"plugin_path"`     // The file $NCCL_NET_PLUGIN resolved to, when external.
+	PluginLibHash *string `py:"plugin_lib_hash"` // sha256:<hex> of plugin_path.
 	// sha256:<hex> of librccl-anp.so, or null (documented absence).
-	AnpLibHash *string `json:"anp_lib_hash"`
+	AnpLibHash *string `py:"anp_lib_hash"`
 	// sha256:<hex> of librccl-net.so, or null (documented absence).
-	NetLibHash *string `json:"net_lib_hash"`
+	NetLibHash *string `py:"net_lib_hash"`
 }
 
 // AOTriton is the AOTriton bundled with PyTorch (core.md §12.7).
 type AOTriton struct {
 	// A libaotriton_v2.so* sits in torch's lib dir.
-	BundledPresent bool `json:"bundled_present"`
+	BundledPresent bool `py:"bundled_present"`
 	// MAJOR.MINOR.PATCH of the highest versioned libaotriton_v2.so file name.
-	BundledVersion *string `json:"bundled_version"`
+	BundledVersion *string `py:"bundled_version"`
 	// sha256:<hex> of the chosen libaotriton_v2.so file.
-	BundledLibHash *string `json:"bundled_lib_hash"`
+	BundledLibHash *string `py:"bundled_lib_hash"`
 	// <torch lib dir>/aotriton.images is a directory.
-	BundledImagesDirPresent bool `json:"bundled_images_dir_present"`
+	BundledImagesDirPresent bool `py:"bundled_images_dir_present"`
 	// Source: $AOTRITON_INSTALLED_PREFIX, raw.
-	InstalledPrefix *string `json:"installed_prefix"`
+	InstalledPrefix *string `py:"installed_prefix"`
 }
 
 // Menu is the enumeration of one kernel catalog directory (core.md §3.6).
 type Menu struct {
-	Status string  `json:"status"` // ok | partial
-	Reason *string `json:"reason"` // Why status is partial, or null.
-	Dir    *string `json:"dir"`    // The directory enumerated.
+	Status string  `py:"status"` // ok | partial
+	Reason *string `py:"reason"` // Why status is partial, or null.
+	Dir    *string `py:"dir"`    // The directory enumerated.
 	// Entries whose suffix is a logic suffix.
-	LogicFileCount *int `json:"logic_file_count"`
+	LogicFileCount *int `py:"logic_file_count"`
 	// Entries counted (the dir and one level of gfx* subdirectories).
-	FileCount *int `json:"file_count"`
+	FileCount *int `py:"file_count"`
 	// gfx targets named in the entries, lower-cased, unique, sorted.
-	GfxArchCoverage []string `json:"gfx_arch_coverage,nullable"`
+	GfxArchCoverage []string `py:"gfx_arch_coverage,nullable"`
 	// The entries, with --extended; null in the compact default.
-	Files []MenuFile `json:"files,nullable"`
+	Files []MenuFile `py:"files,nullable"`
 	// content-sha256:<hex> over the name<TAB>sha256 lines; null when a file
 	// was unreadable.
-	CombinedContentHash *string `json:"combined_content_hash"`
+	CombinedContentHash *string `py:"combined_content_hash"`
 }
 
 // NotCapturedMenu is a partial menu with the given reason and nothing else.
@@ -121,11 +123,11 @@ func NotCapturedMenu(reason string) Menu {
 
 // MenuFile is one catalog member, listed with --extended.
 type MenuFile struct {
-	Name    string  `json:"name"`     // Display name: basename, or gfxdir/basename.
-	Size    *int64  `json:"size"`     // stat size, following symlinks, or null.
-	Suffix  string  `json:"suffix"`   // Canonical lower-case suffix label.
-	IsLogic bool    `json:"is_logic"` // The suffix is a logic suffix.
-	SHA256  *string `json:"sha256"`   // sha256:<hex> of the file, or null when unreadable.
+	Name    string  `py:"name"`     // Display name: basename, or gfxdir/basename.
+	Size    *int64  `py:"size"`     // stat size, following symlinks, or null.
+	Suffix  string  `py:"suffix"`   // Canonical lower-case suffix label.
+	IsLogic bool    `py:"is_logic"` // The suffix is a logic suffix.
+	SHA256  *string `py:"sha256"`   // sha256:<hex> of the file, or null when unreadable.
 }
 
 // The constant doc strings of core.md §13.5.
@@ -137,18 +139,18 @@ const (
 
 // TensileCatalog is the installed Tensile solution menus (core.md §13.1).
 type TensileCatalog struct {
-	Doc       string            `json:"doc"`       // Constant explanation of the block.
-	Status    string            `json:"status"`    // ok when both menus are ok.
-	HipBLASLt TensileCatalogLib `json:"hipblaslt"` // hipBLASLt's menu and identity.
-	RocBLAS   TensileCatalogLib `json:"rocblas"`   // rocBLAS's menu and identity.
-	Combined  Tensile           `json:"combined"`  // Same as the top-level tensile block.
+	Doc       string            `py:"doc"`       // Constant explanation of the block.
+	Status    string            `py:"status"`    // ok when both menus are ok.
+	HipBLASLt TensileCatalogLib `py:"hipblaslt"` // hipBLASLt's menu and identity.
+	RocBLAS   TensileCatalogLib `py:"rocblas"`   // rocBLAS's menu and identity.
+	Combined  Tensile           `py:"combined"`  // Same as the top-level tensile block.
 }
 
 type TensileCatalogLib struct {
-	PackageVersion   *string `json:"package_version"`    // Copied from the library's identity block.
-	LibHash          *string `json:"lib_hash"`           // Copied from the library's identity block.
-	KernelDBRevision *string `json:"kernel_db_revision"` // Copied from the library's identity block.
-	Menu             Menu    `json:"menu"`               // Enumeration of <lib>/lib/<library>/library.
+	PackageVersion   *string `py:"package_version"`    // Copied from the library's identity block.
+	LibHash          *string `py:"lib_hash"`           // Copied from the library's identity block.
+	KernelDBRevision *string `py:"kernel_db_revision"` // Copied from the library's identity block.
+	Menu             Menu    `py:"menu"`               // Enumeration of <lib>/lib/<library>/library.
 }
 
 // NotCapturedTensileCatalog is the shape of core.md §13.4.
@@ -159,52 +161,52 @@ func NotCapturedTensileCatalog() TensileCatalog {
 
 // MIOpenCatalog is the installed MIOpen databases (core.md §13.2).
 type MIOpenCatalog struct {
-	Doc            string  `json:"doc"`             // Constant explanation of the block.
-	Status         string  `json:"status"`          // menu.status.
-	PackageVersion *string `json:"package_version"` // Copied from miopen.
-	LibHash        *string `json:"lib_hash"`        // Copied from miopen.
+	Doc            string  `py:"doc"`             // Constant explanation of the block.
+	Status         string  `py:"status"`          // menu.status.
+	PackageVersion *string `py:"package_version"` // Copied from miopen.
+	LibHash        *string `py:"lib_hash"`        // Copied from miopen.
 	// Copied from miopen when db_dir_source is default.
-	KernelDBRevision *string `json:"kernel_db_revision"`
+	KernelDBRevision *string `py:"kernel_db_revision"`
 	// $MIOPEN_SYSTEM_DB_PATH, else <lib>/share/miopen/db.
-	DBDir       *string `json:"db_dir"`
-	DBDirSource *string `json:"db_dir_source"` // Which of the two answered.
+	DBDir       *string `py:"db_dir"`
+	DBDirSource *string `py:"db_dir_source"` // Which of the two answered.
 	// MIOPEN_SYSTEM_DB_PATH and MIOPEN_USER_DB_PATH, or null when unset.
-	EnvOverrides Map[*string] `json:"env_overrides"`
-	Menu         Menu         `json:"menu"` // Enumeration of db_dir.
+	EnvOverrides pyjson.Map[*string] `py:"env_overrides"`
+	Menu         Menu                `py:"menu"` // Enumeration of db_dir.
 }
 
 // NotCapturedMIOpenCatalog is the shape of core.md §13.4.
 func NotCapturedMIOpenCatalog() MIOpenCatalog {
 	return MIOpenCatalog{
 		Doc: MIOpenCatalogDoc, Status: "partial",
-		EnvOverrides: Map[*string]{{"MIOPEN_SYSTEM_DB_PATH", nil}, {"MIOPEN_USER_DB_PATH", nil}},
+		EnvOverrides: pyjson.Map[*string]{{Key: "MIOPEN_SYSTEM_DB_PATH", Value: nil}, {Key: "MIOPEN_USER_DB_PATH", Value: nil}},
 		Menu:         NotCapturedMenu("miopen_catalog not captured"),
 	}
 }
 
 // RocFFTCatalog is rocFFT's optional system kernel cache (core.md §13.3).
 type RocFFTCatalog struct {
-	Doc    string `json:"doc"`    // Constant explanation of the block.
-	Status string `json:"status"` // ok | partial | absent
+	Doc    string `py:"doc"`    // Constant explanation of the block.
+	Status string `py:"status"` // ok | partial | absent
 	// ROCFFT_RTC_SYS_CACHE_PATH and ROCFFT_RTC_CACHE_PATH, or null when unset.
-	EnvOverrides Map[*string] `json:"env_overrides"`
-	KernelCache  KernelCache  `json:"kernel_cache"` // The read-only system kernel cache file.
+	EnvOverrides pyjson.Map[*string] `py:"env_overrides"`
+	KernelCache  KernelCache         `py:"kernel_cache"` // The read-only system kernel cache file.
 }
 
 type KernelCache struct {
-	Present bool    `json:"present"` // A cache file was found.
-	Path    *string `json:"path"`    // Its path.
-	Source  *string `json:"source"`  // Where it was found.
-	Size    *int64  `json:"size"`    // Its size.
-	SHA256  *string `json:"sha256"`  // sha256:<hex> of the whole file.
-	Reason  *string `json:"reason"`  // Why it could not be hashed, or not captured.
+	Present bool    `py:"present"` // A cache file was found.
+	Path    *string `py:"path"`    // Its path.
+	Source  *string `py:"source"`  // Where it was found.
+	Size    *int64  `py:"size"`    // Its size.
+	SHA256  *string `py:"sha256"`  // sha256:<hex> of the whole file.
+	Reason  *string `py:"reason"`  // Why it could not be hashed, or not captured.
 }
 
 // NotCapturedRocFFTCatalog is the shape of core.md §13.4.
 func NotCapturedRocFFTCatalog() RocFFTCatalog {
 	return RocFFTCatalog{
 		Doc: RocFFTCatalogDoc, Status: "partial",
-		EnvOverrides: Map[*string]{{"ROCFFT_RTC_SYS_CACHE_PATH", nil}, {"ROCFFT_RTC_CACHE_PATH", nil}},
+		EnvOverrides: pyjson.Map[*string]{{Key: "ROCFFT_RTC_SYS_CACHE_PATH", Value: nil}, {Key: "ROCFFT_RTC_CACHE_PATH", Value: nil}},
 		KernelCache:  KernelCache{Reason: Str("rocfft_catalog not captured")},
 	}
 }

@@ -3,15 +3,15 @@ package schema
 // Host is the kernel and libc the probe ran on (core.md §14).
 type Host struct {
 	// Source: uname(2) release. Scope: host kernel.
-	KernelRelease *string `json:"kernel_release"`
+	KernelRelease *string `py:"kernel_release"`
 	// Source: uname(2) version. Scope: host kernel.
-	KernelVersion *string `json:"kernel_version"`
+	KernelVersion *string `py:"kernel_version"`
 	// Source: uname(2) machine. Scope: host kernel.
-	Machine *string `json:"machine"`
+	Machine *string `py:"machine"`
 	// Source: the version banner of the filesystem's glibc libc.so.6, the
 	// substitute for confstr(_CS_GNU_LIBC_VERSION) in a static binary.
 	// Scope: filesystem.
-	GlibcVersion *string `json:"glibc_version"`
+	GlibcVersion *string `py:"glibc_version"`
 }
 
 // RuntimeContext is the container runtime and Python environment kind
@@ -19,14 +19,14 @@ type Host struct {
 type RuntimeContext struct {
 	// Source: /.dockerenv, /run/.containerenv, $SINGULARITY_NAME, then
 	// /proc/1/cgroup tokens. One of docker, podman, singularity, baremetal.
-	Type string `json:"type"`
+	Type string `py:"type"`
 	// Source: $CONDA_DEFAULT_ENV, then the interpreter's sys.prefix vs
 	// sys.base_prefix. One of conda, venv, system.
-	PythonEnv string `json:"python_env"`
+	PythonEnv string `py:"python_env"`
 	// Source: the interpreter's sys.prefix when PythonEnv is venv.
-	VenvPath *string `json:"venv_path"`
+	VenvPath *string `py:"venv_path"`
 	// Source: $CONDA_DEFAULT_ENV when PythonEnv is conda.
-	CondaEnvName *string `json:"conda_env_name"`
+	CondaEnvName *string `py:"conda_env_name"`
 }
 
 // NotCapturedRuntimeContext is the disaster shape of context.md §1.5.
@@ -38,19 +38,19 @@ func NotCapturedRuntimeContext() RuntimeContext {
 // (context.md §5.1).
 type ExecutionContext struct {
 	// Source: --execution-context (default direct). Caller-asserted.
-	ProbeInvocation string `json:"probe_invocation"`
+	ProbeInvocation string `py:"probe_invocation"`
 	// Source: buck2 cquery -a buck.execution_platform of --buck-target.
 	// Advisory; null unless asked and answered.
-	LikelyExecutionPlatform *string `json:"likely_execution_platform"`
+	LikelyExecutionPlatform *string `py:"likely_execution_platform"`
 }
 
 // Docker is the launcher-declared image and the cgroup-derived container id
 // (context.md §7); the block is null on bare metal.
 type Docker struct {
 	// Source: $AORTA_DOCKER_IMAGE. Caller-asserted.
-	Image *string `json:"image"`
+	Image *string `py:"image"`
 	// Source: $AORTA_DOCKER_DIGEST. Caller-asserted.
-	Digest *string `json:"digest"`
+	Digest *string `py:"digest"`
 	// Source: first run of 12–64 lower-case hex digits in /proc/self/cgroup.
-	ContainerID *string `json:"container_id"`
+	ContainerID *string `py:"container_id"`
 }

@@ -1,69 +1,71 @@
 package schema
 
+import "aorta-probe/internal/pyjson"
+
 // ROCm is the ROCm userspace the filesystem holds (core.md §6).
 type ROCm struct {
 	// Source: <core>/.info/version, else the TheRock manifest, pip metadata
 	// or torch's +rocm segment (see VersionSource).
-	Version *string `json:"version"`
+	Version *string `py:"version"`
 	// Source: <core>/.info/version-dev, else the manifest's rocm_package_version.
-	VersionDev *string `json:"version_dev"`
+	VersionDev *string `py:"version_dev"`
 	// Source: /sys/module/amdgpu/version. Scope: host kernel.
-	KmdVersion *string `json:"kmd_version"`
+	KmdVersion *string `py:"kmd_version"`
 	// Which step of the version chain answered, or null.
-	VersionSource *string `json:"version_source"`
+	VersionSource *string `py:"version_source"`
 	// The resolved core root (core.md §2). Scope: process.
-	Root string `json:"root"`
+	Root string `py:"root"`
 	// The resolved libraries root.
-	LibRoot string `json:"lib_root"`
+	LibRoot string `py:"lib_root"`
 	// ROCM_PATH, ROCM_HOME, opt_rocm, import:_rocm_sdk_core or none.
-	RootSource string `json:"root_source"`
+	RootSource string `py:"root_source"`
 	// classic or wheel.
-	Layout string `json:"layout"`
+	Layout string `py:"layout"`
 }
 
 // TheRock is the TheRock build manifest, when the install has one (core.md §7).
 type TheRock struct {
-	Status string `json:"status"` // present | absent
+	Status string `py:"status"` // present | absent
 	// Path of therock_manifest.json; always filled, even when absent.
-	ManifestPath string  `json:"manifest_path"`
-	RocmVersion  *string `json:"rocm_version"` // Manifest rocm_version, cleaned.
+	ManifestPath string  `py:"manifest_path"`
+	RocmVersion  *string `py:"rocm_version"` // Manifest rocm_version, cleaned.
 	// Manifest rocm_package_version, cleaned.
-	RocmPackageVersion *string `json:"rocm_package_version"`
+	RocmPackageVersion *string `py:"rocm_package_version"`
 	// Manifest the_rock_commit, cleaned.
-	TheRockCommit *string `json:"the_rock_commit"`
-	GithubRunID   *string `json:"github_run_id"` // Manifest github_run_id, cleaned.
-	GithubJob     *string `json:"github_job"`    // Manifest github_job, cleaned.
+	TheRockCommit *string `py:"the_rock_commit"`
+	GithubRunID   *string `py:"github_run_id"` // Manifest github_run_id, cleaned.
+	GithubJob     *string `py:"github_job"`    // Manifest github_job, cleaned.
 	// pin_sha of the submodule named rocm-libraries (the last one when
 	// several), or null.
-	GemmLibrariesCommit *string `json:"gemm_libraries_commit"`
+	GemmLibrariesCommit *string `py:"gemm_libraries_commit"`
 	// The manifest's submodule objects, in order; [] when none.
-	Submodules []TheRockSubmodule `json:"submodules"`
+	Submodules []TheRockSubmodule `py:"submodules"`
 }
 
 // TheRockSubmodule is one pinned submodule of the manifest.
 type TheRockSubmodule struct {
-	Name    *string `json:"name"`    // submodule_name, cleaned.
-	URL     *string `json:"url"`     // submodule_url, cleaned.
-	PinSHA  *string `json:"pin_sha"` // pin_sha, cleaned.
-	Patches Any     `json:"patches"` // the manifest's array verbatim, else []
+	Name    *string    `py:"name"`    // submodule_name, cleaned.
+	URL     *string    `py:"url"`     // submodule_url, cleaned.
+	PinSHA  *string    `py:"pin_sha"` // pin_sha, cleaned.
+	Patches pyjson.Any `py:"patches"` // the manifest's array verbatim, else []
 }
 
 // AMDGPUDriver is the amdgpu kernel driver: package, module and KFD nodes
 // (core.md §8).
 type AMDGPUDriver struct {
-	Scope  string `json:"scope"`  // always host_kernel
-	Status string `json:"status"` // present | absent
+	Scope  string `py:"scope"`  // always host_kernel
+	Status string `py:"status"` // present | absent
 	// Source: dpkg-query / rpm (amdgpu-dkms, amdgpu-kmod)
-	PackageName *string `json:"package_name"`
+	PackageName *string `py:"package_name"`
 	// Source: dpkg ${Version} / rpm %{VERSION}-%{RELEASE}
-	PackageVersion   *string `json:"package_version"`
-	PackageFullName  *string `json:"package_full_name"`  // Source: same query
-	PackageManager   *string `json:"package_manager"`    // dpkg | rpm
-	ModuleVersion    *string `json:"module_version"`     // Source: modinfo amdgpu (version)
-	ModuleSrcversion *string `json:"module_srcversion"`  // Source: modinfo amdgpu (srcversion)
-	KmdVersion       *string `json:"kmd_version"`        // Copied from rocm.kmd_version
-	KFDDevicePresent bool    `json:"kfd_device_present"` // Source: /dev/kfd exists
-	KFDSysfsPresent  bool    `json:"kfd_sysfs_present"`  // Source: /sys/class/kfd exists
+	PackageVersion   *string `py:"package_version"`
+	PackageFullName  *string `py:"package_full_name"`  // Source: same query
+	PackageManager   *string `py:"package_manager"`    // dpkg | rpm
+	ModuleVersion    *string `py:"module_version"`     // Source: modinfo amdgpu (version)
+	ModuleSrcversion *string `py:"module_srcversion"`  // Source: modinfo amdgpu (srcversion)
+	KmdVersion       *string `py:"kmd_version"`        // Copied from rocm.kmd_version
+	KFDDevicePresent bool    `py:"kfd_device_present"` // Source: /dev/kfd exists
+	KFDSysfsPresent  bool    `py:"kfd_sysfs_present"`  // Source: /sys/class/kfd exists
 }
 
 // NotCapturedAMDGPUDriver is the absent shape of core.md §8.2.
@@ -74,30 +76,30 @@ func NotCapturedAMDGPUDriver() AMDGPUDriver {
 // HIP is what hipconfig reports (core.md §9). Scope: filesystem (the
 // hipconfig on the probe's PATH; no <core>/bin fallback).
 type HIP struct {
-	Version   *string `json:"version"`    // Source: hipconfig --version, stripped
-	Platform  *string `json:"platform"`   // Source: hipconfig --platform
-	Compiler  *string `json:"compiler"`   // Source: hipconfig --compiler
-	Runtime   *string `json:"runtime"`    // Source: hipconfig --runtime
-	CppConfig *string `json:"cpp_config"` // Source: hipconfig --cpp_config
+	Version   *string `py:"version"`    // Source: hipconfig --version, stripped
+	Platform  *string `py:"platform"`   // Source: hipconfig --platform
+	Compiler  *string `py:"compiler"`   // Source: hipconfig --compiler
+	Runtime   *string `py:"runtime"`    // Source: hipconfig --runtime
+	CppConfig *string `py:"cpp_config"` // Source: hipconfig --cpp_config
 }
 
 // GPUArch is the GPU agents rocm_agent_enumerator lists (core.md §10).
 // Scope: host kernel (KFD topology); the tool comes from the filesystem.
 type GPUArch struct {
 	// Source: rocm_agent_enumerator stdout, non-blank lines other than gfx000.
-	AgentCount *int `json:"agent_count"`
+	AgentCount *int `py:"agent_count"`
 	// Source: the same lines, unique, sorted by code point.
-	GfxTargets []string `json:"gfx_targets,nullable"`
+	GfxTargets []string `py:"gfx_targets,nullable"`
 	// Source: the same lines, counted per target (keys sorted).
-	AgentArchCounts Map[int] `json:"agent_arch_counts,nullable"`
+	AgentArchCounts pyjson.Map[int] `py:"agent_arch_counts,nullable"`
 }
 
 // NICs is the presence and identity of the three RDMA NIC families
 // (core.md §11), keys in registry order.
 type NICs struct {
-	AINIC    NIC `json:"ainic"`    // lspci -d 1dd8:1002, driver ionic
-	Broadcom NIC `json:"broadcom"` // lspci -d 14e4:1760, driver bnxt_en
-	CX7      NIC `json:"cx7"`      // lspci -d 15b3:1021, driver mlx5_core
+	AINIC    NIC `py:"ainic"`    // lspci -d 1dd8:1002, driver ionic
+	Broadcom NIC `py:"broadcom"` // lspci -d 14e4:1760, driver bnxt_en
+	CX7      NIC `py:"cx7"`      // lspci -d 15b3:1021, driver mlx5_core
 }
 
 // NotCapturedNICs is the disaster shape: presence unknown for every vendor.
@@ -108,63 +110,63 @@ func NotCapturedNICs() NICs { return NICs{} }
 type NIC struct {
 	// Source: lspci -d <id>: output true, empty false, failure null.
 	// Scope: host hardware (PCI).
-	Present    *bool `json:"present"`
-	*NICDetail `json:",inline"`
+	Present    *bool `py:"present"`
+	*NICDetail `py:",inline"`
 }
 
 // NICDetail is what a present vendor reports (Tier 1, sudo-free).
 type NICDetail struct {
 	// Source: /sys/module/<driver>/version, else ethtool -i "version:".
-	DriverVersion *string `json:"driver_version"`
+	DriverVersion *string `py:"driver_version"`
 	// Source: ethtool -i "firmware-version:", the part before "/pkg".
-	Firmware *string `json:"firmware"`
+	Firmware *string `py:"firmware"`
 	// Source: the part of firmware-version after "/pkg".
-	PkgVersion *string `json:"pkg_version"`
+	PkgVersion *string `py:"pkg_version"`
 	// Source: ibv_devices, kept when /sys/class/infiniband/<dev>/device/driver
 	// names the vendor's driver. Always a list ([] when none or unknown).
-	RDMADevices []string `json:"rdma_devices,nullable"`
+	RDMADevices []string `py:"rdma_devices,nullable"`
 	// Source: rdma link, kept when the netdev's (else the device's) driver
 	// link names the vendor's driver. Always a list.
-	Links        []RDMALink `json:"links,nullable"`
-	*AINICDetail `json:",inline"`
+	Links        []RDMALink `py:"links,nullable"`
+	*AINICDetail `py:",inline"`
 }
 
 // RDMALink is one line of `rdma link`.
 type RDMALink struct {
-	Device string  `json:"device"` // second token up to its first '/'
-	State  *string `json:"state"`  // token after "state"
-	Netdev *string `json:"netdev"` // token after "netdev"
+	Device string  `py:"device"` // second token up to its first '/'
+	State  *string `py:"state"`  // token after "state"
+	Netdev *string `py:"netdev"` // token after "netdev"
 }
 
 // AINICDetail is the Tier-2 nicctl view, emitted only when nicctl is on
 // PATH. Scope: root via `sudo -n -E nicctl ...`.
 type AINICDetail struct {
-	NicctlVersion *string      `json:"nicctl_version"` // Source: nicctl --version
-	Card          AINICCard    `json:"card"`           // The card's identity.
-	Profile       AINICProfile `json:"profile"`        // The card's device configuration profile.
-	DCQCN         AINICDCQCN   `json:"dcqcn"`          // DCQCN profile 1 of the first RDMA device.
+	NicctlVersion *string      `py:"nicctl_version"` // Source: nicctl --version
+	Card          AINICCard    `py:"card"`           // The card's identity.
+	Profile       AINICProfile `py:"profile"`        // The card's device configuration profile.
+	DCQCN         AINICDCQCN   `py:"dcqcn"`          // DCQCN profile 1 of the first RDMA device.
 }
 
 // AINICCard identifies the AINIC card.
 type AINICCard struct {
-	ASIC     *string `json:"asic"`     // Source: nicctl show card --detail (salina|elba|giglio, upper-cased)
-	HostSW   *string `json:"host_sw"`  // Source: nicctl show version host-software --json
-	Firmware *string `json:"firmware"` // Source: nicctl show version firmware --json, else card --detail
-	UUID     *string `json:"uuid"`     // Source: nicctl show card --detail (first UUID)
+	ASIC     *string `py:"asic"`     // Source: nicctl show card --detail (salina|elba|giglio, upper-cased)
+	HostSW   *string `py:"host_sw"`  // Source: nicctl show version host-software --json
+	Firmware *string `py:"firmware"` // Source: nicctl show version firmware --json, else card --detail
+	UUID     *string `py:"uuid"`     // Source: nicctl show card --detail (first UUID)
 }
 
 // AINICProfile is the card's device configuration profile.
 type AINICProfile struct {
-	DeviceConfig *string `json:"device_config"` // Source: nicctl show card profile -c <uuid>
-	SRIOV        *bool   `json:"sriov"`         // device_config contains "_vf"
+	DeviceConfig *string `py:"device_config"` // Source: nicctl show card profile -c <uuid>
+	SRIOV        *bool   `py:"sriov"`         // device_config contains "_vf"
 }
 
 // AINICDCQCN is DCQCN profile 1 of the first AINIC RDMA device.
 // Source: nicctl show dcqcn --roce-device <dev> --profile-id 1.
 type AINICDCQCN struct {
-	Enabled         *bool `json:"enabled"`           // DCQCN enabled.
-	TokenBucketSize *int  `json:"token_bucket_size"` // Token bucket size.
-	AIRate          *int  `json:"ai_rate"`           // Additive increase rate.
-	HAIRate         *int  `json:"hai_rate"`          // Hyper additive increase rate.
-	CNPDSCP         *int  `json:"cnp_dscp"`          // DSCP of congestion notification packets.
+	Enabled         *bool `py:"enabled"`           // DCQCN enabled.
+	TokenBucketSize *int  `py:"token_bucket_size"` // Token bucket size.
+	AIRate          *int  `py:"ai_rate"`           // Additive increase rate.
+	HAIRate         *int  `py:"hai_rate"`          // Hyper additive increase rate.
+	CNPDSCP         *int  `py:"cnp_dscp"`          // DSCP of congestion notification packets.
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 	"aorta-probe/schema/jsonschema"
 )
@@ -26,11 +27,11 @@ var update = flag.Bool("update", false, "rewrite docs/schema/*.schema.json from 
 func TestSchemaFiles(t *testing.T) {
 	describe := docComments(t)
 	env, prov := jsonschema.Generate(describe)
-	for name, doc := range map[string]schema.Map[any]{jsonschema.EnvID: env, jsonschema.ProvenanceID: prov} {
+	for name, doc := range map[string]pyjson.Map[any]{jsonschema.EnvID: env, jsonschema.ProvenanceID: prov} {
 		for _, p := range undescribed(doc, "$") {
 			t.Errorf("%s: %s has no description: give its field a doc comment", name, p)
 		}
-		got := append(schema.Encode(doc), '\n')
+		got := append(pyjson.Encode(doc), '\n')
 		path := filepath.Join("..", "docs", "schema", name)
 		if *update {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -55,12 +56,12 @@ func TestSchemaFiles(t *testing.T) {
 func undescribed(s any, path string) []string {
 	var out []string
 	switch s := s.(type) {
-	case schema.Map[any]:
+	case pyjson.Map[any]:
 		for _, e := range s {
 			sub := path
 			if e.Key == "properties" {
-				for _, p := range e.Value.(schema.Map[any]) {
-					if _, ok := p.Value.(schema.Map[any]).Get("description"); !ok {
+				for _, p := range e.Value.(pyjson.Map[any]) {
+					if _, ok := p.Value.(pyjson.Map[any]).Get("description"); !ok {
 						out = append(out, path+"."+p.Key)
 					}
 					out = append(out, undescribed(p.Value, path+"."+p.Key)...)
@@ -68,7 +69,7 @@ func undescribed(s any, path string) []string {
 				continue
 			}
 			if e.Key == "$defs" {
-				for _, d := range e.Value.(schema.Map[any]) {
+				for _, d := range e.Value.(pyjson.Map[any]) {
 					out = append(out, undescribed(d.Value, "#/$defs/"+d.Key)...)
 				}
 				continue
@@ -92,7 +93,7 @@ func TestSchemaTablesName(t *testing.T) {
 	seen := map[reflect.Type]bool{}
 	walk = func(rt reflect.Type) {
 		for rt.Kind() == reflect.Pointer || rt.Kind() == reflect.Slice {
-			if rt.Kind() == reflect.Slice && strings.HasPrefix(rt.Name(), "Map[") {
+			if pyjson.IsMapType(rt) {
 				rt = rt.Elem().Field(1).Type
 				continue
 			}
@@ -104,7 +105,7 @@ func TestSchemaTablesName(t *testing.T) {
 		seen[rt] = true
 		for i := range rt.NumField() {
 			f := rt.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name, _, _ := strings.Cut(f.Tag.Get("py"), ",")
 			if name != "" {
 				keys[rt.Name()+"."+name] = true
 			}
@@ -188,7 +189,7 @@ func docComments(t *testing.T) jsonschema.Describe {
 						continue
 					}
 					tag, _ := strconv.Unquote(fl.Tag.Value)
-					key, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+					key, _, _ := strings.Cut(reflect.StructTag(tag).Get("py"), ",")
 					docs[ts.Name.Name+"."+key] = clean(fl.Doc, fl.Comment)
 				}
 			}

@@ -7,6 +7,8 @@
 // document is always complete.
 package schema
 
+import "aorta-probe/internal/pyjson"
+
 // Version is the schema version this probe writes.
 const Version = "1.16"
 
@@ -15,101 +17,101 @@ const Version = "1.16"
 // extension block.
 type Snapshot struct {
 	// Always 1.16 from this writer; older documents carry 1.0 to 1.15.
-	SchemaVersion string `json:"schema_version"`
+	SchemaVersion string `py:"schema_version"`
 	// UTC time the document was assembled, YYYY-MM-DDTHH:MM:SSZ (microseconds
 	// truncated); "" if even that failed.
-	CapturedAt string `json:"captured_at"`
+	CapturedAt string `py:"captured_at"`
 	// Kernel and libc the probe ran on.
-	Host Host `json:"host"`
+	Host Host `py:"host"`
 	// Container runtime and Python environment kind.
-	RuntimeContext RuntimeContext `json:"runtime_context"`
+	RuntimeContext RuntimeContext `py:"runtime_context"`
 	// True when any isolation signal fired (container runtime, marker file,
 	// mount namespace differs from PID 1, container cgroup); false is no
 	// signal, not proof of bare metal.
-	ContainerDetected bool `json:"container_detected"`
+	ContainerDetected bool `py:"container_detected"`
 	// Where the caller says the probe runs, and the advisory Buck execution
 	// platform.
-	ExecutionContext ExecutionContext `json:"execution_context"`
+	ExecutionContext ExecutionContext `py:"execution_context"`
 	// Salted hash of the mount (else cgroup) namespace handle: mnt:,
 	// mnt-local:, cgroup-ns: or cgroup-ns-local: and 16 hex digits; null
 	// when neither is readable.
-	ProbeNamespace *string `json:"probe_namespace"`
+	ProbeNamespace *string `py:"probe_namespace"`
 	// Launcher-declared image and cgroup container id; null when
 	// runtime_context.type is baremetal.
-	Docker *Docker `json:"docker"`
+	Docker *Docker `py:"docker"`
 	// ROCm userspace on the filesystem: version, roots and layout.
-	ROCm ROCm `json:"rocm"`
+	ROCm ROCm `py:"rocm"`
 	// amdgpu kernel driver: package, module and KFD nodes.
-	AMDGPUDriver AMDGPUDriver `json:"amdgpu_driver"`
+	AMDGPUDriver AMDGPUDriver `py:"amdgpu_driver"`
 	// What hipconfig on PATH reports.
-	HIP HIP `json:"hip"`
+	HIP HIP `py:"hip"`
 	// GPU agents rocm_agent_enumerator lists.
-	GPUArch GPUArch `json:"gpu_arch"`
+	GPUArch GPUArch `py:"gpu_arch"`
 	// Presence and identity of the RDMA NIC families ainic, broadcom and cx7,
 	// in that order.
-	NICs NICs `json:"nics"`
+	NICs NICs `py:"nics"`
 	// hipBLASLt identity.
-	HipBLASLt GemmLibrary `json:"hipblaslt"`
+	HipBLASLt GemmLibrary `py:"hipblaslt"`
 	// rocBLAS identity.
-	RocBLAS GemmLibrary `json:"rocblas"`
+	RocBLAS GemmLibrary `py:"rocblas"`
 	// System CK headers and the CK inside PyTorch.
-	ComposableKernel ComposableKernel `json:"composable_kernel"`
+	ComposableKernel ComposableKernel `py:"composable_kernel"`
 	// Tensile package and the combined kernel-DB filename fingerprint.
-	Tensile Tensile `json:"tensile"`
+	Tensile Tensile `py:"tensile"`
 	// Installed Tensile solution menus of hipBLASLt and rocBLAS.
-	TensileCatalog TensileCatalog `json:"tensile_catalog"`
+	TensileCatalog TensileCatalog `py:"tensile_catalog"`
 	// MIOpen identity.
-	MIOpen MIOpen `json:"miopen"`
+	MIOpen MIOpen `py:"miopen"`
 	// Installed MIOpen databases.
-	MIOpenCatalog MIOpenCatalog `json:"miopen_catalog"`
+	MIOpenCatalog MIOpenCatalog `py:"miopen_catalog"`
 	// rocFFT's optional system kernel cache.
-	RocFFTCatalog RocFFTCatalog `json:"rocfft_catalog"`
+	RocFFTCatalog RocFFTCatalog `py:"rocfft_catalog"`
 	// RCCL identity and its network plugin.
-	RCCL RCCL `json:"rccl"`
+	RCCL RCCL `py:"rccl"`
 	// The triton package the workload interpreter imports.
-	Triton Triton `json:"triton"`
+	Triton Triton `py:"triton"`
 	// fbgemm_gpu and torch's FBGEMM flags.
-	FBGEMM FBGEMM `json:"fbgemm"`
+	FBGEMM FBGEMM `py:"fbgemm"`
 	// torchrec identity (never imported).
-	TorchRec TorchRec `json:"torchrec"`
+	TorchRec TorchRec `py:"torchrec"`
 	// aiter package and its HSA kernel trees.
-	Aiter Aiter `json:"aiter"`
+	Aiter Aiter `py:"aiter"`
 	// AOTriton bundled with PyTorch.
-	AOTriton AOTriton `json:"aotriton"`
+	AOTriton AOTriton `py:"aotriton"`
 	// The Buck2 checkout the probe ran in, or kind none.
-	BuildSystem BuildSystem `json:"build_system"`
+	BuildSystem BuildSystem `py:"build_system"`
 	// The Buck context a --buck-target was resolved in; config values are
 	// never stored.
-	BuckInvocation BuckInvocation `json:"buck_invocation"`
+	BuckInvocation BuckInvocation `py:"buck_invocation"`
 	// Known libraries among the --buck-target's deps, first label per library.
-	LibraryIntrospection []LibraryEntry `json:"library_introspection"`
+	LibraryIntrospection []LibraryEntry `py:"library_introspection"`
 	// Package-side identity of the Buck-provided libraries hipblaslt, rocblas,
 	// miopen, rccl.
-	LibraryIntrospectionAlternates []LibraryAlternate `json:"library_introspection_alternates"`
+	LibraryIntrospectionAlternates []LibraryAlternate `py:"library_introspection_alternates"`
 	// platform.python_version() of the workload interpreter; "" when unknown.
-	PythonVersion string `json:"python_version"`
+	PythonVersion string `py:"python_version"`
 	// torch.__version__ as a string, or null when torch is not importable.
-	PytorchVersion *string `json:"pytorch_version"`
+	PytorchVersion *string `py:"pytorch_version"`
 	// How the workload's PyTorch was built.
-	PytorchBuild PytorchBuild `json:"pytorch_build"`
+	PytorchBuild PytorchBuild `py:"pytorch_build"`
 	// SDPA backends torch reports enabled.
-	PytorchSDPA PytorchSDPA `json:"pytorch_sdpa"`
+	PytorchSDPA PytorchSDPA `py:"pytorch_sdpa"`
 	// The canonical knob registry (137 names in registry order) with each
 	// value, or null when unset.
-	EnvVars Map[*string] `json:"env_vars"`
+	EnvVars pyjson.Map[*string] `py:"env_vars"`
 	// rdhc's JSON output verbatim (normally an object), or null.
-	SystemHealth Any `json:"system_health"`
+	SystemHealth pyjson.Any `py:"system_health"`
 	// True when partial_reasons is not empty.
-	Partial bool `json:"partial"`
+	Partial bool `py:"partial"`
 	// Why each missing value is missing, in probe order, in the spec's
 	// wording.
-	PartialReasons []string `json:"partial_reasons"`
+	PartialReasons []string `py:"partial_reasons"`
 	// The TheRock build manifest, when the install has one.
-	TheRock TheRock `json:"therock"`
+	TheRock TheRock `py:"therock"`
 
 	// Provenance is this probe's extension (architecture.md §2.5); nil
 	// with --no-provenance.
-	Provenance *Provenance `json:"probe_provenance,omitnil"`
+	Provenance *Provenance `py:"probe_provenance,omitnil"`
 }
 
 // NotCaptured returns a document in which every block has its not-captured
@@ -131,7 +133,7 @@ func NotCaptured() *Snapshot {
 		BuildSystem:      BuildSystem{Kind: "none"},
 		BuckInvocation:   NotRequestedBuckInvocation(),
 		PytorchBuild:     NotCapturedPytorchBuild(),
-		EnvVars:          Map[*string]{},
+		EnvVars:          pyjson.Map[*string]{},
 		PartialReasons:   []string{},
 		TheRock:          TheRock{Status: "absent", Submodules: []TheRockSubmodule{}},
 	}

@@ -5,21 +5,20 @@ import (
 	"os"
 	"strings"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
-// The seam to the project's Python-compatible codec (schema.Decode and its
-// value types today): nothing else in this package names it, so moving the
-// codec only changes these three declarations.
+// The seam to the project's Python-compatible codec (internal/pyjson):
+// nothing else in this package names it.
 
 // decodeJSON parses text as Python's json.loads does.
-func decodeJSON(text string) (any, error) { return schema.Decode(text) }
+func decodeJSON(text string) (any, error) { return pyjson.Decode(text) }
 
 // object is a decoded JSON object, members in document order.
-type object = schema.Map[any]
+type object = pyjson.Map[any]
 
 // number is a decoded JSON number literal.
-type number = schema.Number
+type number = pyjson.Number
 
 // Document is one decoded env.json of schema 1.x.
 type Document struct {

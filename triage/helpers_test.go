@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fleetgen"
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // goldenBytes is a scenario document the probe wrote (testdata/golden).
@@ -23,7 +23,7 @@ func goldenBytes(t testing.TB, name string) []byte {
 // golden reads a scenario document the probe wrote (testdata/golden).
 func golden(t testing.TB, name string) object {
 	t.Helper()
-	v, err := schema.Decode(string(goldenBytes(t, name)))
+	v, err := pyjson.Decode(string(goldenBytes(t, name)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,16 +63,16 @@ func setIn(t testing.TB, m object, keys []string, v any, remove bool) object {
 			if !ok {
 				t.Fatalf("%s is not an object", strings.Join(keys, "."))
 			}
-			out = append(out, schema.Entry[any]{Key: e.Key, Value: setIn(t, child, keys[1:], v, remove)})
+			out = append(out, pyjson.Entry[any]{Key: e.Key, Value: setIn(t, child, keys[1:], v, remove)})
 		case !remove:
-			out = append(out, schema.Entry[any]{Key: e.Key, Value: v})
+			out = append(out, pyjson.Entry[any]{Key: e.Key, Value: v})
 		}
 	}
 	if !found {
 		if len(keys) > 1 || remove {
 			t.Fatalf("no key %s", strings.Join(keys, "."))
 		}
-		out = append(out, schema.Entry[any]{Key: keys[0], Value: v})
+		out = append(out, pyjson.Entry[any]{Key: keys[0], Value: v})
 	}
 	return out
 }
@@ -84,7 +84,7 @@ func doc(t testing.TB, name, goldenFile string, edits ...edit) *Document {
 	for _, e := range edits {
 		m = e(t, m)
 	}
-	d, err := Parse(name, string(schema.Encode(m)))
+	d, err := Parse(name, string(pyjson.Encode(m)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 func writeDoc(t *testing.T, dir, name string, d *Document) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, schema.Encode(d.root), 0o644); err != nil {
+	if err := os.WriteFile(p, pyjson.Encode(d.root), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // Placeholders the template carries where each node writes its own value.
@@ -26,11 +26,11 @@ const (
 // bytes (0: not grown), applies the plants (dotted path -> value; the
 // path must exist) and encodes it as the probe does.
 func Template(base []byte, size int, plants map[string]any) ([]byte, error) {
-	v, err := schema.Decode(string(base))
+	v, err := pyjson.Decode(string(base))
 	if err != nil {
 		return nil, err
 	}
-	doc, ok := v.(schema.Map[any])
+	doc, ok := v.(pyjson.Map[any])
 	if !ok {
 		return nil, fmt.Errorf("the base document is not an object")
 	}
@@ -39,7 +39,7 @@ func Template(base []byte, size int, plants map[string]any) ([]byte, error) {
 		m := doc
 		for _, k := range keys[:len(keys)-1] {
 			next, ok := m.Get(k)
-			if m, ok = next.(schema.Map[any]); !ok {
+			if m, ok = next.(pyjson.Map[any]); !ok {
 				return fmt.Errorf("%s: %s is not an object", path, k)
 			}
 		}
@@ -62,9 +62,9 @@ func Template(base []byte, size int, plants map[string]any) ([]byte, error) {
 	}
 	if size > 0 {
 		entry := func(i int) any {
-			return schema.Map[any]{
+			return pyjson.Map[any]{
 				{Key: "name", Value: fmt.Sprintf("TensileLibrary_Type_HH_Contraction_l_Ailk_Bljk_Cijk_Dijk_gfx942_%05d.co", i)},
-				{Key: "size", Value: schema.Number(strconv.Itoa(1000 + i))},
+				{Key: "size", Value: pyjson.Number(strconv.Itoa(1000 + i))},
 				{Key: "suffix", Value: ".co"},
 				{Key: "is_logic", Value: false},
 				{Key: "sha256", Value: fmt.Sprintf("sha256:%064x", i*7919)},
@@ -79,9 +79,9 @@ func Template(base []byte, size int, plants map[string]any) ([]byte, error) {
 		if err := set("tensile_catalog.hipblaslt.menu.files", []any{}); err != nil {
 			return nil, err
 		}
-		empty := len(schema.Encode(doc))
+		empty := len(pyjson.Encode(doc))
 		set("tensile_catalog.hipblaslt.menu.files", files)
-		per := (len(schema.Encode(doc)) - empty) / probe
+		per := (len(pyjson.Encode(doc)) - empty) / probe
 		for i := probe; empty+per*len(files) < size; i++ {
 			files = append(files, entry(i))
 		}
@@ -90,7 +90,7 @@ func Template(base []byte, size int, plants map[string]any) ([]byte, error) {
 		}
 		set("tensile_catalog.hipblaslt.menu.files", files)
 	}
-	return schema.Encode(doc), nil
+	return pyjson.Encode(doc), nil
 }
 
 // Node returns node i's document from a template: its own namespace hash,

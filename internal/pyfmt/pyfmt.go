@@ -68,7 +68,11 @@ var errnoClass = map[syscall.Errno]string{
 	syscall.ECONNABORTED: "ConnectionAbortedError",
 }
 
-func errnoOf(err error) (syscall.Errno, bool) {
+// Errno is the errno Python's OSError would carry for err: the
+// syscall.Errno anywhere in its chain (errors.As), or ENOENT for a program
+// not found on the search path (exec.ErrNotFound; Python raises
+// FileNotFoundError).
+func Errno(err error) (syscall.Errno, bool) {
 	if errors.Is(err, exec.ErrNotFound) {
 		return syscall.ENOENT, true
 	}
@@ -85,7 +89,7 @@ func ExcType(err error) string {
 	if errors.As(err, &t) && t.Timeout() {
 		return "TimeoutExpired"
 	}
-	if en, ok := errnoOf(err); ok {
+	if en, ok := Errno(err); ok {
 		if c, ok := errnoClass[en]; ok {
 			return c
 		}
@@ -97,7 +101,7 @@ func ExcType(err error) string {
 // ExcStr is Python's str(exc) for err: "[Errno 2] No such file or
 // directory: '/proc/self/ns/mnt'" for an OS error on a path.
 func ExcStr(err error) string {
-	en, ok := errnoOf(err)
+	en, ok := Errno(err)
 	if !ok {
 		return err.Error()
 	}

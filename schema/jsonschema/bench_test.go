@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // BenchmarkValidate: decode and validate the largest golden document.
@@ -29,7 +29,7 @@ func BenchmarkValidateOnly(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	doc, err := schema.Decode(string(text))
+	doc, err := pyjson.Decode(string(text))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // (docs/schema.md).
 //
 // The schema is generated from the schema package's Go types by reflection:
-// every struct is an object whose properties are its `json` tags in field
+// every struct is an object whose properties are its `py` tags in field
 // order, all required (",omitnil" makes one optional) and no others allowed;
 // a pointer or a ",nullable" slice or Map may be null; a Map is an object of
 // free keys; Any is any value. The tables of schema/enums.go add the allowed
@@ -13,8 +13,8 @@ package jsonschema
 
 import (
 	"reflect"
-	"strings"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -34,7 +34,7 @@ const (
 type Describe func(goType, key string) string
 
 // Generate returns the env schema and the probe_provenance schema.
-func Generate(describe Describe) (env, provenance schema.Map[any]) {
+func Generate(describe Describe) (env, provenance pyjson.Map[any]) {
 	if describe == nil {
 		describe = func(string, string) string { return "" }
 	}
@@ -58,12 +58,12 @@ func Generate(describe Describe) (env, provenance schema.Map[any]) {
 type generator struct {
 	describe Describe
 	external map[reflect.Type]string // types that are the root of another document
-	defs     schema.Map[any]
+	defs     pyjson.Map[any]
 }
 
-func (g *generator) document(root reflect.Type, id, title, desc string) schema.Map[any] {
-	g.defs = schema.Map[any]{}
-	doc := schema.Map[any]{
+func (g *generator) document(root reflect.Type, id, title, desc string) pyjson.Map[any] {
+	g.defs = pyjson.Map[any]{}
+	doc := pyjson.Map[any]{
 		{Key: "$schema", Value: Draft},
 		{Key: "$id", Value: id},
 		{Key: "title", Value: title},
@@ -101,11 +101,11 @@ func shapes(t reflect.Type) []shape {
 	out := []shape{{name: t.Name()}}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || (!f.IsExported() && !f.Anonymous) {
+		tag := pyjson.FieldTag(f)
+		if tag.Skip {
 			continue
 		}
-		if hasOpt(opts, "inline") {
+		if tag.Inline {
 			inner := f.Type
 			if inner.Kind() == reflect.Pointer {
 				inner = inner.Elem()
@@ -121,11 +121,7 @@ func shapes(t reflect.Type) []shape {
 			out = next
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
-		fd := field{owner: t.Name(), key: name, typ: f.Type,
-			nullable: hasOpt(opts, "nullable"), optional: hasOpt(opts, "omitnil")}
+		fd := field{owner: t.Name(), key: tag.Key, typ: f.Type, nullable: tag.Nullable, optional: tag.OmitNil}
 		for i := range out {
 			out[i].members = append(out[i].members, fd)
 		}
@@ -133,20 +129,9 @@ func shapes(t reflect.Type) []shape {
 	return out
 }
 
-func hasOpt(opts, want string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == want {
-			return true
-		}
-	}
-	return false
-}
-
 // object is the schema of struct t: one object, or oneOf its shapes.
-func (g *generator) object(t reflect.Type) schema.Map[any] {
-	out := schema.Map[any]{}
+func (g *generator) object(t reflect.Type) pyjson.Map[any] {
+	out := pyjson.Map[any]{}
 	if d := g.describe(t.Name(), ""); d != "" {
 		out.Set("description", d)
 	}
@@ -162,8 +147,8 @@ func (g *generator) object(t reflect.Type) schema.Map[any] {
 	return out
 }
 
-func (g *generator) shape(s shape) schema.Map[any] {
-	props := schema.Map[any]{}
+func (g *generator) shape(s shape) pyjson.Map[any] {
+	props := pyjson.Map[any]{}
 	required := []any{}
 	for _, f := range s.members {
 		p := g.property(f)
@@ -175,9 +160,9 @@ func (g *generator) shape(s shape) schema.Map[any] {
 			required = append(required, f.key)
 		}
 	}
-	out := schema.Map[any]{{Key: "type", Value: "object"}}
+	out := pyjson.Map[any]{{Key: "type", Value: "object"}}
 	if v, ok := schema.Variants[s.name]; ok && len(v) > 0 {
-		out = schema.Map[any]{{Key: "title", Value: s.name}, {Key: "type", Value: "object"}}
+		out = pyjson.Map[any]{{Key: "title", Value: s.name}, {Key: "type", Value: "object"}}
 	}
 	out.Set("properties", props)
 	out.Set("required", required)
@@ -185,13 +170,13 @@ func (g *generator) shape(s shape) schema.Map[any] {
 	return out
 }
 
-func (g *generator) property(f field) schema.Map[any] {
-	out := schema.Map[any]{}
+func (g *generator) property(f field) pyjson.Map[any] {
+	out := pyjson.Map[any]{}
 	if d := g.describe(f.owner, f.key); d != "" {
 		out.Set("description", d)
 	}
 	t := f.typ
-	var s schema.Map[any]
+	var s pyjson.Map[any]
 	if f.optional && t.Kind() == reflect.Pointer {
 		s = g.typ(t.Elem(), false) // omitted when nil, never null
 	} else {
@@ -209,9 +194,9 @@ func (g *generator) property(f field) schema.Map[any] {
 
 // setEnum returns s (or s with its items) pinned to vals, null added when
 // withNull and s allows null.
-func setEnum(s schema.Map[any], vals []any, withNull bool) schema.Map[any] {
+func setEnum(s pyjson.Map[any], vals []any, withNull bool) pyjson.Map[any] {
 	if it, ok := s.Get("items"); ok {
-		s.Set("items", setEnum(it.(schema.Map[any]), vals, withNull))
+		s.Set("items", setEnum(it.(pyjson.Map[any]), vals, withNull))
 		return s
 	}
 	enum := append([]any{}, vals...)
@@ -222,7 +207,7 @@ func setEnum(s schema.Map[any], vals []any, withNull bool) schema.Map[any] {
 	return s
 }
 
-func allowsNull(s schema.Map[any]) bool {
+func allowsNull(s pyjson.Map[any]) bool {
 	if ts, ok := s.Get("type"); ok {
 		if l, ok := ts.([]any); ok {
 			return containsAny(l, "null")
@@ -250,7 +235,7 @@ func containsAny(l []any, want any) bool {
 }
 
 // typ is the schema of a value of Go type t.
-func (g *generator) typ(t reflect.Type, nullable bool) schema.Map[any] {
+func (g *generator) typ(t reflect.Type, nullable bool) pyjson.Map[any] {
 	kind := func(k string) any {
 		if nullable {
 			return []any{k, "null"}
@@ -259,9 +244,9 @@ func (g *generator) typ(t reflect.Type, nullable bool) schema.Map[any] {
 	}
 	switch {
 	case t.Kind() == reflect.Interface:
-		return schema.Map[any]{} // Any: any JSON value
+		return pyjson.Map[any]{} // Any: any JSON value
 	case isMap(t):
-		return schema.Map[any]{{Key: "type", Value: kind("object")},
+		return pyjson.Map[any]{{Key: "type", Value: kind("object")},
 			{Key: "additionalProperties", Value: g.typ(t.Elem().Field(1).Type, false)}}
 	case t.Kind() == reflect.Pointer:
 		inner := g.typ(t.Elem(), false)
@@ -271,32 +256,32 @@ func (g *generator) typ(t reflect.Type, nullable bool) schema.Map[any] {
 				return inner
 			}
 		}
-		return schema.Map[any]{{Key: "anyOf", Value: []any{inner, schema.Map[any]{{Key: "type", Value: "null"}}}}}
+		return pyjson.Map[any]{{Key: "anyOf", Value: []any{inner, pyjson.Map[any]{{Key: "type", Value: "null"}}}}}
 	case t.Kind() == reflect.Slice:
-		return schema.Map[any]{{Key: "type", Value: kind("array")}, {Key: "items", Value: g.typ(t.Elem(), false)}}
+		return pyjson.Map[any]{{Key: "type", Value: kind("array")}, {Key: "items", Value: g.typ(t.Elem(), false)}}
 	case t.Kind() == reflect.Struct:
 		if id, ok := g.external[t]; ok {
-			return schema.Map[any]{{Key: "$ref", Value: id}}
+			return pyjson.Map[any]{{Key: "$ref", Value: id}}
 		}
 		name := t.Name()
 		if _, ok := g.defs.Get(name); !ok {
 			g.defs.Set(name, nil) // reserve the position; guards recursion
 			g.defs.Set(name, g.object(t))
 		}
-		return schema.Map[any]{{Key: "$ref", Value: "#/$defs/" + name}}
+		return pyjson.Map[any]{{Key: "$ref", Value: "#/$defs/" + name}}
 	case t.Kind() == reflect.String:
-		return schema.Map[any]{{Key: "type", Value: kind("string")}}
+		return pyjson.Map[any]{{Key: "type", Value: kind("string")}}
 	case t.Kind() == reflect.Bool:
-		return schema.Map[any]{{Key: "type", Value: kind("boolean")}}
+		return pyjson.Map[any]{{Key: "type", Value: kind("boolean")}}
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
-		return schema.Map[any]{{Key: "type", Value: kind("integer")}}
+		return pyjson.Map[any]{{Key: "type", Value: kind("integer")}}
 	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
-		return schema.Map[any]{{Key: "type", Value: kind("number")}}
+		return pyjson.Map[any]{{Key: "type", Value: kind("number")}}
 	}
 	panic("jsonschema: no schema for " + t.String())
 }
 
-// isMap reports whether t is a schema.Map instance (an ordered object).
+// isMap reports whether t is a pyjson.Map instance (an ordered object).
 func isMap(t reflect.Type) bool {
-	return t.Kind() == reflect.Slice && t.PkgPath() == "aorta-probe/schema" && strings.HasPrefix(t.Name(), "Map[")
+	return pyjson.IsMapType(t)
 }

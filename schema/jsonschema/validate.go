@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"aorta-probe/schema"
+	"aorta-probe/internal/pyjson"
 )
 
 // Problem is one way a document departs from the schema.
@@ -21,12 +21,12 @@ type Problem struct {
 func (p Problem) String() string { return p.Path + ": " + p.Msg }
 
 // schemas are the two generated documents by $id, built once.
-var schemas = sync.OnceValue(func() map[string]schema.Map[any] {
+var schemas = sync.OnceValue(func() map[string]pyjson.Map[any] {
 	env, prov := Generate(nil)
-	return map[string]schema.Map[any]{EnvID: env, ProvenanceID: prov}
+	return map[string]pyjson.Map[any]{EnvID: env, ProvenanceID: prov}
 })
 
-// Validate checks an env.json document as schema.Decode returns it and
+// Validate checks an env.json document as pyjson.Decode returns it and
 // returns its problems in document order, nil when it is valid.
 //
 // The document's own schema_version decides the rules (docs/schema.md):
@@ -37,7 +37,7 @@ var schemas = sync.OnceValue(func() map[string]schema.Map[any] {
 // is checked as 1.16.
 func Validate(doc any) []Problem {
 	v := &validator{docs: schemas(), minor: 16}
-	if m, ok := doc.(schema.Map[any]); ok {
+	if m, ok := doc.(pyjson.Map[any]); ok {
 		if sv, ok := m.Get("schema_version"); ok {
 			if n, ok := parseMinor(sv); ok {
 				v.minor = n
@@ -46,7 +46,7 @@ func Validate(doc any) []Problem {
 	}
 	root := v.docs[EnvID]
 	v.check(root, root, doc, "$")
-	if m, ok := doc.(schema.Map[any]); ok && v.minor == 16 {
+	if m, ok := doc.(pyjson.Map[any]); ok && v.minor == 16 {
 		v.checkOrder(root, m)
 	}
 	return v.problems
@@ -55,7 +55,7 @@ func Validate(doc any) []Problem {
 // ValidateJSON decodes text as Python's json.loads does and validates it. The
 // error is the decoder's, when text is not JSON.
 func ValidateJSON(text string) ([]Problem, error) {
-	doc, err := schema.Decode(text)
+	doc, err := pyjson.Decode(text)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func parseMinor(v any) (int, bool) {
 }
 
 type validator struct {
-	docs     map[string]schema.Map[any]
+	docs     map[string]pyjson.Map[any]
 	minor    int // the document's schema 1.N
 	problems []Problem
 }
@@ -90,7 +90,7 @@ func (v *validator) add(path, format string, args ...any) {
 }
 
 // resolve follows a $ref: "#/$defs/Name" within doc, or another document's $id.
-func (v *validator) resolve(ref string, doc schema.Map[any]) (s, in schema.Map[any]) {
+func (v *validator) resolve(ref string, doc pyjson.Map[any]) (s, in pyjson.Map[any]) {
 	id, frag, _ := strings.Cut(ref, "#")
 	if id != "" {
 		doc = v.docs[id]
@@ -104,7 +104,7 @@ func (v *validator) resolve(ref string, doc schema.Map[any]) (s, in schema.Map[a
 			continue
 		}
 		next, _ := s.Get(part)
-		s, _ = next.(schema.Map[any])
+		s, _ = next.(pyjson.Map[any])
 		if s == nil {
 			panic("jsonschema: unresolved $ref " + ref)
 		}
@@ -116,7 +116,7 @@ func (v *validator) resolve(ref string, doc schema.Map[any]) (s, in schema.Map[a
 // appends what is wrong. It handles the keywords Generate emits: $ref,
 // anyOf, oneOf, type, enum, properties, required, additionalProperties,
 // items; annotations (description, title, x-added-in) are ignored.
-func (v *validator) check(s, doc schema.Map[any], val any, path string) {
+func (v *validator) check(s, doc pyjson.Map[any], val any, path string) {
 	if ref, ok := s.Get("$ref"); ok {
 		t, tdoc := v.resolve(ref.(string), doc)
 		v.check(t, tdoc, val, path)
@@ -144,27 +144,27 @@ func (v *validator) check(s, doc schema.Map[any], val any, path string) {
 		}
 	}
 	switch val := val.(type) {
-	case schema.Map[any]:
+	case pyjson.Map[any]:
 		v.object(s, doc, val, path)
 	case []any:
 		if items, ok := s.Get("items"); ok {
 			for i, it := range val {
-				v.check(items.(schema.Map[any]), doc, it, fmt.Sprintf("%s[%d]", path, i))
+				v.check(items.(pyjson.Map[any]), doc, it, fmt.Sprintf("%s[%d]", path, i))
 			}
 		}
 	}
 }
 
-func (v *validator) object(s, doc schema.Map[any], val schema.Map[any], path string) {
+func (v *validator) object(s, doc pyjson.Map[any], val pyjson.Map[any], path string) {
 	props, _ := s.Get("properties")
-	pm, _ := props.(schema.Map[any])
+	pm, _ := props.(pyjson.Map[any])
 	if req, ok := s.Get("required"); ok {
 		for _, k := range req.([]any) {
 			key := k.(string)
 			if _, ok := val.Get(key); ok {
 				continue
 			}
-			if p, ok := pm.Get(key); ok && v.addedLater(p.(schema.Map[any])) {
+			if p, ok := pm.Get(key); ok && v.addedLater(p.(pyjson.Map[any])) {
 				continue
 			}
 			v.add(member(path, key), "missing")
@@ -173,7 +173,7 @@ func (v *validator) object(s, doc schema.Map[any], val schema.Map[any], path str
 	extra, _ := s.Get("additionalProperties") // absent: any member allowed
 	for _, e := range val {
 		if p, ok := pm.Get(e.Key); ok {
-			v.check(p.(schema.Map[any]), doc, e.Value, member(path, e.Key))
+			v.check(p.(pyjson.Map[any]), doc, e.Value, member(path, e.Key))
 			continue
 		}
 		switch x := extra.(type) {
@@ -181,7 +181,7 @@ func (v *validator) object(s, doc schema.Map[any], val schema.Map[any], path str
 			if !x {
 				v.add(member(path, e.Key), "unexpected key")
 			}
-		case schema.Map[any]:
+		case pyjson.Map[any]:
 			v.check(x, doc, e.Value, member(path, e.Key))
 		}
 	}
@@ -189,7 +189,7 @@ func (v *validator) object(s, doc schema.Map[any], val schema.Map[any], path str
 
 // addedLater reports whether the property was introduced after the
 // document's schema version.
-func (v *validator) addedLater(p schema.Map[any]) bool {
+func (v *validator) addedLater(p pyjson.Map[any]) bool {
 	a, ok := p.Get("x-added-in")
 	if !ok {
 		return false
@@ -201,12 +201,12 @@ func (v *validator) addedLater(p schema.Map[any]) bool {
 // alternatives handles anyOf/oneOf. A value that matches no alternative's
 // type gets one "expected A or B" problem; otherwise the problems of the
 // closest alternative (fewest problems, first on a tie) are reported.
-func (v *validator) alternatives(kw string, alts []any, doc schema.Map[any], val any, path string) {
+func (v *validator) alternatives(kw string, alts []any, doc pyjson.Map[any], val any, path string) {
 	var best []Problem
 	matched, bestSet := 0, false
 	var types []string
 	for _, a := range alts {
-		as := a.(schema.Map[any])
+		as := a.(pyjson.Map[any])
 		ts := v.typesOf(as, doc)
 		types = append(types, ts...)
 		if !typeMatches(ts, val) {
@@ -235,7 +235,7 @@ func (v *validator) alternatives(kw string, alts []any, doc schema.Map[any], val
 
 // typesOf returns the JSON types an alternative allows, following $ref;
 // nil means any.
-func (v *validator) typesOf(s, doc schema.Map[any]) []string {
+func (v *validator) typesOf(s, doc pyjson.Map[any]) []string {
 	if ref, ok := s.Get("$ref"); ok {
 		t, tdoc := v.resolve(ref.(string), doc)
 		return v.typesOf(t, tdoc)
@@ -247,7 +247,7 @@ func (v *validator) typesOf(s, doc schema.Map[any]) []string {
 		if alts, ok := s.Get(kw); ok {
 			var out []string
 			for _, a := range alts.([]any) {
-				out = append(out, v.typesOf(a.(schema.Map[any]), doc)...)
+				out = append(out, v.typesOf(a.(pyjson.Map[any]), doc)...)
 			}
 			return dedupe(out)
 		}
@@ -257,9 +257,9 @@ func (v *validator) typesOf(s, doc schema.Map[any]) []string {
 
 // checkOrder reports the first top-level key out of the schema's order:
 // keys the schema does not know are skipped (they are reported already).
-func (v *validator) checkOrder(root, doc schema.Map[any]) {
+func (v *validator) checkOrder(root, doc pyjson.Map[any]) {
 	props, _ := root.Get("properties")
-	pm := props.(schema.Map[any])
+	pm := props.(pyjson.Map[any])
 	var want []string
 	for _, k := range pm.Keys() {
 		if _, ok := doc.Get(k); ok {
@@ -329,16 +329,16 @@ func jsonType(val any, t string) bool {
 		_, ok := val.(string)
 		return ok
 	case "number":
-		_, ok := val.(schema.Number)
+		_, ok := val.(pyjson.Number)
 		return ok
 	case "integer":
-		n, ok := val.(schema.Number)
+		n, ok := val.(pyjson.Number)
 		return ok && n.IsInteger()
 	case "array":
 		_, ok := val.([]any)
 		return ok
 	case "object":
-		_, ok := val.(schema.Map[any])
+		_, ok := val.(pyjson.Map[any])
 		return ok
 	}
 	return false
@@ -372,12 +372,12 @@ func orList(l []string) string {
 // strings cut), containers as "object" or "array".
 func show(val any) string {
 	switch val.(type) {
-	case schema.Map[any]:
+	case pyjson.Map[any]:
 		return "object"
 	case []any:
 		return "array"
 	}
-	s := string(schema.EncodeCompact(val))
+	s := string(pyjson.EncodeCompact(val))
 	if len(s) > 80 {
 		s = s[:76] + `..."`
 	}
@@ -397,5 +397,5 @@ func member(path, key string) string {
 	if ident {
 		return path + "." + key
 	}
-	return path + "[" + string(schema.EncodeCompact(key)) + "]"
+	return path + "[" + string(pyjson.EncodeCompact(key)) + "]"
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -27,21 +28,21 @@ func goldens(t *testing.T) map[string]string {
 	return out
 }
 
-func load(t *testing.T, name string) schema.Map[any] {
+func load(t *testing.T, name string) pyjson.Map[any] {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("../../testdata/golden", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := schema.Decode(string(b))
+	doc, err := pyjson.Decode(string(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return doc.(schema.Map[any])
+	return doc.(pyjson.Map[any])
 }
 
 // walk returns the object holding the last element of the dotted path.
-func walk(t *testing.T, doc schema.Map[any], path string) (schema.Map[any], string) {
+func walk(t *testing.T, doc pyjson.Map[any], path string) (pyjson.Map[any], string) {
 	t.Helper()
 	parts := strings.Split(path, ".")
 	m := doc
@@ -50,12 +51,12 @@ func walk(t *testing.T, doc schema.Map[any], path string) (schema.Map[any], stri
 		if !ok {
 			t.Fatalf("no %s in %s", p, path)
 		}
-		m = v.(schema.Map[any])
+		m = v.(pyjson.Map[any])
 	}
 	return m, parts[len(parts)-1]
 }
 
-func set(t *testing.T, doc schema.Map[any], path string, v any) {
+func set(t *testing.T, doc pyjson.Map[any], path string, v any) {
 	m, k := walk(t, doc, path)
 	if _, ok := m.Get(k); !ok {
 		t.Fatalf("no %s", path)
@@ -65,7 +66,7 @@ func set(t *testing.T, doc schema.Map[any], path string, v any) {
 
 // del removes a key; it returns the document because removing a top-level
 // key shortens the slice.
-func del(t *testing.T, doc schema.Map[any], path string) schema.Map[any] {
+func del(t *testing.T, doc pyjson.Map[any], path string) pyjson.Map[any] {
 	t.Helper()
 	parent, k := walk(t, doc, path)
 	i := -1
@@ -115,7 +116,7 @@ func TestGoldensValidate(t *testing.T) {
 
 // TestNotCapturedValidates: the disaster shape of every block is valid.
 func TestNotCapturedValidates(t *testing.T) {
-	doc, err := schema.Decode(string(schema.Encode(schema.NotCaptured())))
+	doc, err := pyjson.Decode(string(pyjson.Encode(schema.NotCaptured())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +126,8 @@ func TestNotCapturedValidates(t *testing.T) {
 }
 
 func TestMutations(t *testing.T) {
-	obj := func(kv ...any) schema.Map[any] {
-		m := schema.Map[any]{}
+	obj := func(kv ...any) pyjson.Map[any] {
+		m := pyjson.Map[any]{}
 		for i := 0; i < len(kv); i += 2 {
 			m.Set(kv[i].(string), kv[i+1])
 		}
@@ -135,85 +136,85 @@ func TestMutations(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		golden string
-		mutate func(t *testing.T, d schema.Map[any]) schema.Map[any]
+		mutate func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any]
 		want   []string
 	}{
-		{"wrong type", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
-			set(t, d, "rocm.version", schema.Number("3"))
+		{"wrong type", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			set(t, d, "rocm.version", pyjson.Number("3"))
 			return d
 		}, []string{"$.rocm.version: expected string or null, got 3"}},
-		{"null not nullable", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"null not nullable", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "rocm.root", nil)
 			return d
 		}, []string{"$.rocm.root: expected string, got null"}},
-		{"float for integer", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
-			set(t, d, "gpu_arch.agent_count", schema.Number("8.0"))
+		{"float for integer", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			set(t, d, "gpu_arch.agent_count", pyjson.Number("8.0"))
 			return d
 		}, []string{"$.gpu_arch.agent_count: expected integer or null, got 8.0"}},
-		{"missing key", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"missing key", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			return del(t, d, "hip.platform")
 		}, []string{"$.hip.platform: missing"}},
-		{"missing top-level key", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"missing top-level key", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			return del(t, d, "therock")
 		}, []string{"$.therock: missing"}},
-		{"extra top-level key", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"extra top-level key", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			d.Set("hostname", "node-1")
 			return d
 		}, []string{"$.hostname: unexpected key"}},
-		{"extra nested key", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
-			host := mustGet(t, d, "host").(schema.Map[any])
-			host.Set("uptime", schema.Number("5"))
+		{"extra nested key", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			host := mustGet(t, d, "host").(pyjson.Map[any])
+			host.Set("uptime", pyjson.Number("5"))
 			set(t, d, "host", host)
 			return d
 		}, []string{"$.host.uptime: unexpected key"}},
-		{"bad enum", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"bad enum", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "runtime_context.type", "lxc")
 			return d
 		}, []string{`$.runtime_context.type: expected one of "docker", "podman", "singularity", "baremetal", got "lxc"`}},
-		{"bad nullable enum", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"bad nullable enum", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "rocm.version_source", "guess")
 			return d
 		}, []string{`$.rocm.version_source: expected one of "version_file", "therock_manifest", "pip:rocm", "pip:rocm-sdk-core", "torch", null, got "guess"`}},
-		{"nullable object", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
-			set(t, d, "docker", schema.Number("3"))
+		{"nullable object", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			set(t, d, "docker", pyjson.Number("3"))
 			return d
 		}, []string{"$.docker: expected object or null, got 3"}},
-		{"inside nullable object", "docker-container.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"inside nullable object", "docker-container.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "docker.image", false)
 			return d
 		}, []string{"$.docker.image: expected string or null, got false"}},
-		{"array item", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"array item", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "partial_reasons", []any{"a", nil})
 			return d
 		}, []string{"$.partial_reasons[1]: expected string, got null"}},
-		{"map value with odd key", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"map value with odd key", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "env_vars", obj("HIP_VISIBLE_DEVICES", "0", "A B", true))
 			return d
 		}, []string{`$.env_vars["A B"]: expected string or null, got true`}},
-		{"nic present without details", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"nic present without details", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "nics.cx7", obj("present", true))
 			return d
 		}, []string{"$.nics.cx7.present: expected one of false, null, got true"}},
-		{"nic detail wrong type", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
-			set(t, d, "nics.ainic.firmware", schema.Number("1"))
+		{"nic detail wrong type", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			set(t, d, "nics.ainic.firmware", pyjson.Number("1"))
 			return d
 		}, []string{"$.nics.ainic.firmware: expected string or null, got 1"}},
-		{"build_system none with buck2 keys", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"build_system none with buck2 keys", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "build_system", obj("kind", "none", "repo_root", "/r"))
 			return d
 		}, []string{"$.build_system.repo_root: unexpected key"}},
-		{"wrong order", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"wrong order", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			d[7], d[8] = d[8], d[7] // rocm before docker
 			return d
 		}, []string{`$: keys out of order: expected "docker", got "rocm"`}},
-		{"not an object", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"not an object", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			return nil
 		}, []string{"$: expected object, got null"}},
-		{"schema_version unknown", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"schema_version unknown", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "schema_version", "2.0")
 			return d
 		}, []string{`$.schema_version: expected one of "1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12", "1.13", "1.14", "1.15", "1.16", got "2.0"`}},
-		{"provenance", "mi350-host.json", func(t *testing.T, d schema.Map[any]) schema.Map[any] {
+		{"provenance", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "probe_provenance.detail", "verbose")
 			set(t, d, "probe_provenance.build.goos", nil)
 			return d
@@ -237,7 +238,7 @@ func TestMutations(t *testing.T) {
 	}
 }
 
-func mustGet(t *testing.T, d schema.Map[any], path string) any {
+func mustGet(t *testing.T, d pyjson.Map[any], path string) any {
 	m, k := walk(t, d, path)
 	v, ok := m.Get(k)
 	if !ok {
@@ -251,7 +252,7 @@ func mustGet(t *testing.T, d schema.Map[any], path string) any {
 // document's top-level order is not checked.
 func TestOrderOnlyTopLevel(t *testing.T) {
 	d := load(t, "mi350-host.json")
-	rocm := mustGet(t, d, "rocm").(schema.Map[any])
+	rocm := mustGet(t, d, "rocm").(pyjson.Map[any])
 	rocm[0], rocm[1] = rocm[1], rocm[0]
 	if ps := Validate(d); len(ps) > 0 {
 		t.Errorf("nested order: %q", strs(ps))
@@ -268,7 +269,7 @@ func TestOrderOnlyTopLevel(t *testing.T) {
 // is valid; a key 1.7 already had is still required; keys it has are checked
 // with their 1.16 type.
 func TestOlderVersion(t *testing.T) {
-	v17 := func(t *testing.T) schema.Map[any] {
+	v17 := func(t *testing.T) pyjson.Map[any] {
 		d := del(t, load(t, "mi350-host.json"), "probe_provenance")
 		set(t, d, "schema_version", "1.7")
 		for _, k := range []string{

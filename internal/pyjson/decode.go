@@ -1,4 +1,4 @@
-package schema
+package pyjson
 
 import (
 	"fmt"
@@ -14,7 +14,11 @@ import (
 // message text, e.g. "Expecting value: line 1 column 1 (char 0)", since
 // several reasons embed it.
 func Decode(text string) (any, error) {
-	d := decoder{s: text}
+	return decode(text, maxDepth)
+}
+
+func decode(text string, max int) (any, error) {
+	d := decoder{s: text, max: max}
 	d.ws()
 	v, err := d.value()
 	if err != nil {
@@ -43,6 +47,7 @@ type decoder struct {
 	s     string
 	i     int
 	depth int
+	max   int // nesting limit
 }
 
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
@@ -238,7 +243,7 @@ func (d *decoder) unicodeEscape(i int) (rune, int, error) {
 }
 
 func (d *decoder) array() (any, error) {
-	if d.depth++; d.depth > maxDepth {
+	if d.depth++; d.depth > d.max {
 		return nil, d.errorf(d.i, "Nesting too deep")
 	}
 	defer func() { d.depth-- }()
@@ -269,7 +274,7 @@ func (d *decoder) array() (any, error) {
 }
 
 func (d *decoder) object() (any, error) {
-	if d.depth++; d.depth > maxDepth {
+	if d.depth++; d.depth > d.max {
 		return nil, d.errorf(d.i, "Nesting too deep")
 	}
 	defer func() { d.depth-- }()

@@ -1,6 +1,9 @@
-package schema
+package pyjson
 
-import "strings"
+import (
+	"reflect"
+	"strings"
+)
 
 // Entry is one member of a Map.
 type Entry[V any] struct {
@@ -60,11 +63,7 @@ func (n Number) IsInteger() bool {
 // Map[any], as Decode returns it.
 type Any = any
 
-// Str returns a pointer to s, for the many nullable string fields.
-func Str(s string) *string { return &s }
-
-// Bool returns a pointer to b.
-func Bool(b bool) *bool { return &b }
-
-// Int returns a pointer to n.
-func Int(n int) *int { return &n }
+// IsMapType reports whether t is a Map type (of any value type): what the
+// encoder writes as an object of free keys. The JSON Schema generator reads
+// the document types through it.
+func IsMapType(t reflect.Type) bool { return t.Implements(objectType) }

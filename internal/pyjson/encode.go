@@ -1,4 +1,12 @@
-package schema
+// Package pyjson is the project's Python-compatible JSON codec: Encode
+// writes what Python's json.dumps writes, Decode reads what json.loads
+// reads and reports its errors in json.loads's words, Map is an object that
+// keeps insertion order as a dict does, and Number keeps a number literal
+// as it was read. It knows nothing of the env document; package schema
+// defines the document types and tags their fields with the `py` key this
+// package reads (docs/design-notes.md, "Python emulation and the JSON
+// codec").
+package pyjson
 
 import (
 	"math"
@@ -6,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // The document is written exactly as Python's json.dumps writes it
@@ -17,7 +27,9 @@ import (
 // Values are Go types walked by reflection:
 //
 //   - nil interfaces and nil pointers are null;
-//   - structs are objects, members in field order, named by the `json` tag;
+//   - structs are objects, members in field order, named by the `py` tag
+//     (a key of this package's own: encoding/json, which the program also
+//     uses, knows none of the options below);
 //     a field tagged "-" is skipped, ",omitnil" omits a nil pointer, and
 //     ",inline" splices the members of an embedded struct pointer (nothing
 //     when nil);
@@ -110,7 +122,7 @@ func (e *encoder) value(v reflect.Value, depth int, nullable bool) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		e.buf = strconv.AppendUint(e.buf, v.Uint(), 10)
 	case reflect.Float32, reflect.Float64:
-		e.buf = appendFloat(e.buf, v.Float())
+		e.buf = pyfmt.AppendFloatJSON(e.buf, v.Float())
 	case reflect.String:
 		e.buf = appendString(e.buf, v.String(), e.ascii)
 	case reflect.Slice, reflect.Array:
@@ -197,13 +209,12 @@ func (e *encoder) structObject(v reflect.Value, depth int) {
 func structMembers(v reflect.Value, ms []member) []member {
 	t := v.Type()
 	for i := range t.NumField() {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || (!f.IsExported() && !f.Anonymous) {
+		tag := FieldTag(t.Field(i))
+		if tag.Skip {
 			continue
 		}
 		fv := v.Field(i)
-		if hasOpt(opts, "inline") {
+		if tag.Inline {
 			if fv.Kind() == reflect.Pointer {
 				if fv.IsNil() {
 					continue
@@ -213,26 +224,47 @@ func structMembers(v reflect.Value, ms []member) []member {
 			ms = structMembers(fv, ms)
 			continue
 		}
-		if hasOpt(opts, "omitnil") && fv.Kind() == reflect.Pointer && fv.IsNil() {
+		if tag.OmitNil && fv.Kind() == reflect.Pointer && fv.IsNil() {
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
-		ms = append(ms, member{key: name, val: fv, nullable: hasOpt(opts, "nullable")})
+		ms = append(ms, member{key: tag.Key, val: fv, nullable: tag.Nullable})
 	}
 	return ms
 }
 
-func hasOpt(opts, want string) bool {
+// Tag is what the `py` struct tag of a field says: `py:"key,opt,…"`.
+type Tag struct {
+	Key      string // the member's key; the Go field name when the tag has none
+	Skip     bool   // `py:"-"`, or an unexported field that is not embedded
+	Inline   bool   // ",inline": the members of an embedded struct pointer are spliced in
+	Nullable bool   // ",nullable": a nil slice or Map is null, not empty
+	OmitNil  bool   // ",omitnil": a nil pointer leaves the member out
+}
+
+// FieldTag parses the `py` tag of f. The JSON Schema generator reads the
+// document types through it too, so both agree on every key.
+func FieldTag(f reflect.StructField) Tag {
+	name, opts, _ := strings.Cut(f.Tag.Get("py"), ",")
+	if name == "-" || (!f.IsExported() && !f.Anonymous) {
+		return Tag{Skip: true}
+	}
+	t := Tag{Key: name}
+	if t.Key == "" {
+		t.Key = f.Name
+	}
 	for opts != "" {
 		var o string
 		o, opts, _ = strings.Cut(opts, ",")
-		if o == want {
-			return true
+		switch o {
+		case "inline":
+			t.Inline = true
+		case "nullable":
+			t.Nullable = true
+		case "omitnil":
+			t.OmitNil = true
 		}
 	}
-	return false
+	return t
 }
 
 // appendString writes s as a JSON string the way Python does. With ascii
@@ -294,61 +326,6 @@ func appendString(b []byte, s string, ascii bool) []byte {
 	return append(b, '"')
 }
 
-// appendFloat writes f as Python's float repr does: the shortest digits that
-// round-trip, ".0" on integral values, exponent form below 1e-4 and from
-// 1e16 on, and the bare tokens NaN, Infinity and -Infinity.
-func appendFloat(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(b, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(b, "-Infinity"...)
-	}
-	// 'e' with precision -1 gives the shortest round-trip digits: d.ddde±XX.
-	sci := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, expStr, _ := strings.Cut(sci, "e")
-	exp, _ := strconv.Atoi(expStr)
-	neg := strings.HasPrefix(mant, "-")
-	mant = strings.TrimPrefix(mant, "-")
-	digits := strings.Replace(mant, ".", "", 1)
-	if neg {
-		b = append(b, '-')
-	}
-	if exp < -4 || exp >= 16 {
-		b = append(b, digits[0])
-		if len(digits) > 1 {
-			b = append(b, '.')
-			b = append(b, digits[1:]...)
-		}
-		b = append(b, 'e')
-		if exp < 0 {
-			b = append(b, '-')
-			exp = -exp
-		} else {
-			b = append(b, '+')
-		}
-		if exp < 10 {
-			b = append(b, '0')
-		}
-		return strconv.AppendInt(b, int64(exp), 10)
-	}
-	if exp < 0 {
-		b = append(b, "0."...)
-		b = append(b, strings.Repeat("0", -exp-1)...)
-		return append(b, digits...)
-	}
-	if len(digits) <= exp+1 {
-		b = append(b, digits...)
-		b = append(b, strings.Repeat("0", exp+1-len(digits))...)
-		return append(b, ".0"...)
-	}
-	b = append(b, digits[:exp+1]...)
-	b = append(b, '.')
-	return append(b, digits[exp+1:]...)
-}
-
 // number writes a Number literal: integers verbatim (Python ints are exact),
 // anything with a fraction or exponent as a Python float.
 func (e *encoder) number(n Number) {
@@ -361,5 +338,5 @@ func (e *encoder) number(n Number) {
 		e.buf = append(e.buf, n...)
 		return
 	}
-	e.buf = appendFloat(e.buf, f)
+	e.buf = pyfmt.AppendFloatJSON(e.buf, f)
 }

@@ -1,4 +1,4 @@
-package schema
+package pyjson
 
 import (
 	"reflect"
@@ -97,10 +97,7 @@ func resolve(m member) (reflect.Value, bool) {
 // object, not null).
 func pyType(v reflect.Value) string {
 	if v.Type() == numberType {
-		if Number(v.String()).IsInteger() {
-			return "int"
-		}
-		return "float"
+		return TypeName(Number(v.String()))
 	}
 	switch v.Kind() {
 	case reflect.String:

@@ -1,4 +1,4 @@
-package schema
+package main
 
 import (
 	"fmt"
@@ -6,13 +6,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
 )
 
 // Brief is the human summary of a document (context.md §24, core.md §18):
 // 31 lines, each starting with two spaces, joined by LF, no trailing LF.
 // Values print as Python's str() does (None, True, False, list and dict
 // reprs), since the brief must read the same as the Python probe's.
-func Brief(s *Snapshot) string {
+func Brief(s *schema.Snapshot) string {
 	rt, ec := s.RuntimeContext, s.ExecutionContext
 	h, r, a, hip, ga := s.Host, s.ROCm, s.AMDGPUDriver, s.HIP, s.GPUArch
 	ck, tc, mc, rf, rc := s.ComposableKernel, s.TensileCatalog, s.MIOpenCatalog, s.RocFFTCatalog, s.RCCL
@@ -47,7 +51,7 @@ func Brief(s *Snapshot) string {
 		"  nics:      " + nicsCell(s.NICs),
 		fmt.Sprintf("  hipblaslt: %s rocm_release_tweak=%s", str(s.HipBLASLt.PackageVersion), str(s.HipBLASLt.RocmReleaseTweak)),
 		fmt.Sprintf("  rocblas:   %s rocm_release_tweak=%s", str(s.RocBLAS.PackageVersion), str(s.RocBLAS.RocmReleaseTweak)),
-		fmt.Sprintf("  ck:        system=%s/%s  ck_tile=%s  libtorch_hip=%s ck:: syms", str(ck.System.Version), first(orQ(ck.System.Commit), 8), yn(ck.System.CKTilePresent), intStr(ck.PytorchBundled.SymbolCount)),
+		fmt.Sprintf("  ck:        system=%s/%s  ck_tile=%s  libtorch_hip=%s ck:: syms", str(ck.System.Version), pyfmt.FirstRunes(orQ(ck.System.Commit), 8), yn(ck.System.CKTilePresent), intStr(ck.PytorchBundled.SymbolCount)),
 		fmt.Sprintf("  tensile:   kernel_db=%s  [Tensile pip pkg: %s; build-time tool, normal]", short(s.Tensile.KernelDBCombinedHash), pkg(s.Tensile.PackageVersion)),
 		fmt.Sprintf("  miopen:    %s rocm_release_tweak=%s", str(s.MIOpen.PackageVersion), str(s.MIOpen.RocmReleaseTweak)),
 		fmt.Sprintf("  catalog:   tensile[hb=%s rb=%s]  miopen=%s  rocfft=%s", short(tc.HipBLASLt.Menu.CombinedContentHash), short(tc.RocBLAS.Menu.CombinedContentHash), short(mc.Menu.CombinedContentHash), rocfft),
@@ -134,15 +138,6 @@ func pkg(p *string) string {
 	return "(not installed)"
 }
 
-// first is Python s[:n].
-func first(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n])
-	}
-	return s
-}
-
 // short abbreviates "kind:hex" hashes to "kind:" + 6 hex + "…".
 func short(p *string) string {
 	if !truthy(p) {
@@ -151,18 +146,9 @@ func short(p *string) string {
 	v := *p
 	kind, hex, ok := strings.Cut(v, ":")
 	if ok && len([]rune(hex)) > 8 {
-		return kind + ":" + first(hex, 6) + "…"
+		return kind + ":" + pyfmt.FirstRunes(hex, 6) + "…"
 	}
 	return v
-}
-
-// pyStrRepr is Python repr() of a str as the brief's list/dict reprs show it
-// (values here are plain ASCII identifiers).
-func pyStrRepr(s string) string {
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
 }
 
 func listRepr(l []string) string {
@@ -171,27 +157,27 @@ func listRepr(l []string) string {
 	}
 	parts := make([]string, len(l))
 	for i, s := range l {
-		parts[i] = pyStrRepr(s)
+		parts[i] = pyfmt.Repr(s)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-func intMapRepr(m Map[int]) string {
+func intMapRepr(m pyjson.Map[int]) string {
 	if len(m) == 0 {
 		return ""
 	}
 	parts := make([]string, len(m))
 	for i, e := range m {
-		parts[i] = pyStrRepr(e.Key) + ": " + strconv.Itoa(e.Value)
+		parts[i] = pyfmt.Repr(e.Key) + ": " + strconv.Itoa(e.Value)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-func nicsCell(n NICs) string {
+func nicsCell(n schema.NICs) string {
 	var cells []string
 	for _, v := range []struct {
 		key string
-		nic NIC
+		nic schema.NIC
 	}{{"ainic", n.AINIC}, {"broadcom", n.Broadcom}, {"cx7", n.CX7}} {
 		switch {
 		case v.nic.Present == nil:
@@ -216,7 +202,7 @@ func nicsCell(n NICs) string {
 	return strings.Join(cells, "  ")
 }
 
-func torchrecCell(t TorchRec) string {
+func torchrecCell(t schema.TorchRec) string {
 	switch {
 	case truthy(t.PackageVersion):
 		s := *t.PackageVersion
@@ -232,13 +218,13 @@ func torchrecCell(t TorchRec) string {
 	return "(not installed)"
 }
 
-func aiterCell(a Aiter) string {
+func aiterCell(a schema.Aiter) string {
 	if !truthy(a.PackageVersion) {
 		return "(not installed) [aiter pip pkg; optional ROCm inference lib]"
 	}
 	parts := []string{*a.PackageVersion}
 	if truthy(a.Commit) {
-		parts = append(parts, "commit="+first(*a.Commit, 8))
+		parts = append(parts, "commit="+pyfmt.FirstRunes(*a.Commit, 8))
 	}
 	if truthy(a.PackageDistName) {
 		parts = append(parts, "pip dist="+*a.PackageDistName)
@@ -246,19 +232,19 @@ func aiterCell(a Aiter) string {
 	return strings.Join(parts, " ")
 }
 
-func buildSysCell(b BuildSystem) string {
+func buildSysCell(b schema.BuildSystem) string {
 	if b.Kind != "buck2" || b.Buck2 == nil {
 		return orQs(b.Kind)
 	}
 	rev := "?"
 	if truthy(b.Revision) {
-		rev = first(*b.Revision, 8)
+		rev = pyfmt.FirstRunes(*b.Revision, 8)
 	}
 	return fmt.Sprintf("buck2=%s repo_root=%s rev=%s", orQs(b.Version), orQs(b.RepoRoot), rev)
 }
 
-func torchBuildCell(p PytorchBuild) string {
-	c := first(orQ(p.GitCommit), 8)
+func torchBuildCell(p schema.PytorchBuild) string {
+	c := pyfmt.FirstRunes(orQ(p.GitCommit), 8)
 	k := orQs(p.InstallKind)
 	sc := p.SubmoduleCommits
 	if sc.Source != nil && *sc.Source == "git" {
@@ -268,7 +254,7 @@ func torchBuildCell(p PytorchBuild) string {
 			sha  *string
 		}{{"composable_kernel", sc.ComposableKernel}, {"aiter", sc.Aiter}, {"fbgemm", sc.FBGEMM}} {
 			if truthy(e.sha) {
-				pairs = append(pairs, e.name+"="+first(*e.sha, 8))
+				pairs = append(pairs, e.name+"="+pyfmt.FirstRunes(*e.sha, 8))
 			}
 		}
 		cell := "(none)"
@@ -284,7 +270,7 @@ var torchFlagNames = []string{"USE_ROCM", "USE_CUDA", "USE_NCCL", "USE_MKL", "US
 	"USE_FBGEMM_GENAI", "USE_FLASH_ATTENTION", "USE_MEM_EFF_ATTENTION", "USE_ROCM_CK_SDPA",
 	"USE_ROCM_CK_GEMM", "DISABLE_AOTRITON", "FLASH_NAMESPACE"}
 
-func torchFlagsCell(f PytorchFlags) string {
+func torchFlagsCell(f schema.PytorchFlags) string {
 	if f.BuildSettings == nil && f.CXXDefines == nil && f.CXXFlagsRaw == nil && f.CUDAFlagsRaw == nil && f.GPUArchList == nil {
 		return "(unavailable -- torch import failed or no __config__)"
 	}
@@ -319,12 +305,12 @@ func torchFlagsCell(f PytorchFlags) string {
 	return fmt.Sprintf("gpu_archs=[%s]  %s", arch, strings.Join(cells, " "))
 }
 
-func hasKey[V any](m Map[V], k string) bool {
+func hasKey[V any](m pyjson.Map[V], k string) bool {
 	_, ok := m.Get(k)
 	return ok
 }
 
-func torchSymsCell(b BinaryIntrospection) string {
+func torchSymsCell(b schema.BinaryIntrospection) string {
 	var parts []string
 	for _, e := range b.LibtorchHIPSymbolCounts {
 		parts = append(parts, e.Key+"="+orQInt(e.Value))
@@ -350,7 +336,7 @@ func orQInt(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-func stableFlagsCell(m Map[Any]) string {
+func stableFlagsCell(m pyjson.Map[pyjson.Any]) string {
 	allNull := true
 	for _, e := range m {
 		if e.Value != nil {
@@ -373,7 +359,7 @@ func stableFlagsCell(m Map[Any]) string {
 		case string:
 			return t
 		}
-		return fmt.Sprint(x)
+		return pyjson.Str(x)
 	}
 	use, _ := m.Get("USE_AOTRITON")
 	dis, _ := m.Get("DISABLE_AOTRITON")
@@ -387,14 +373,14 @@ func stableFlagsCell(m Map[Any]) string {
 	return fmt.Sprintf("FLASH_ATTN=%s CK_SDPA=%s AOTRITON=%s MEM_EFF=%s", v("USE_FLASH_ATTENTION"), v("USE_ROCM_CK_SDPA"), a, v("USE_MEM_EFF_ATTENTION"))
 }
 
-func cmakeCell(c CMakeCache) string {
+func cmakeCell(c schema.CMakeCache) string {
 	if c.Entries == nil {
 		return "(unavailable -- wheel install or build/CMakeCache.txt missing)"
 	}
 	return fmt.Sprintf("%d allowlisted entries from %s", len(c.Entries), orQ(c.SourceFile))
 }
 
-func ninjaCell(n NinjaHIPCC) string {
+func ninjaCell(n schema.NinjaHIPCC) string {
 	if n.Targets == nil {
 		return "(unavailable -- wheel install or build/build.ninja missing)"
 	}
@@ -415,7 +401,7 @@ func ninjaCell(n NinjaHIPCC) string {
 	return strings.Join(cells, " ")
 }
 
-func hsaCell(tree Map[Map[HSAArch]]) string {
+func hsaCell(tree pyjson.Map[pyjson.Map[schema.HSAArch]]) string {
 	if len(tree) == 0 {
 		return "(not present)"
 	}
@@ -432,7 +418,7 @@ func hsaCell(tree Map[Map[HSAArch]]) string {
 			st, _ := archs.Get(arch)
 			sha := "?"
 			if st.CombinedSHA256 != nil {
-				sha = first(*st.CombinedSHA256, 8)
+				sha = pyfmt.FirstRunes(*st.CombinedSHA256, 8)
 			}
 			cells = append(cells, fmt.Sprintf("%s:%s=%s.co/%s", label, arch, intStr(st.COCount), sha))
 		}
@@ -443,7 +429,7 @@ func hsaCell(tree Map[Map[HSAArch]]) string {
 	return strings.Join(cells, " ")
 }
 
-func sdpaCell(b SDPABackends) string {
+func sdpaCell(b schema.SDPABackends) string {
 	if b.Flash == nil && b.MemEfficient == nil && b.Math == nil && b.CuDNN == nil {
 		return "(unavailable -- torch import failed or backends.cuda missing)"
 	}
@@ -459,7 +445,7 @@ func sdpaCell(b SDPABackends) string {
 	return fmt.Sprintf("flash=%s mem_eff=%s math=%s cudnn=%s", o(b.Flash), o(b.MemEfficient), o(b.Math), o(b.CuDNN))
 }
 
-func rdhcCell(v Any) string {
+func rdhcCell(v pyjson.Any) string {
 	if v == nil {
 		return "unavailable (system_health=null)"
 	}

@@ -1,13 +1,16 @@
-package schema
+package main
 
 import (
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
 )
 
 // briefLine is the brief line whose label (after the two leading spaces)
 // starts with label.
-func briefLine(t *testing.T, s *Snapshot, label string) string {
+func briefLine(t *testing.T, s *schema.Snapshot, label string) string {
 	t.Helper()
 	for _, l := range strings.Split(Brief(s), "\n") {
 		if strings.HasPrefix(l, "  "+label) {
@@ -22,7 +25,7 @@ func briefLine(t *testing.T, s *Snapshot, label string) string {
 // §18): 31 lines, label columns, Python None/True/False, get-or-? against
 // or-?, no trailing newline.
 func TestBriefNotCaptured(t *testing.T) {
-	s := NotCaptured()
+	s := schema.NotCaptured()
 	want := []string{
 		"  runtime:   baremetal / python=system  container_detected=no  probe=direct  ns=-",
 		"  host:      kernel=? machine=?  glibc=?",
@@ -69,21 +72,21 @@ func TestBriefNotCaptured(t *testing.T) {
 
 // The samples of context.md §25.8 and the value renderings of core.md §18.
 func TestBriefSamples(t *testing.T) {
-	s := NotCaptured()
-	s.RuntimeContext = RuntimeContext{Type: "docker", PythonEnv: "venv"}
+	s := schema.NotCaptured()
+	s.RuntimeContext = schema.RuntimeContext{Type: "docker", PythonEnv: "venv"}
 	s.ContainerDetected = true
 	s.ExecutionContext.ProbeInvocation = "buck2_action"
-	s.ProbeNamespace = Str("mnt:0123456789abcdef")
+	s.ProbeNamespace = schema.Str("mnt:0123456789abcdef")
 	s.BuckInvocation.Status, s.BuckInvocation.ContextSource = "success", "explicit"
-	s.BuckInvocation.ContextFingerprint = Str("sha256:" + strings.Repeat("a", 64))
-	s.TorchRec.SourceCommit = Str("S")
-	s.GPUArch = GPUArch{AgentCount: Int(3), GfxTargets: []string{"gfx1100", "gfx942"}, AgentArchCounts: Map[int]{{"gfx1100", 1}, {"gfx942", 2}}}
-	s.AMDGPUDriver.PackageFullName = Str("")
-	s.AMDGPUDriver.PackageName, s.AMDGPUDriver.PackageVersion = Str("amdgpu-dkms"), Str("1:6.14.14")
-	s.RCCL.Version, s.RCCL.VersionCode = Str("2.27.7"), Int(22707)
-	s.RCCL.NetPluginMode, s.RCCL.PluginPath = "external", Str("/opt/plugins/librccl-anp.so")
+	s.BuckInvocation.ContextFingerprint = schema.Str("sha256:" + strings.Repeat("a", 64))
+	s.TorchRec.SourceCommit = schema.Str("S")
+	s.GPUArch = schema.GPUArch{AgentCount: schema.Int(3), GfxTargets: []string{"gfx1100", "gfx942"}, AgentArchCounts: pyjson.Map[int]{{Key: "gfx1100", Value: 1}, {Key: "gfx942", Value: 2}}}
+	s.AMDGPUDriver.PackageFullName = schema.Str("")
+	s.AMDGPUDriver.PackageName, s.AMDGPUDriver.PackageVersion = schema.Str("amdgpu-dkms"), schema.Str("1:6.14.14")
+	s.RCCL.Version, s.RCCL.VersionCode = schema.Str("2.27.7"), schema.Int(22707)
+	s.RCCL.NetPluginMode, s.RCCL.PluginPath = "external", schema.Str("/opt/plugins/librccl-anp.so")
 	s.RocFFTCatalog.KernelCache.Present = true
-	s.SystemHealth = Map[Any]{}
+	s.SystemHealth = pyjson.Map[pyjson.Any]{}
 	for _, tc := range []struct{ label, want string }{
 		{"runtime:", "  runtime:   docker / python=venv  container_detected=yes  probe=buck2_action  ns=mnt:012345…"},
 		{"buck ctx:", "  buck ctx:  status=success source=explicit fingerprint=sha256:aaaaaa…"},
@@ -99,8 +102,27 @@ func TestBriefSamples(t *testing.T) {
 		}
 	}
 	// short(): at most 8 hex chars after the first colon stay whole.
-	s.Tensile.KernelDBCombinedHash = Str("filenames-sha256:01234567")
+	s.Tensile.KernelDBCombinedHash = schema.Str("filenames-sha256:01234567")
 	if got := briefLine(t, s, "tensile:"); !strings.HasPrefix(got, "  tensile:   kernel_db=filenames-sha256:01234567  [") {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestBriefPythonText: list reprs and flag values print as Python's repr()
+// and str() do. The brief's own copy of repr (pyStrRepr) left a newline raw
+// and fmt.Sprint printed a float literal as read and a list Go's way.
+func TestBriefPythonText(t *testing.T) {
+	s := schema.NotCaptured()
+	s.GPUArch.GfxTargets = []string{"gfx\n942", "it's"}
+	if got, want := briefLine(t, s, "gpu_arch:"), `  gpu_arch:  ['gfx\n942', "it's"] (counts=?)`; got != want {
+		t.Errorf("\n got %q\nwant %q", got, want)
+	}
+	s.PytorchBuild.BuildFlags = pyjson.Map[pyjson.Any]{
+		{Key: "USE_FLASH_ATTENTION", Value: pyjson.Number("1e5")},
+		{Key: "USE_ROCM_CK_SDPA", Value: []any{"a"}},
+		{Key: "USE_MEM_EFF_ATTENTION", Value: true},
+	}
+	if got, want := briefLine(t, s, "flags:"), "  flags:       FLASH_ATTN=100000.0 CK_SDPA=['a'] AOTRITON=? MEM_EFF=on"; got != want {
+		t.Errorf("\n got %q\nwant %q", got, want)
 	}
 }
