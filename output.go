@@ -1,5 +1,7 @@
 package main
 
+//lint:file-ignore ST1005 user-facing messages are the Python probe's text, byte for byte (docs/design-notes.md, "Static checks")
+
 import (
 	"context"
 	"errors"

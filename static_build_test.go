@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 )
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 var staticProbe = sync.OnceValues(func() (string, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goTool = filepath.Join(build.Default.GOROOT, "bin", "go")
 	}
 	bin := filepath.Join(buildDir, "aorta-probe")
 	cmd := exec.Command(goTool, "build", "-trimpath", "-o", bin, ".")

@@ -61,12 +61,6 @@ type FleetDoc struct {
 	leaves []leaf
 }
 
-// fleetField is the tally of one field across the fleet.
-type fleetField struct {
-	path   string
-	counts map[string]int // value -> documents; "" = absent
-}
-
 // FleetResult is the outcome of Fleet.
 type FleetResult struct {
 	// Documents is how many documents were read.

@@ -210,7 +210,7 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		out.Outliers = append(out.Outliers, outlier{o.Name, ds})
 	}
 	for _, s := range f.Split {
-		out.Split = append(out.Split, split{s.Key, s.Distinct, s.Top})
+		out.Split = append(out.Split, split(s))
 	}
 	for _, u := range f.Unreadable {
 		out.Unreadable = append(out.Unreadable, unreadable{u.Name, oneLine(u.Err)})

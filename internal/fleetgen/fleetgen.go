@@ -38,7 +38,8 @@ func Template(base []byte, size int, plants map[string]any) ([]byte, error) {
 		keys := strings.Split(path, ".")
 		m := doc
 		for _, k := range keys[:len(keys)-1] {
-			next, ok := m.Get(k)
+			next, _ := m.Get(k)
+			var ok bool
 			if m, ok = next.(pyjson.Map[any]); !ok {
 				return fmt.Errorf("%s: %s is not an object", path, k)
 			}

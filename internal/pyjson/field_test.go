@@ -14,23 +14,24 @@ import (
 // plain nil slices and Maps, omitnil and inline members, nil and set
 // pointers, Numbers, floats, passed-through values, a repeated Map key.
 type fieldShapes struct {
-	Plain      []string                            `py:"plain"`
-	NullList   []string                            `py:"null_list,nullable"`
-	NullMap    pyjson.Map[int]                     `py:"null_map,nullable"`
-	EmptyMap   pyjson.Map[int]                     `py:"empty_map"`
-	Omitted    *string                             `py:"omitted,omitnil"`
-	Kept       *string                             `py:"kept,omitnil"`
-	Nil        *fieldInner                         `py:"nil"`
-	Inner      *fieldInner                         `py:"inner"`
-	Inline     *fieldInner                         `py:",inline"`
-	NoInline   *fieldInner                         `py:",inline"`
-	Pass       pyjson.Any                          `py:"pass"`
-	Dup        pyjson.Map[pyjson.Any]              `py:"dup"`
-	Float      float64                             `py:"float"`
-	Int        int                                 `py:"int"`
-	Bool       *bool                               `py:"bool"`
-	Skipped    string                              `py:"-"`
-	Nested     pyjson.Map[pyjson.Map[*fieldInner]] `py:"nested"`
+	Plain    []string                            `py:"plain"`
+	NullList []string                            `py:"null_list,nullable"`
+	NullMap  pyjson.Map[int]                     `py:"null_map,nullable"`
+	EmptyMap pyjson.Map[int]                     `py:"empty_map"`
+	Omitted  *string                             `py:"omitted,omitnil"`
+	Kept     *string                             `py:"kept,omitnil"`
+	Nil      *fieldInner                         `py:"nil"`
+	Inner    *fieldInner                         `py:"inner"`
+	Inline   *fieldInner                         `py:",inline"`
+	NoInline *fieldInner                         `py:",inline"`
+	Pass     pyjson.Any                          `py:"pass"`
+	Dup      pyjson.Map[pyjson.Any]              `py:"dup"`
+	Float    float64                             `py:"float"`
+	Int      int                                 `py:"int"`
+	Bool     *bool                               `py:"bool"`
+	Skipped  string                              `py:"-"`
+	Nested   pyjson.Map[pyjson.Map[*fieldInner]] `py:"nested"`
+	//lint:ignore U1000 present to show that unexported fields are skipped
 	unexported int
 }
 
