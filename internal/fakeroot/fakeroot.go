@@ -96,58 +96,9 @@ func Parse(data []byte) (*Archive, error) {
 			a.Comment = body.String()
 			return nil
 		}
-		text := body.String()
-		for _, at := range attrs {
-			switch {
-			case at == "base64":
-				b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
-				if err != nil {
-					return fmt.Errorf("fakeroot: %s: bad base64: %w", cur.Path, err)
-				}
-				text = string(b)
-			case strings.HasPrefix(at, "size "):
-				n, err := strconv.ParseInt(strings.TrimPrefix(at, "size "), 10, 64)
-				if err != nil || n < 0 {
-					return fmt.Errorf("fakeroot: %s: bad size %q", cur.Path, at)
-				}
-				cur.Size = n
-			case strings.HasPrefix(at, "sha256 "):
-				cur.SHA256 = strings.TrimPrefix(at, "sha256 ")
-			case strings.HasPrefix(at, "errno "):
-				cur.Errno = strings.TrimPrefix(at, "errno ")
-			case at == "sparse":
-				for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-					if line == "" {
-						continue
-					}
-					o, q, _ := strings.Cut(line, " ")
-					off, err := strconv.ParseInt(o, 10, 64)
-					d, err2 := strconv.Unquote(q)
-					if err != nil || err2 != nil || off < 0 {
-						return fmt.Errorf("fakeroot: %s: bad sparse line %q", cur.Path, line)
-					}
-					cur.Sparse = append(cur.Sparse, Chunk{off, []byte(d)})
-				}
-				text = ""
-			case at == "nul":
-				text = strings.ReplaceAll(text, "\n", "\x00")
-			case at == "noeol":
-				text = strings.TrimSuffix(text, "\n")
-			case at == "exec":
-				cur.Mode = 0o755
-			case at == "dir":
-				cur.Dir = true
-			case at == "fifo":
-				cur.FIFO = true
-			case strings.HasPrefix(at, "mode "):
-				m, err := strconv.ParseUint(strings.TrimPrefix(at, "mode "), 8, 32)
-				if err != nil {
-					return fmt.Errorf("fakeroot: %s: bad mode %q", cur.Path, at)
-				}
-				cur.Mode = os.FileMode(m)
-			default:
-				return fmt.Errorf("fakeroot: %s: unknown attribute [%s]", cur.Path, at)
-			}
+		text, err := applyAttrs(cur, attrs, body.String())
+		if err != nil {
+			return err
 		}
 		cur.Data = []byte(text)
 		a.Files = append(a.Files, *cur)
@@ -161,23 +112,9 @@ func Parse(data []byte) (*Archive, error) {
 			if err := flush(); err != nil {
 				return nil, err
 			}
-			spec := strings.TrimSpace(line[3 : len(line)-3])
-			cur, attrs = &File{Mode: 0o644, Size: -1}, nil
-			if p, target, ok := strings.Cut(spec, " -> "); ok {
-				cur.Path, cur.Link = strings.TrimSpace(p), strings.TrimSpace(target)
-			} else {
-				for strings.HasSuffix(spec, "]") {
-					i := strings.LastIndex(spec, " [")
-					if i < 0 {
-						break
-					}
-					attrs = append(attrs, spec[i+2:len(spec)-1])
-					spec = strings.TrimSpace(spec[:i])
-				}
-				cur.Path = spec
-			}
-			if cur.Path == "" || filepath.IsAbs(cur.Path) || strings.Contains(cur.Path, "..") {
-				return nil, fmt.Errorf("fakeroot: bad path in %q", line)
+			var err error
+			if cur, attrs, err = parseHeader(line); err != nil {
+				return nil, err
 			}
 			body.Reset()
 			continue
@@ -189,6 +126,98 @@ func Parse(data []byte) (*Archive, error) {
 		return nil, err
 	}
 	return a, flush()
+}
+
+// parseHeader reads a "-- PATH [attr]... --" or "-- PATH -> TARGET --"
+// line: the file it starts and its attributes, last first.
+func parseHeader(line string) (*File, []string, error) {
+	spec := strings.TrimSpace(line[3 : len(line)-3])
+	f, attrs := &File{Mode: 0o644, Size: -1}, []string(nil)
+	if p, target, ok := strings.Cut(spec, " -> "); ok {
+		f.Path, f.Link = strings.TrimSpace(p), strings.TrimSpace(target)
+	} else {
+		for strings.HasSuffix(spec, "]") {
+			i := strings.LastIndex(spec, " [")
+			if i < 0 {
+				break
+			}
+			attrs = append(attrs, spec[i+2:len(spec)-1])
+			spec = strings.TrimSpace(spec[:i])
+		}
+		f.Path = spec
+	}
+	if f.Path == "" || filepath.IsAbs(f.Path) || strings.Contains(f.Path, "..") {
+		return nil, nil, fmt.Errorf("fakeroot: bad path in %q", line)
+	}
+	return f, attrs, nil
+}
+
+// applyAttrs applies a file's attributes to it and returns its content
+// as they transform text (the body between its header and the next).
+func applyAttrs(f *File, attrs []string, text string) (string, error) {
+	for _, at := range attrs {
+		switch {
+		case at == "base64":
+			b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
+			if err != nil {
+				return "", fmt.Errorf("fakeroot: %s: bad base64: %w", f.Path, err)
+			}
+			text = string(b)
+		case strings.HasPrefix(at, "size "):
+			n, err := strconv.ParseInt(strings.TrimPrefix(at, "size "), 10, 64)
+			if err != nil || n < 0 {
+				return "", fmt.Errorf("fakeroot: %s: bad size %q", f.Path, at)
+			}
+			f.Size = n
+		case strings.HasPrefix(at, "sha256 "):
+			f.SHA256 = strings.TrimPrefix(at, "sha256 ")
+		case strings.HasPrefix(at, "errno "):
+			f.Errno = strings.TrimPrefix(at, "errno ")
+		case at == "sparse":
+			chunks, err := parseSparse(f.Path, text)
+			if err != nil {
+				return "", err
+			}
+			f.Sparse, text = append(f.Sparse, chunks...), ""
+		case at == "nul":
+			text = strings.ReplaceAll(text, "\n", "\x00")
+		case at == "noeol":
+			text = strings.TrimSuffix(text, "\n")
+		case at == "exec":
+			f.Mode = 0o755
+		case at == "dir":
+			f.Dir = true
+		case at == "fifo":
+			f.FIFO = true
+		case strings.HasPrefix(at, "mode "):
+			m, err := strconv.ParseUint(strings.TrimPrefix(at, "mode "), 8, 32)
+			if err != nil {
+				return "", fmt.Errorf("fakeroot: %s: bad mode %q", f.Path, at)
+			}
+			f.Mode = os.FileMode(m)
+		default:
+			return "", fmt.Errorf("fakeroot: %s: unknown attribute [%s]", f.Path, at)
+		}
+	}
+	return text, nil
+}
+
+// parseSparse reads a [sparse] body: one "OFFSET QUOTED" line a chunk.
+func parseSparse(path, text string) ([]Chunk, error) {
+	var chunks []Chunk
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		o, q, _ := strings.Cut(line, " ")
+		off, err := strconv.ParseInt(o, 10, 64)
+		d, err2 := strconv.Unquote(q)
+		if err != nil || err2 != nil || off < 0 {
+			return nil, fmt.Errorf("fakeroot: %s: bad sparse line %q", path, line)
+		}
+		chunks = append(chunks, Chunk{off, []byte(d)})
+	}
+	return chunks, nil
 }
 
 // Expand creates the archive's files under dir.
