@@ -69,11 +69,6 @@ func TestCaptureReplay(t *testing.T) {
 			continue
 		}
 		n++
-		if bytes.Contains(data, []byte("/rdhc")) {
-			// rdhc writes its report to a temp file of the host, under a
-			// random name: not replayable (docs/capture.md).
-			continue
-		}
 		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			live, archive, opt := captureScenario(t, path)
