@@ -12,12 +12,27 @@ import (
 )
 
 const usage = `Usage: aorta-probe [OUT|-] [flags]
-       aorta-probe validate FILE...  (check documents; see validate --help)
+       aorta-probe validate FILE...
+       aorta-probe diff [--format F] A.json B.json
+       aorta-probe diff --fleet [--format F] DIR|FILE...
+       aorta-probe diff --env-markers [--format F] A B
+       aorta-probe env-names [OUT|-]
+       aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
 
 Capture the environment this process runs in (ROCm, amdgpu, GPUs, NICs,
 Python/PyTorch, env knobs, container and namespace signals, Buck2) and write
 it as one env.json document (aorta schema 1.16). OUT is written atomically;
 without OUT, or with -, the document goes to stdout.
+
+Subcommands (each takes --help):
+  validate    check documents against the env.json schema (docs/schema.md)
+  diff        did two runs probe the same place, and what differs; --fleet
+              finds the outliers of many documents, --env-markers compares
+              two env-names outputs (docs/triage.md)
+  env-names   write this process's variable names (never values), for
+              diff --env-markers (docs/triage.md)
+  capture     run and record what was read and run into ARCHIVE, which
+              --root ARCHIVE replays on any machine (docs/capture.md)
 
 Flags:
   -o, --output PATH          write the document to PATH (same as OUT)
@@ -27,7 +42,8 @@ Flags:
   --summary                  print the human brief and partial reasons only
   --field PATH               print one value (dotted path) as compact JSON
   --deadline DURATION        bound the whole capture (default 60s)
-  --root DIR                 describe the filesystem under DIR instead of /
+  --root DIR|ARCHIVE         describe the filesystem under DIR instead of /,
+                             or replay a capture ARCHIVE (docs/capture.md)
   --python PATH              the workload interpreter whose torch, triton,
                              fbgemm_gpu, torchrec and aiter are described
                              (default $AORTA_PROBE_PYTHON, else python3, else

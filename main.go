@@ -44,11 +44,8 @@ func main() {
 // SIGHUP (nil: none): the first ends the collection early; one received
 // while the output waits for its reader abandons the write.
 func run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
-	if code, ok := subcommand(args, stdout, stderr); ok { // diff_cmd.go
+	if code, ok := subcommand(sigs, args, stdout, stderr); ok { // diff_cmd.go
 		return code
-	}
-	if len(args) > 0 && args[0] == "capture" {
-		return runCapture(sigs, args[1:], stdout, stderr) // capture_cmd.go
 	}
 	return runWith(sigs, args, stdout, stderr, replayHook)
 }

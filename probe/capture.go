@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -54,7 +56,7 @@ const (
 var probeReadsEnv = []string{"AORTA_DOCKER_DIGEST", "AORTA_DOCKER_IMAGE", "AORTA_PROBE_PYTHON", "AORTA_PYTORCH_SRC",
 	"AOTRITON_INSTALLED_PREFIX", "CONDA_DEFAULT_ENV", "HOME", "KUBERNETES_SERVICE_HOST", "LD_LIBRARY_PATH",
 	"MIOPEN_SYSTEM_DB_PATH", "MIOPEN_USER_DB_PATH", "NCCL_NET_PLUGIN", "PYTHONPATH", "ROCFFT_RTC_CACHE_PATH",
-	"ROCFFT_RTC_SYS_CACHE_PATH", "ROCM_HOME", "ROCM_PATH", "SINGULARITY_NAME", "VIRTUAL_ENV"}
+	"ROCFFT_RTC_SYS_CACHE_PATH", "ROCM_HOME", "ROCM_PATH", "SINGULARITY_NAME", "TEMP", "TMP", "VIRTUAL_ENV"}
 
 // captureEnvAllowed reports whether the value of name may be recorded.
 func captureEnvAllowed(name string) bool {
@@ -90,6 +92,7 @@ type Recorder struct {
 	withheld map[string]bool
 	uname    *Uname
 	unameErr string
+	temps    map[int]string // TempName's answer by attempt, the first one
 	opt      Options
 	// buckRedact removes Buck config values (--buck-option) from
 	// everything recorded, as from the document (buck_invocation.go).
@@ -115,12 +118,36 @@ type recCmd struct {
 	dir   string
 	stdin string // sha256 hex of Stdin, "" when none
 	res   Result
+	// outFile is Command.OutFile; out its content after the run when
+	// outKept (a regular file), else it was gone or not regular.
+	outFile string
+	out     []byte
+	outKept bool
+}
+
+// outFileArg stands for Command.OutFile in the argv a command is matched
+// by: a temp file's random name differs between capture and replay.
+const outFileArg = "{out-file}"
+
+// key is what a replay matches a command by: argv (OutFile normalised),
+// directory and stdin.
+func (c recCmd) key() string {
+	argv := c.argv
+	if c.outFile != "" {
+		argv = slices.Clone(argv)
+		for i, a := range argv {
+			if a == c.outFile {
+				argv[i] = outFileArg
+			}
+		}
+	}
+	return strings.Join(argv, "\x00") + "\x01" + c.dir + "\x01" + c.stdin
 }
 
 // NewRecorder returns an empty recorder.
 func NewRecorder(redactHostname bool) *Recorder {
 	return &Recorder{RedactHostname: redactHostname, entries: map[string]*recEntry{},
-		errs: map[string]syscall.Errno{}, env: map[string]string{}, withheld: map[string]bool{}}
+		errs: map[string]syscall.Errno{}, env: map[string]string{}, withheld: map[string]bool{}, temps: map[int]string{}}
 }
 
 // attach wraps the environment, runner and uname of opt (defaults already
@@ -130,7 +157,16 @@ func (rc *Recorder) attach(opt Options, root *rootFS) Options {
 	rc.buckRedact = opt.Buck.Context.Redact
 	rc.fs = newRootFS(opt.Root, opt.Cwd, opt.PortableResolve)
 	root.rec = rc
-	env, runner, uname := opt.Env, opt.Runner, opt.Uname
+	env, runner, uname, tempName := opt.Env, opt.Runner, opt.Uname, opt.TempName
+	opt.TempName = func(attempt int) string {
+		n := tempName(attempt)
+		rc.mu.Lock()
+		if _, ok := rc.temps[attempt]; !ok {
+			rc.temps[attempt] = n
+		}
+		rc.mu.Unlock()
+		return n
+	}
 	opt.Env = func(k string) (string, bool) {
 		v, ok := env(k)
 		if ok {
@@ -169,6 +205,14 @@ func (w recRunner) Run(ctx context.Context, c Command) Result {
 	cmd := recCmd{argv: redactArgvWith(c.Argv, w.rc.buckRedact), dir: c.Dir, res: r}
 	if c.Stdin != nil {
 		cmd.stdin = capSHA256(c.Stdin)
+	}
+	if c.OutFile != "" {
+		cmd.outFile = c.OutFile
+		// The directory it is in, so that the replay finds it; the file
+		// as the command left it (a host file, never under --root).
+		w.rc.touch(w.rc.logicalOf(filepath.Dir(c.OutFile)), true)
+		b, err := newRootFS("/", "", false).readHead(c.OutFile, captureMaxOutput+1)
+		cmd.out, cmd.outKept = b, err == nil
 	}
 	w.rc.mu.Lock()
 	w.rc.cmds = append(w.rc.cmds, cmd)
@@ -404,6 +448,9 @@ func (rc *Recorder) Archive(header string) []byte {
 	if rc.RedactHostname {
 		set.WriteString("redacted: hostname boot_id\n")
 	}
+	for _, i := range slices.Sorted(maps.Keys(rc.temps)) {
+		fmt.Fprintf(&set, "temp-name: %d %s\n", i, rc.temps[i])
+	}
 	for _, k := range capKeys(rc.env) {
 		v := red(rc.env[k])
 		if strings.ContainsAny(v, "\n\r") || strings.TrimSpace(v) != v {
@@ -476,7 +523,7 @@ func (rc *Recorder) Archive(header string) []byte {
 		a.Comment += fmt.Sprintf("skipped-paths: %d\n", skipped)
 	}
 	cmds := slices.Clone(rc.cmds)
-	sort.SliceStable(cmds, func(i, j int) bool { return cmdKey(cmds[i]) < cmdKey(cmds[j]) })
+	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].key() < cmds[j].key() })
 	for i, c := range cmds {
 		a.Files = append(a.Files, rc.cmdFiles(i+1, c, red)...)
 	}
@@ -493,11 +540,9 @@ func (rc *Recorder) searchPath() []string {
 	return nil
 }
 
-func cmdKey(c recCmd) string {
-	return strings.Join(c.argv, "\x00") + "\x01" + c.dir + "\x01" + c.stdin
-}
-
-// cmdFiles are the sections of command n: .capture/cmd/NNN.{argv,meta,stdout,stderr}.
+// cmdFiles are the sections of command n:
+// .capture/cmd/NNN.{argv,meta,stdout,stderr} and NNN.out, the content of
+// its OutFile.
 func (rc *Recorder) cmdFiles(n int, c recCmd, red func(string) string) []fakeroot.File {
 	base := fmt.Sprintf(".capture/cmd/%03d.", n)
 	var meta strings.Builder
@@ -537,16 +582,33 @@ func (rc *Recorder) cmdFiles(n int, c recCmd, red func(string) string) []fakeroo
 	if cut {
 		meta.WriteString("truncated: true\n")
 	}
+	var outData []byte
+	if c.outFile != "" {
+		fmt.Fprintf(&meta, "out-file: %s\n", red(rc.logicalOf(c.outFile)))
+		if c.outKept {
+			outData = []byte(red(string(c.out)))
+			if len(outData) > captureMaxOutput {
+				outData = outData[:captureMaxOutput]
+				meta.WriteString("archive-cut: out-file\n")
+			}
+		} else {
+			meta.WriteString("out-file-gone: true\n")
+		}
+	}
 	argv := make([]string, len(c.argv))
 	for i, a := range c.argv {
 		argv[i] = red(rc.logicalOf(a))
 	}
-	return []fakeroot.File{
+	files := []fakeroot.File{
 		{Path: base + "argv", Data: []byte(strings.Join(argv, "\x00") + "\x00"), Mode: 0o644, Size: -1},
 		{Path: base + "meta", Data: []byte(meta.String()), Mode: 0o644, Size: -1},
 		{Path: base + "stdout", Data: []byte(out), Mode: 0o644, Size: -1},
 		{Path: base + "stderr", Data: []byte(errOut), Mode: 0o644, Size: -1},
 	}
+	if c.outKept {
+		files = append(files, fakeroot.File{Path: base + "out", Data: outData, Mode: 0o644, Size: -1})
+	}
+	return files
 }
 
 // textRuns reads the printable runs (line ends included, so that a

@@ -67,6 +67,12 @@ type Options struct {
 	// Replay is set by Replay.Options: the collection is answered from a
 	// capture archive (replay.go).
 	Replay *Replay
+	// TempName returns the 8 random characters of the rdhc temp file name
+	// (rdhc_quick_XXXXXXXX.json) for the attempt-th try in one directory
+	// (system_health.go); default Python's tempfile alphabet at random.
+	// Tests fix it so the argv in golden documents is stable; a replay
+	// gives the captured names (docs/capture.md).
+	TempName func(attempt int) string
 }
 
 // DefaultDeadline bounds a collection when Options.Deadline is zero. It is
@@ -814,6 +820,9 @@ func withDefaults(opt Options) Options {
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = defaultWorkers()
+	}
+	if opt.TempName == nil {
+		opt.TempName = func(int) string { return randomTempChars() }
 	}
 	return opt
 }

@@ -111,7 +111,7 @@ func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state,
 	}
 	env := map[string]string{"TMPDIR": filepath.Join(root, "tmp")}
 	c := newCollector(context.Background(), Options{
-		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/", Runner: hr,
+		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/", Runner: hr, TempName: testTempName,
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
 	c.rocm = func() rocmRoots { return classicRoots("/opt/rocm", "none") }

@@ -32,6 +32,7 @@ type Replay struct {
 	settings map[string]string
 	errs     map[string]syscall.Errno
 	sums     map[string]string // machine path → "sha256:…"
+	temps    map[int]string    // the captured TempName answers by attempt
 
 	mu   sync.Mutex
 	cmds map[string][]recCmd
@@ -81,7 +82,7 @@ func LoadReplay(path, tmp string) (*Replay, error) {
 
 func newReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
 	r := &Replay{dir: dir, root: "/", env: map[string]string{}, settings: map[string]string{},
-		errs: map[string]syscall.Errno{}, sums: map[string]string{}, cmds: map[string][]recCmd{}, next: map[string]int{}}
+		errs: map[string]syscall.Errno{}, sums: map[string]string{}, temps: map[int]string{}, cmds: map[string][]recCmd{}, next: map[string]int{}}
 	for _, kv := range a.Settings() {
 		k, v := kv[0], kv[1]
 		switch k {
@@ -108,6 +109,13 @@ func newReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
 			r.env[n] = val
 		case "env-withheld":
 			r.withheld = append(r.withheld, v)
+		case "temp-name":
+			a, n, _ := strings.Cut(v, " ")
+			i, err := strconv.Atoi(a)
+			if err != nil || n == "" {
+				return nil, fmt.Errorf("bad temp-name %q", v)
+			}
+			r.temps[i] = n
 		case "env-quoted":
 			n, q, _ := strings.Cut(v, "=")
 			val, err := strconv.Unquote(q)
@@ -148,14 +156,14 @@ func newReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
 	}
 	for _, n := range order {
 		c := byNum[n]
-		k := cmdKey(*c)
+		k := c.key()
 		r.cmds[k] = append(r.cmds[k], *c)
 		if c.stdin != "" {
 			// Also by argv and directory alone: a newer binary's Python
 			// helper (another stdin) still gets the captured answer.
 			loose := *c
 			loose.stdin = "*"
-			k := cmdKey(loose)
+			k := loose.key()
 			r.cmds[k] = append(r.cmds[k], *c)
 		}
 	}
@@ -174,6 +182,8 @@ func (c *recCmd) set(part string, data []byte) error {
 		c.res.Stdout = data
 	case "stderr":
 		c.res.Stderr = data
+	case "out":
+		c.out, c.outKept = data, true
 	case "meta":
 		for _, line := range strings.Split(string(data), "\n") {
 			k, v, _ := strings.Cut(line, ": ")
@@ -182,6 +192,8 @@ func (c *recCmd) set(part string, data []byte) error {
 				c.dir = v
 			case "stdin-sha256":
 				c.stdin = v
+			case "out-file":
+				c.outFile = v
 			case "exit":
 				c.res.ExitCode, _ = strconv.Atoi(v)
 			case "truncated":
@@ -272,7 +284,24 @@ func (r *Replay) Options(opt Options) Options {
 	if v := r.settings["buck-target"]; v != "" {
 		opt.Buck.Target = v
 	}
+	opt.TempName = func(attempt int) string {
+		if n, ok := r.temps[attempt]; ok {
+			return n
+		}
+		return randomTempChars()
+	}
 	return opt
+}
+
+// machinePath is the host path of p, a path of the machine the probe
+// runs on rather than under --root (rdhc's temp file, system_health.go):
+// p itself, or under a replay p inside the expanded archive, the machine
+// the replayed rdhc "ran" on.
+func (c *collector) machinePath(p string) string {
+	if c.opt.Replay == nil {
+		return p
+	}
+	return filepath.Join(c.opt.Replay.dir, p)
 }
 
 // isExec answers which(): a regular file with an execute bit in the
@@ -310,21 +339,24 @@ type replayRunner struct {
 	redact func(string) string
 }
 
-// Run answers a command from the archive by argv, directory and stdin;
-// the n-th run of the same command gets the n-th recorded answer (the last
-// one again beyond). A command not in the archive fails to start.
+// Run answers a command from the archive by argv (its OutFile
+// normalised), directory and stdin; the n-th run of the same command gets
+// the n-th recorded answer (the last one again beyond). A command not in
+// the archive fails to start. The captured content of its OutFile (a path
+// of the replayed machine) is written there, or the file removed when the
+// command had removed it.
 func (w replayRunner) Run(_ context.Context, c Command) Result {
-	k := recCmd{argv: redactArgvWith(c.Argv, w.redact), dir: c.Dir}
+	k := recCmd{argv: redactArgvWith(c.Argv, w.redact), dir: c.Dir, outFile: c.OutFile}
 	if c.Stdin != nil {
 		k.stdin = capSHA256(c.Stdin)
 	}
-	key := cmdKey(k)
+	key := k.key()
 	w.r.mu.Lock()
 	defer w.r.mu.Unlock()
 	rs := w.r.cmds[key]
 	if len(rs) == 0 && k.stdin != "" {
 		k.stdin = "*"
-		key = cmdKey(k)
+		key = k.key()
 		rs = w.r.cmds[key]
 	}
 	if len(rs) == 0 {
@@ -332,5 +364,15 @@ func (w replayRunner) Run(_ context.Context, c Command) Result {
 	}
 	i := min(w.r.next[key], len(rs)-1)
 	w.r.next[key]++
+	if rec := rs[i]; c.OutFile != "" && rec.outFile != "" {
+		host := filepath.Join(w.r.dir, c.OutFile)
+		if rec.outKept {
+			if err := os.WriteFile(host, rec.out, 0o600); err != nil {
+				return Result{ExitCode: -1, Err: fmt.Errorf("%q: replaying %s: %w", c.Argv, c.OutFile, err)}
+			}
+		} else {
+			os.Remove(host)
+		}
+	}
 	return rs[i].res
 }

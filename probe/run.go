@@ -41,6 +41,11 @@ type Command struct {
 	// Env holds NAME=VALUE pairs added to the probe's environment for this
 	// command only (the Python helper's loop marker, docs/python.md).
 	Env []string
+	// OutFile is a file of the probe's machine, named in Argv, that the
+	// command writes its answer to (rdhc's --json report): a capture
+	// records its content with the command and a replay writes it back
+	// (docs/capture.md). Runners other than those ignore it.
+	OutFile string
 }
 
 // Result is what a command did.

@@ -35,13 +35,20 @@ var fixedNow = func() time.Time { return time.Date(2026, 4, 28, 12, 0, 0, 0, tim
 //	execution-context: X   --execution-context X
 //	buck-target: T         --buck-target T
 //	buck-option: TYPE=V    --buck-option TYPE=V (repeatable, ordered)
+//
+// testTempName is Options.TempName in tests: the rdhc temp file name,
+// hence the argv recorded in golden documents, is stable (scenarios put
+// the file under their own root with env: TMPDIR=$ROOT/tmp, so names never
+// clash).
+func testTempName(attempt int) string { return fmt.Sprintf("test%04d", attempt) }
+
 func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 	t.Helper()
 	env := map[string]string{}
 	opt := Options{
 		// No scenario is about timeouts: its fake tools answer at once,
 		// however long a loaded machine takes to start them.
-		Root: root, Now: fixedNow, Cwd: "/", Runner: patientRunner{t},
+		Root: root, Now: fixedNow, Cwd: "/", Runner: patientRunner{t}, TempName: testTempName,
 		Uname: func() (Uname, error) {
 			return Uname{"6.8.0-49-generic", "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", "x86_64"}, nil
 		},

@@ -18,11 +18,6 @@ import (
 // kilobytes. A larger file is reported as not parseable.
 const rdhcMaxJSON = 64 << 20
 
-// rdhcTempName returns the 8 random characters of a temp file name
-// (Python's tempfile alphabet); attempt counts the tries in one directory.
-// Tests replace it to keep the argv in the golden documents stable.
-var rdhcTempName = func(attempt int) string { return randomTempChars() }
-
 // systemHealth carries the rdhc document; value nil is JSON null.
 type systemHealth struct{ value pyjson.Any }
 
@@ -34,7 +29,8 @@ type systemHealth struct{ value pyjson.Any }
 // fresh 0600 file rdhc_quick_XXXXXXXX.json in the first usable temp
 // directory of $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp, the working
 // directory. sudo is not gated and never prompts (-n). rdhc's stdout is
-// ignored; the temp file is always removed. Scope: what rdhc inspects on
+// ignored; the temp file is always removed. Under a replay the directories
+// are those of the replayed machine (docs/capture.md). Scope: what rdhc inspects on
 // the host, as root.
 func collectSystemHealth(s *state) systemHealth {
 	rdhc, ok := s.which("rdhc.py")
@@ -50,10 +46,11 @@ func collectSystemHealth(s *state) systemHealth {
 		s.reason("system_health: failed to create rdhc temp file (%s)", pyfmt.ExcStr(err))
 		return systemHealth{}
 	}
-	defer os.Remove(tmp)
-	s.removeAtEnd(tmp)
+	host := s.machinePath(tmp)
+	defer os.Remove(host)
+	s.removeAtEnd(host)
 
-	r := s.run(Command{Argv: []string{"sudo", "-n", "-E", rdhc, "--quick", "--json", tmp}, Timeout: LongTimeout})
+	r := s.run(Command{Argv: []string{"sudo", "-n", "-E", rdhc, "--quick", "--json", tmp}, Timeout: LongTimeout, OutFile: tmp})
 	if r.TimedOut() {
 		s.reason("system_health: rdhc exceeded 30s timeout")
 		return systemHealth{}
@@ -70,7 +67,10 @@ func collectSystemHealth(s *state) systemHealth {
 		s.reason("system_health: failed to invoke rdhc (%s) (see docs/env-probe.md#installing-rdhc)", invokeExc(err, "sudo"))
 		return systemHealth{}
 	}
-	v, err := readRDHCOutput(tmp)
+	v, err := readRDHCOutput(host)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		pe.Path = tmp // the machine's path, also under a replay
+	}
 	if err != nil {
 		s.reason("system_health: rdhc output not parseable (%s)", pyfmt.ExcStr(err))
 		return systemHealth{}
@@ -116,11 +116,11 @@ func createRDHCTemp(s *state) (string, error) {
 		}
 		d = filepath.Clean(d)
 		for attempt := 0; attempt < 100; attempt++ {
-			p := filepath.Join(d, "rdhc_quick_"+rdhcTempName(attempt)+".json")
-			f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+			p := filepath.Join(d, "rdhc_quick_"+s.opt.TempName(attempt)+".json")
+			f, err := os.OpenFile(s.machinePath(p), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 			if err == nil {
 				if err := f.Close(); err != nil {
-					os.Remove(p)
+					os.Remove(s.machinePath(p))
 					break
 				}
 				return p, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema/jsonschema"
 )
 
 // The seam to the project's Python-compatible codec (internal/pyjson):
@@ -26,7 +27,11 @@ type Document struct {
 	Name string
 	// Schema is schema_version ("1.16").
 	Schema string
-	root   object
+	// Problems counts what `aorta-probe validate` reports in it
+	// (jsonschema.Validate): diff compares the document anyway and notes
+	// the count on stderr.
+	Problems int
+	root     object
 }
 
 // Parse decodes text as an aorta env document. The error says what is
@@ -37,19 +42,26 @@ func Parse(name, text string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not JSON: %v", name, err)
 	}
-	m, ok := v.(object)
-	if !ok {
-		return nil, fmt.Errorf("%s: not an aorta env document: the top level is %s, not an object", name, typeName(v))
+	// validate's test (docs/triage.md): only what is no env document at
+	// all is refused; a wrong-typed field is counted in Problems.
+	s, err := jsonschema.CheckDocument(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not an aorta env document: %v", name, err)
 	}
-	sv, ok := m.Get("schema_version")
-	if !ok {
-		return nil, fmt.Errorf("%s: not an aorta env document: no schema_version", name)
+	return &Document{Name: name, Schema: s, Problems: len(jsonschema.Validate(v)), root: v.(object)}, nil
+}
+
+// schemaNote is diff's stderr note on a document it compared although
+// validate finds problems in it, "" when there are none.
+func schemaNote(name string, problems int) string {
+	if problems == 0 {
+		return ""
 	}
-	s, ok := sv.(string)
-	if !ok || !strings.HasPrefix(s, "1.") {
-		return nil, fmt.Errorf("%s: not an aorta env document: schema_version %s is not 1.x", name, compact(sv))
+	s := "s"
+	if problems == 1 {
+		s = ""
 	}
-	return &Document{Name: name, Schema: s, root: m}, nil
+	return fmt.Sprintf("aorta-probe diff: %s: %d schema problem%s (run aorta-probe validate %s)", name, problems, s, name)
 }
 
 // ReadFile reads and parses the document at path; "-" reads stdin.
@@ -78,20 +90,4 @@ func lookup(v any, keys []string) (any, bool) {
 		}
 	}
 	return v, true
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	}
-	return "an object"
 }

@@ -59,6 +59,8 @@ type FleetDoc struct {
 	Name   string
 	Err    error
 	leaves []leaf
+	// Problems counts what validate finds in a document read (Document.Problems).
+	Problems int
 }
 
 // FleetResult is the outcome of Fleet.
@@ -67,6 +69,9 @@ type FleetResult struct {
 	Documents int
 	// Unreadable are the documents that could not be read, with why.
 	Unreadable []FleetDoc
+	// SchemaProblems are the documents read in which validate finds
+	// problems, with their count (diff notes each on stderr).
+	SchemaProblems []FleetDoc
 	// Majority is every field on which a strict majority agrees, in rank
 	// order.
 	Majority []MajorityField
@@ -157,7 +162,7 @@ func Fleet(paths []string, workers int) *FleetResult {
 		if err != nil {
 			return FleetDoc{Name: p, Err: err}
 		}
-		return FleetDoc{Name: p, leaves: flatten(d)}
+		return FleetDoc{Name: p, leaves: flatten(d), Problems: d.Problems}
 	}
 	return fleetOf(len(paths), func(i int) FleetDoc { return read(paths[i]) }, workers)
 }
@@ -203,6 +208,9 @@ func fleetOf(n int, load func(int) FleetDoc, workers int) *FleetResult {
 		if d.Err != nil {
 			res.Unreadable = append(res.Unreadable, d)
 			continue
+		}
+		if d.Problems > 0 {
+			res.SchemaProblems = append(res.SchemaProblems, FleetDoc{Name: d.Name, Problems: d.Problems})
 		}
 		t.add(d)
 	}

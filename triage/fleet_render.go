@@ -32,6 +32,9 @@ func fleetMain(c diffArgs, io IO) int {
 	for _, u := range r.Unreadable {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(u.Err))
 	}
+	for _, d := range r.SchemaProblems {
+		fmt.Fprintln(io.Stderr, schemaNote(d.Name, d.Problems))
+	}
 	return writeReport(c, io, r)
 }
 

@@ -140,6 +140,11 @@ func Main(args []string, io IO) int {
 			return 2
 		}
 	}
+	for _, d := range docs {
+		if note := schemaNote(d.Name, d.Problems); note != "" {
+			fmt.Fprintln(io.Stderr, note)
+		}
+	}
 	return writeReport(c, io, Compare(docs[0], docs[1]))
 }
 

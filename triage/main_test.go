@@ -98,3 +98,25 @@ func TestColour(t *testing.T) {
 		t.Errorf("NO_COLOR set (empty) still colours")
 	}
 }
+
+// TestMainSchemaNote: diff compares a document validate finds problems in
+// (a wrong-typed field is still an env document), with one stderr note
+// per such file; the exit status is the comparison's. Fleet notes the
+// same way.
+func TestMainSchemaNote(t *testing.T) {
+	dir := t.TempDir()
+	good := writeDoc(t, dir, "good.json", doc(t, "", "rocm-classic-7.2.json", placed))
+	bad := writeDoc(t, dir, "bad.json", doc(t, "", "rocm-classic-7.2.json", placed, set("rocm.version", pyjson.Number("3")), set("hostname", "x")))
+	code, out, errs := runMain([]string{good, bad}, false)
+	if want := "aorta-probe diff: " + bad + ": 2 schema problems (run aorta-probe validate " + bad + ")\n"; code != 1 || errs != want {
+		t.Errorf("diff good bad: exit %d, stderr %q; want 1, %q", code, errs, want)
+	}
+	if !strings.HasPrefix(out, "same place, different software\n") {
+		t.Errorf("diff good bad: stdout %.80q", out)
+	}
+	one := writeDoc(t, dir, "one.json", doc(t, "", "rocm-classic-7.2.json", placed, set("hostname", "x")))
+	_, _, errs = runMain([]string{"--fleet", good, good, one}, false)
+	if want := "aorta-probe diff: " + one + ": 1 schema problem (run aorta-probe validate " + one + ")\n"; errs != want {
+		t.Errorf("diff --fleet: stderr %q, want %q", errs, want)
+	}
+}

@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,11 +38,9 @@ var schemas = sync.OnceValue(func() map[string]pyjson.Map[any] {
 // is checked as 1.16.
 func Validate(doc any) []Problem {
 	v := &validator{docs: schemas(), minor: 16}
-	if m, ok := doc.(pyjson.Map[any]); ok {
-		if sv, ok := m.Get("schema_version"); ok {
-			if n, ok := parseMinor(sv); ok {
-				v.minor = n
-			}
+	if sv, err := CheckDocument(doc); err == nil {
+		if n, ok := parseMinor(sv); ok {
+			v.minor = n
 		}
 	}
 	root := v.docs[EnvID]
@@ -50,6 +49,48 @@ func Validate(doc any) []Problem {
 		v.checkOrder(root, m)
 	}
 	return v.problems
+}
+
+// CheckDocument is the one test of "is this an aorta env document at all",
+// shared by `validate` and `diff` (docs/schema.md, docs/triage.md): doc
+// (as pyjson.Decode returns it) is a JSON object whose schema_version is a
+// string "1.…". It returns that schema_version, or an error saying why doc
+// is not one: "the top level is an array, not an object", "no
+// schema_version", `schema_version "2.0" is not 1.x`. A document that
+// passes may still have problems (Validate); one that fails is, for
+// validate, a document with the problems Validate lists (exit 1), and for
+// diff no document at all (exit 2).
+func CheckDocument(doc any) (string, error) {
+	m, ok := doc.(pyjson.Map[any])
+	if !ok {
+		return "", fmt.Errorf("the top level is %s, not an object", kindOf(doc))
+	}
+	sv, ok := m.Get("schema_version")
+	if !ok {
+		return "", errors.New("no schema_version")
+	}
+	s, ok := sv.(string)
+	if !ok || !strings.HasPrefix(s, "1.") {
+		return "", fmt.Errorf("schema_version %s is not 1.x", show(sv))
+	}
+	return s, nil
+}
+
+// kindOf names the JSON type of a decoded value with its article.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case pyjson.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
 }
 
 // ValidateJSON decodes text as Python's json.loads does and validates it. The

@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -363,4 +364,33 @@ func goldensF(f *testing.F) []string {
 		out = append(out, string(b))
 	}
 	return out
+}
+
+// TestCheckDocument: the one test of "an env document at all" that
+// validate and diff share; what it refuses, Validate reports as problems.
+func TestCheckDocument(t *testing.T) {
+	for _, tc := range []struct{ text, version, err string }{
+		{`{"schema_version": "1.16"}`, "1.16", ""},
+		{`{"schema_version": "1.0", "rocm": 3}`, "1.0", ""},
+		{`{"schema_version": "1.17"}`, "1.17", ""}, // a later minor: a document, with a problem
+		{`[1]`, "", "the top level is an array, not an object"},
+		{`null`, "", "the top level is null, not an object"},
+		{`"1.16"`, "", "the top level is a string, not an object"},
+		{`{"host": {}}`, "", "no schema_version"},
+		{`{"schema_version": "2.0"}`, "", `schema_version "2.0" is not 1.x`},
+		{`{"schema_version": 1.16}`, "", "schema_version 1.16 is not 1.x"},
+		{`{"schema_version": ["1.16"]}`, "", "schema_version array is not 1.x"},
+	} {
+		v, err := pyjson.Decode(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := CheckDocument(v)
+		if got != tc.version || fmt.Sprint(err) != tc.err && !(err == nil && tc.err == "") {
+			t.Errorf("CheckDocument(%s) = %q, %v; want %q, %q", tc.text, got, err, tc.version, tc.err)
+		}
+		if err != nil && len(Validate(v)) == 0 {
+			t.Errorf("Validate(%s): no problem for a non-document", tc.text)
+		}
+	}
 }
