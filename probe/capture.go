@@ -422,6 +422,31 @@ func (rc *Recorder) Archive(header string) []byte {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	red := rc.redactor()
+	a := &fakeroot.Archive{Comment: rc.settings(header, red)}
+	files, skipped := rc.files(red)
+	a.Files = files
+	for _, k := range capKeys(rc.errs) {
+		op, p, _ := strings.Cut(k, " ")
+		if !fakeroot.SafePath(red(strings.TrimPrefix(p, "/"))) {
+			skipped++
+			continue
+		}
+		a.Files = append(a.Files, fakeroot.File{Path: red(strings.TrimPrefix(p, "/")), Errno: op + " " + errnoName(rc.errs[k])})
+	}
+	if skipped > 0 {
+		a.Comment += fmt.Sprintf("skipped-paths: %d\n", skipped)
+	}
+	cmds := slices.Clone(rc.cmds)
+	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].key() < cmds[j].key() })
+	for i, c := range cmds {
+		a.Files = append(a.Files, rc.cmdFiles(i+1, c, red)...)
+	}
+	return fakeroot.Format(a)
+}
+
+// settings is the archive's comment: header, then one "key: value" line
+// per setting of the collection replay needs (docs/capture.md).
+func (rc *Recorder) settings(header string, red func(string) string) string {
 	var set strings.Builder
 	set.WriteString(header)
 	fmt.Fprintf(&set, "capture-root: %s\n", rc.opt.Root)
@@ -462,9 +487,13 @@ func (rc *Recorder) Archive(header string) []byte {
 	for _, k := range capKeys(rc.withheld) {
 		fmt.Fprintf(&set, "env-withheld: %s\n", k)
 	}
-	a := &fakeroot.Archive{Comment: set.String()}
+	return set.String()
+}
 
-	skipped := 0
+// files is one archive file per path the collection met (directories
+// only when they hold nothing else), and how many paths the format
+// cannot name.
+func (rc *Recorder) files(red func(string) string) (files []fakeroot.File, skipped int) {
 	paths := capKeys(rc.entries)
 	hasChild := map[string]bool{}
 	for _, p := range paths {
@@ -482,52 +511,43 @@ func (rc *Recorder) Archive(header string) []byte {
 			skipped++ // a name the archive format cannot hold (docs/capture.md)
 			continue
 		}
+		if e.kind == fs.ModeDir && hasChild[p] {
+			continue // the child's path holds it
+		}
 		switch e.kind {
 		case fs.ModeDir:
-			if hasChild[p] {
-				continue
-			}
 			f.Dir = true
 		case fs.ModeSymlink:
 			f.Link = red(e.link)
 		case 0:
-			switch {
-			case e.kept:
-				// Readable by whoever replays (a 0200 sysfs file root
-				// read): the replay must read what the capture read.
-				f.Mode |= 0o400
-				f.Data = []byte(red(string(e.content)))
-			case e.reads > e.hashReads:
-				f.Mode |= 0o400
-				f.Size, f.Sparse = e.size, rc.textRuns(p, red)
-			default:
-				f.Size = e.size
-			}
-			if e.sum != "" && !e.kept {
-				f.SHA256 = strings.TrimPrefix(e.sum, "sha256:")
-			}
+			rc.regular(&f, p, e, red)
 		default:
 			f.FIFO = true
 		}
-		a.Files = append(a.Files, f)
+		files = append(files, f)
 	}
-	for _, k := range capKeys(rc.errs) {
-		op, p, _ := strings.Cut(k, " ")
-		if !fakeroot.SafePath(red(strings.TrimPrefix(p, "/"))) {
-			skipped++
-			continue
-		}
-		a.Files = append(a.Files, fakeroot.File{Path: red(strings.TrimPrefix(p, "/")), Errno: op + " " + errnoName(rc.errs[k])})
+	return files, skipped
+}
+
+// regular fills the archive file of a regular file: its content when it
+// was kept, its printable runs when it was read beyond hashing, else only
+// its size; and its hash when one was taken.
+func (rc *Recorder) regular(f *fakeroot.File, p string, e *recEntry, red func(string) string) {
+	switch {
+	case e.kept:
+		// Readable by whoever replays (a 0200 sysfs file root
+		// read): the replay must read what the capture read.
+		f.Mode |= 0o400
+		f.Data = []byte(red(string(e.content)))
+	case e.reads > e.hashReads:
+		f.Mode |= 0o400
+		f.Size, f.Sparse = e.size, rc.textRuns(p, red)
+	default:
+		f.Size = e.size
 	}
-	if skipped > 0 {
-		a.Comment += fmt.Sprintf("skipped-paths: %d\n", skipped)
+	if e.sum != "" && !e.kept {
+		f.SHA256 = strings.TrimPrefix(e.sum, "sha256:")
 	}
-	cmds := slices.Clone(rc.cmds)
-	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].key() < cmds[j].key() })
-	for i, c := range cmds {
-		a.Files = append(a.Files, rc.cmdFiles(i+1, c, red)...)
-	}
-	return fakeroot.Format(a)
 }
 
 func (rc *Recorder) searchPath() []string {

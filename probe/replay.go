@@ -84,49 +84,71 @@ func newReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
 	r := &Replay{dir: dir, root: "/", env: map[string]string{}, settings: map[string]string{},
 		errs: map[string]syscall.Errno{}, sums: map[string]string{}, temps: map[int]string{}, cmds: map[string][]recCmd{}, next: map[string]int{}}
 	for _, kv := range a.Settings() {
-		k, v := kv[0], kv[1]
-		switch k {
-		case "capture-root":
-			r.root = v
-		case "cwd":
-			r.cwd = v
-		case "search-path":
-			r.path = []string{}
-			for _, d := range strings.Split(v, ":") {
-				if d != "" {
-					r.path = append(r.path, d)
-				}
-			}
-		case "uname":
-			f := strings.Split(v, "|")
-			if len(f) == 3 {
-				r.uname = &Uname{strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])}
-			}
-		case "uname-error":
-			r.unameErr = v
-		case "env":
-			n, val, _ := strings.Cut(v, "=")
-			r.env[n] = val
-		case "env-withheld":
-			r.withheld = append(r.withheld, v)
-		case "temp-name":
-			a, n, _ := strings.Cut(v, " ")
-			i, err := strconv.Atoi(a)
-			if err != nil || n == "" {
-				return nil, fmt.Errorf("bad temp-name %q", v)
-			}
-			r.temps[i] = n
-		case "env-quoted":
-			n, q, _ := strings.Cut(v, "=")
-			val, err := strconv.Unquote(q)
-			if err != nil {
-				return nil, fmt.Errorf("bad env-quoted %q", v)
-			}
-			r.env[n] = val
-		default:
-			r.settings[k] = v
+		if err := r.setting(kv[0], kv[1]); err != nil {
+			return nil, err
 		}
 	}
+	root, err := r.files(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := root.Expand(dir); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// setting takes one "key: value" line of the archive's comment
+// (Recorder.settings writes them).
+func (r *Replay) setting(k, v string) error {
+	switch k {
+	case "capture-root":
+		r.root = v
+	case "cwd":
+		r.cwd = v
+	case "search-path":
+		r.path = []string{}
+		for _, d := range strings.Split(v, ":") {
+			if d != "" {
+				r.path = append(r.path, d)
+			}
+		}
+	case "uname":
+		f := strings.Split(v, "|")
+		if len(f) == 3 {
+			r.uname = &Uname{strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])}
+		}
+	case "uname-error":
+		r.unameErr = v
+	case "env":
+		n, val, _ := strings.Cut(v, "=")
+		r.env[n] = val
+	case "env-withheld":
+		r.withheld = append(r.withheld, v)
+	case "temp-name":
+		a, n, _ := strings.Cut(v, " ")
+		i, err := strconv.Atoi(a)
+		if err != nil || n == "" {
+			return fmt.Errorf("bad temp-name %q", v)
+		}
+		r.temps[i] = n
+	case "env-quoted":
+		n, q, _ := strings.Cut(v, "=")
+		val, err := strconv.Unquote(q)
+		if err != nil {
+			return fmt.Errorf("bad env-quoted %q", v)
+		}
+		r.env[n] = val
+	default:
+		r.settings[k] = v
+	}
+	return nil
+}
+
+// files sorts the archive's files: the commands' sections into r.cmds,
+// the recorded errors into r.errs, the hashes into r.sums; what is left
+// is the root to expand.
+func (r *Replay) files(a *fakeroot.Archive) (*fakeroot.Archive, error) {
 	root := &fakeroot.Archive{}
 	byNum := map[string]*recCmd{}
 	var order []string
@@ -167,10 +189,7 @@ func newReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
 			r.cmds[k] = append(r.cmds[k], *c)
 		}
 	}
-	if err := root.Expand(dir); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return root, nil
 }
 
 // set fills one part of a command from its archive section.
