@@ -12,7 +12,7 @@ import (
 	"aorta-probe/schema"
 )
 
-// Brief is the human summary of a document (context.md §24, core.md §18):
+// Brief is the human summary of a document (--summary, docs/usage.md#output):
 // 31 lines, each starting with two spaces, joined by LF, no trailing LF.
 // Values print as Python's str() does (None, True, False, list and dict
 // reprs), since the brief must read the same as the Python probe's.
