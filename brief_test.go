@@ -21,9 +21,9 @@ func briefLine(t *testing.T, s *schema.Snapshot, label string) string {
 	return ""
 }
 
-// The not-captured document's brief, line by line (the `--summary` of
-// docs/usage.md#output): 31 lines, label columns, Python None/True/False,
-// get-or-? against or-?, no trailing newline.
+// The not-captured document's brief, line by line
+// (docs/usage.md#the-brief---summary): 31 lines, label columns, Python
+// None/True/False, get-or-? against or-?, no trailing newline.
 func TestBriefNotCaptured(t *testing.T) {
 	s := schema.NotCaptured()
 	want := []string{
