@@ -26,11 +26,12 @@ var headerPrefixes = map[string]headerPatterns{
 	"MIOPEN":    compileHeader("MIOPEN"),
 }
 
-// hdrParse is hdr-parse(text, PREFIX) (docs/rocm-libraries.md#fields) over
-// the read-text of a version header: the FIRST <PREFIX>_VERSION_TWEAK define
-// (not anchored to a line start) and the LAST of each MAJOR/MINOR/PATCH
-// define, joined "MAJOR.MINOR.PATCH" with the digit strings verbatim when all
-// three were seen. prefix is HIPBLASLT, ROCBLAS or MIOPEN.
+// hdrParse is hdr-parse(text, PREFIX)
+// (docs/rocm-libraries.md#hipblaslt--rocblas-filesystem) over the read-text
+// of a version header: the FIRST <PREFIX>_VERSION_TWEAK define (not anchored
+// to a line start) and the LAST of each MAJOR/MINOR/PATCH define, joined
+// "MAJOR.MINOR.PATCH" with the digit strings verbatim when all three were
+// seen. prefix is HIPBLASLT, ROCBLAS or MIOPEN.
 func hdrParse(text *string, prefix string) (tweak, version *string) {
 	if text == nil || *text == "" {
 		return nil, nil
