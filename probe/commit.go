@@ -6,7 +6,8 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// extractCommit is the Python probe's extract_commit (docs/python.md): the
+// extractCommit is the Python probe's extract_commit
+// (docs/python.md#commit-extraction-tritoncommit-fbgemmcommit-torchrec): the
 // hex of the leftmost "[+.](digits.)?git<7-40 hex>" that ends at a word
 // boundary, else of the same with "g" instead of "git", lower-cased; nil when
 // neither occurs. Python's regex with \b and no look-ahead, written out by
@@ -78,7 +79,8 @@ func isHexString(s string, min, max int) bool {
 	return true
 }
 
-// commitFromAttr is extract_commit's attr-value coercion (docs/python.md):
+// commitFromAttr is extract_commit's attr-value coercion
+// (docs/python.md#commit-extraction-tritoncommit-fbgemmcommit-torchrec):
 // non-string or blank → nil; extractCommit if it finds one; else a whole 7–40
 // hex string, lower-cased; else nil ("unknown", "dirty", tags).
 func commitFromAttr(v *string) *string {
@@ -99,7 +101,8 @@ func commitFromAttr(v *string) *string {
 	return nil
 }
 
-// packageCommit is triton.commit and fbgemm.commit (docs/python.md): the
+// packageCommit is triton.commit and fbgemm.commit
+// (docs/python.md#commit-extraction-tritoncommit-fbgemmcommit-torchrec): the
 // commit in the version string, else the first usable of __git_version__,
 // git_version, __commit__, __sha__ and version.git_version as the helper read
 // them from the imported module. Never a reason.
