@@ -7,11 +7,10 @@ import (
 )
 
 // extractCommit is the Python probe's extract_commit
-// (docs/python.md#commit-extraction): the
-// hex of the leftmost "[+.](digits.)?git<7-40 hex>" that ends at a word
-// boundary, else of the same with "g" instead of "git", lower-cased; nil when
-// neither occurs. Python's regex with \b and no look-ahead, written out by
-// hand.
+// (docs/python.md#commit-extraction): the hex of the leftmost
+// "[+.](digits.)?git<7-40 hex>" that ends at a word boundary, else of the
+// same with "g" instead of "git", lower-cased; nil when neither occurs.
+// Python's regex with \b and no look-ahead, written out by hand.
 func extractCommit(v string) *string {
 	if v == "" {
 		return nil
@@ -80,9 +79,9 @@ func isHexString(s string, min, max int) bool {
 }
 
 // commitFromAttr is extract_commit's attr-value coercion
-// (docs/python.md#commit-extraction):
-// non-string or blank → nil; extractCommit if it finds one; else a whole 7–40
-// hex string, lower-cased; else nil ("unknown", "dirty", tags).
+// (docs/python.md#commit-extraction): non-string or blank → nil;
+// extractCommit if it finds one; else a whole 7–40 hex string, lower-cased;
+// else nil ("unknown", "dirty", tags).
 func commitFromAttr(v *string) *string {
 	if v == nil {
 		return nil
@@ -102,10 +101,10 @@ func commitFromAttr(v *string) *string {
 }
 
 // packageCommit is triton.commit and fbgemm.commit
-// (docs/python.md#commit-extraction): the
-// commit in the version string, else the first usable of __git_version__,
-// git_version, __commit__, __sha__ and version.git_version as the helper read
-// them from the imported module. Never a reason.
+// (docs/python.md#commit-extraction): the commit in the version string, else
+// the first usable of __git_version__, git_version, __commit__, __sha__ and
+// version.git_version as the helper read them from the imported module. Never
+// a reason.
 func packageCommit(version *string, attrs []*string) *string {
 	if version != nil {
 		if c := extractCommit(*version); c != nil {
