@@ -12,10 +12,11 @@ import (
 	"aorta-probe/schema"
 )
 
-// Brief is the human summary of a document (context.md §24, core.md §18):
-// 31 lines, each starting with two spaces, joined by LF, no trailing LF.
-// Values print as Python's str() does (None, True, False, list and dict
-// reprs), since the brief must read the same as the Python probe's.
+// Brief is the human summary of a document
+// (docs/usage.md#the-brief---summary): 31 lines, each starting with two
+// spaces, joined by LF, no trailing LF. Values print as Python's str() does
+// (None, True, False, list and dict reprs), since the brief must read the
+// same as the Python probe's.
 func Brief(s *schema.Snapshot) string {
 	rt, ec := s.RuntimeContext, s.ExecutionContext
 	h, r, a, hip, ga := s.Host, s.ROCm, s.AMDGPUDriver, s.HIP, s.GPUArch

@@ -21,9 +21,9 @@ func briefLine(t *testing.T, s *schema.Snapshot, label string) string {
 	return ""
 }
 
-// The not-captured document's brief, line by line (context.md §24, core.md
-// §18): 31 lines, label columns, Python None/True/False, get-or-? against
-// or-?, no trailing newline.
+// The not-captured document's brief, line by line
+// (docs/usage.md#the-brief---summary): 31 lines, label columns, Python
+// None/True/False, get-or-? against or-?, no trailing newline.
 func TestBriefNotCaptured(t *testing.T) {
 	s := schema.NotCaptured()
 	want := []string{
@@ -70,7 +70,8 @@ func TestBriefNotCaptured(t *testing.T) {
 	}
 }
 
-// The samples of context.md §25.8 and the value renderings of core.md §18.
+// The Python probe's brief samples and its value renderings (None, True,
+// list and dict reprs, short hashes).
 func TestBriefSamples(t *testing.T) {
 	s := schema.NotCaptured()
 	s.RuntimeContext = schema.RuntimeContext{Type: "docker", PythonEnv: "venv"}

@@ -15,7 +15,7 @@ import (
 )
 
 // buckFlags are the --buck-* values as given, validated together by
-// validateBuck once the whole command line is read (context.md §22.1).
+// validateBuck once the whole command line is read (docs/usage.md#flags).
 type buckFlags struct {
 	target         *string
 	options        []string
@@ -112,7 +112,8 @@ func pyInt(s string) (int64, bool) {
 	return n, true
 }
 
-// The usage errors of context.md §22.3, in the order they are checked.
+// The usage errors, in the order they are checked
+// (docs/buck2.md#buck-flag-errors).
 var (
 	errBuckNeedsTarget = errors.New("--buck-option, --buck-mode-file, --buck-config, --buck-modifier, and --buck-default-context require --buck-target")
 	errBuckMixed       = errors.New("--buck-option preserves cross-option ordering and cannot be combined with --buck-mode-file, --buck-config, or --buck-modifier")
@@ -120,7 +121,8 @@ var (
 )
 
 // validateBuck checks the Buck flags together, once all are parsed
-// (context.md §22.3), and stores the validated context in the options.
+// (docs/buck2.md#buck-flag-errors), and stores the validated context in the
+// options.
 func validateBuck(c *config) error {
 	b := c.buck
 	grouped := len(b.modeFiles)+len(b.configs)+len(b.modifiers) > 0

@@ -96,7 +96,7 @@ func TestUsageListsBuckFlags(t *testing.T) {
 }
 
 // TestBuckEndToEnd runs the whole CLI with the fake buck2 first on PATH in
-// a fake project (fakeBuckProject): the §25.3 request, the document on stdout.
+// a fake project (fakeBuckProject): the Python probe's full request example, the document on stdout.
 func TestBuckEndToEnd(t *testing.T) {
 	t.Setenv("PATH", fakeBuck2(t)+":/usr/bin:/bin")
 	t.Chdir(fakeBuckProject(t, nil))

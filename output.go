@@ -343,11 +343,11 @@ func errPath(err error) string {
 	return ""
 }
 
-// lookupField walks a dotted path through the document exactly as
-// `aorta env probe --field` does (context.md §22.5) and returns the value as
-// compact JSON. It walks the typed snapshot: the document is neither
-// encoded whole nor decoded, so an unrelated deep or large value cannot
-// make the lookup fail.
+// lookupField walks a dotted path through the document exactly as `aorta env
+// probe --field` does (--field, docs/usage.md#output) and returns the value
+// as compact JSON. It walks the typed snapshot: the document is neither
+// encoded whole nor decoded, so an unrelated deep or large value cannot make
+// the lookup fail.
 func lookupField(snap *schema.Snapshot, path string) ([]byte, error) {
 	if path == "" {
 		return nil, fmt.Errorf("--field path must be non-empty")

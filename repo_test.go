@@ -13,14 +13,27 @@ import (
 // reasons, comments and pages write them.
 var docRef = regexp.MustCompile(`docs/([a-z0-9_-]+\.md)(#[a-z0-9_-]+)?`)
 
+// specRef is a reference to one of the aorta steering specs or design notes
+// (core.md, context.md, buck2.md, peers.md, architecture.md, go-style.md),
+// which live outside this repository: a maintainer does not have them. It
+// does not match docs/buck2.md, this repository's own page.
+var specRef = regexp.MustCompile(`(?:^|[^/\w.-])((?:core|context|buck2|peers|architecture|go-style)\.md)\b`)
+
 // TestDocReferences: every docs/PAGE.md#anchor named in the sources (the
-// reasons the document carries among them) and in the pages exists: the
-// page, and a heading whose GitHub anchor is the one named.
+// reasons the document carries among them), the scripts, the Buck files,
+// the test fixtures and the pages exists: the page, and a heading whose
+// GitHub anchor is the one named. None of them cites a spec file that is not
+// in this repository, or a spec section ("§") outside docs/: comments cite
+// docs/ or the aorta field name.
 func TestDocReferences(t *testing.T) {
 	var files []string
-	for _, pattern := range []string{"*.go", "*/*.go", "*/*/*.go", "*.md", "docs/*.md", "probe/*.py"} {
+	for _, pattern := range []string{"*.go", "*/*.go", "*/*/*.go", "*/*/*/*.go", "*.md", "docs/*.md", "probe/*.py",
+		"scripts/*.sh", "buck/*.bzl", "BUILD.buck", "testdata/fakebuck2/*", "testdata/roots/*.txtar"} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no file to scan")
 	}
 	anchors := map[string]map[string]bool{}
 	checked := 0
@@ -28,6 +41,17 @@ func TestDocReferences(t *testing.T) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if f == "repo_test.go" { // names the rule it enforces
+				break
+			}
+			if m := specRef.FindStringSubmatch(line); m != nil {
+				t.Errorf("%s:%d cites %s, which is not in this repository: cite docs/ or the aorta field name", f, i+1, m[1])
+			}
+			if strings.Contains(line, "§") && !strings.HasPrefix(f, "docs"+string(filepath.Separator)) {
+				t.Errorf("%s:%d cites a spec section (§): cite docs/ or the aorta field name", f, i+1)
+			}
 		}
 		for _, m := range docRef.FindAllStringSubmatch(string(b), -1) {
 			page, anchor := m[1], strings.TrimPrefix(m[2], "#")

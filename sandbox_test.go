@@ -166,9 +166,9 @@ var sandboxCases = []sandboxCase{
 
 // TestSandboxes builds the real static binary once, checks that it is
 // statically linked, and runs it on the host and in each real sandbox of
-// internal/sandbox (architecture.md §7, layer 4). Expectations come from
-// the host itself (this machine may carry /.dockerenv in its initial
-// namespaces), never from constants.
+// internal/sandbox (docs/isolation.md#real-sandboxes). Expectations
+// come from the host itself (this machine may carry /.dockerenv in its
+// initial namespaces), never from constants.
 func TestSandboxes(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		skipOrFail(t, "sandbox tests need Linux, this is "+runtime.GOOS)
@@ -396,7 +396,8 @@ func buildStaticProbe(t testing.TB) string {
 type hostFacts struct {
 	pid1Cgroup, selfCgroup *string
 	// namespace is probe_namespace computed from this process's own mount
-	// namespace link and boot id (context.md §6), nil when unreadable.
+	// namespace link and boot id
+	// (docs/fields-process.md#probe_namespace-process), nil when unreadable.
 	namespace *string
 	// signals maps the isolation signals whose outcome the host itself
 	// shows to that outcome.
@@ -495,8 +496,9 @@ func readHostFacts(t *testing.T) hostFacts {
 	return h
 }
 
-// runtimeType is context.md §3.1 over this machine's markers and the given
-// PID 1 cgroup text (nil: unreadable).
+// runtimeType is runtime_context.type
+// (docs/fields-process.md#runtime_context-process) over this machine's
+// markers and the given PID 1 cgroup text (nil: unreadable).
 func (h hostFacts) runtimeType(pid1Cgroup *string) string {
 	switch {
 	case h.signals["dockerenv"]:

@@ -5,7 +5,7 @@ probe itself a Buck2 action (a genrule writing $OUT, or a test), so it runs
 wherever Buck2 places that action: the local executor or a remote-execution
 worker. See docs/buck2.md for the runbook.
 
-Placement (buck2.md §5):
+Placement (docs/buck2.md#2-running-the-probe-as-an-action):
   "default"       the execution platform decides (local, remote or hybrid).
   "local_only"    genrule: the prelude's local-only label
                   (uses_local_filesystem_abspaths, which is also true: the

@@ -14,7 +14,8 @@ import (
 	"aorta-probe/internal/pyjson"
 )
 
-// Option types of an ordered --buck-option TYPE=VALUE (context.md §20.2).
+// Option types of an ordered --buck-option TYPE=VALUE
+// (docs/buck2.md#buck-flag-errors).
 const (
 	Mode     = "mode"
 	Config   = "config"
@@ -28,7 +29,7 @@ type Option struct {
 	Value string
 }
 
-// Validation messages of context.md §20.2 (the CLI wraps them, §22.3).
+// Validation messages (docs/buck2.md#buck-flag-errors; the CLI wraps them).
 var (
 	errOptionShape = errors.New("Buck options must use mode=VALUE, config=KEY=VALUE, or modifier=VALUE")
 	errOptionValue = errors.New("Buck option values must be non-empty and contain no NUL")
@@ -42,8 +43,9 @@ var (
 	ErrDefaultWithInputs = errors.New("default Buck context confirmation is mutually exclusive with mode files, config overrides, and modifiers")
 )
 
-// ParseOption parses one ordered --buck-option TYPE=VALUE (context.md
-// §20.2): split at the first "=", then check the value by type.
+// ParseOption parses one ordered --buck-option TYPE=VALUE
+// (docs/buck2.md#buck-flag-errors): split at the first "=", then check the
+// value by type.
 func ParseOption(raw string) (Option, error) {
 	typ, value, ok := strings.Cut(raw, "=")
 	if !ok || (typ != Mode && typ != Config && typ != Modifier) {
@@ -70,10 +72,11 @@ type Context struct {
 	DefaultConfirmed bool
 }
 
-// NewContext builds the context from the two input styles (context.md
-// §20.2): ordered options (already parsed, in command-line order) or the
-// grouped lists, which become all mode files, then all config overrides,
-// then all modifiers. Grouped values are checked in that order.
+// NewContext builds the context from the two input styles
+// (docs/buck2.md#buck-flag-errors): ordered options (already parsed, in
+// command-line order) or the grouped lists, which become all mode files, then
+// all config overrides, then all modifiers. Grouped values are checked in
+// that order.
 func NewContext(ordered []Option, modeFiles, configs, modifiers []string, defaultConfirmed bool) (Context, error) {
 	grouped := len(modeFiles)+len(configs)+len(modifiers) > 0
 	if len(ordered) > 0 && grouped {
@@ -175,9 +178,9 @@ func (c Context) OptionOrder() []string {
 	return out
 }
 
-// Args is the context's buck2 argv (context.md §20.4): "@FILE" for a mode
-// file, "-c" KEY=VALUE for an override, "-m" VALUE for a modifier, in
-// effective order. Each value is its own argv element.
+// Args is the context's buck2 argv (docs/buck2.md#3-the-buck-blocks): "@FILE"
+// for a mode file, "-c" KEY=VALUE for an override, "-m" VALUE for a modifier,
+// in effective order. Each value is its own argv element.
 func (c Context) Args() []string {
 	out := []string{}
 	for _, o := range c.Options {
@@ -193,7 +196,8 @@ func (c Context) Args() []string {
 	return out
 }
 
-// Fingerprint is buck_invocation.context_fingerprint (context.md §20.5).
+// Fingerprint is buck_invocation.context_fingerprint
+// (docs/buck2.md#context-fingerprint).
 func (c Context) Fingerprint() string { return Fingerprint(c.Args(), c.DefaultConfirmed) }
 
 // Fingerprint hashes the canonical payload {"buck_argv": argv,
@@ -213,11 +217,12 @@ func Fingerprint(argv []string, confirmed bool) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// Redact replaces every occurrence of each full KEY=VALUE override in text
-// by KEY=<redacted>, longest override first (context.md §20.6); then every
-// remaining bare occurrence of a VALUE of at least MinBareRedact bytes by
-// <redacted> (a divergence, docs/buck2.md §7). Each override is matched in
-// every form a transformation on the way into a reason can give it
+// Redact replaces every occurrence of each full KEY=VALUE override in text by
+// KEY=<redacted>, longest override first (docs/buck2.md#context-fingerprint);
+// then every remaining bare occurrence of a VALUE of at least MinBareRedact
+// bytes by <redacted> (a divergence,
+// docs/buck2.md#7-divergences-from-the-python-probe). Each override is
+// matched in every form a transformation on the way into a reason can give it
 // (Forms): callers redact before each transformation and after it.
 func (c Context) Redact(text string) string { return Redact(text, c.ConfigOverrides()) }
 
@@ -365,8 +370,8 @@ func RedactArgv(argv []string) []string {
 }
 
 // normalizeValue applies the per-type rule shared by both input styles
-// (context.md §20.2): a mode file loses one leading "@" and must not be
-// empty then; a config override needs "=" after a non-blank key.
+// (docs/buck2.md#buck-flag-errors): a mode file loses one leading "@" and
+// must not be empty then; a config override needs "=" after a non-blank key.
 func normalizeValue(typ, v string) (string, bool) {
 	switch typ {
 	case Mode:

@@ -7,7 +7,7 @@ import (
 )
 
 func TestFingerprintVectors(t *testing.T) {
-	// context.md §20.5.
+	// docs/buck2.md#context-fingerprint.
 	tests := []struct {
 		name      string
 		argv      []string
@@ -43,7 +43,8 @@ func mustOptions(t *testing.T, raws ...string) []Option {
 }
 
 func TestFullRequestExample(t *testing.T) {
-	// context.md §25.3.
+	// The Python probe's full request example: ordered options, their argv
+	// and fingerprint.
 	ordered := mustOptions(t, "mode=root//mode/debug", "config=build.profile=debug", "mode=root//mode/gpu",
 		"config=scheduler.policy=local", "modifier=//constraints:linux", "modifier=//constraints:gfx")
 	c, err := NewContext(ordered, nil, nil, nil, false)

@@ -9,26 +9,28 @@ import (
 	"aorta-probe/internal/pyjson"
 )
 
-// DepsQuery is the literal cquery of context.md §21.1. The target is bound
-// by buck2's multi-query "%s" syntax as a separate argv element, so query
-// syntax inside a target is never interpreted.
+// DepsQuery is the literal cquery of library_introspection
+// (docs/buck2.md#3-the-buck-blocks). The target is bound by buck2's
+// multi-query "%s" syntax as a separate argv element, so query syntax inside
+// a target is never interpreted.
 const DepsQuery = "deps(%s)"
 
-// ExecutionPlatformAttr is the -a regex that selects the resolved
-// execution platform (buck2.md §2.2 item 4: -a searches anywhere in the
-// attribute name, hence the anchors).
+// ExecutionPlatformAttr is the -a regex that selects the resolved execution
+// platform (-a searches anywhere in the attribute name, hence the anchors;
+// docs/buck2.md#likely_execution_platform).
 const ExecutionPlatformAttr = `^buck\.execution_platform$`
 
-// DepsArgv is the library-introspection cquery (context.md §21.1):
-// buck2 cquery <context argv> deps(%s) <target> --json.
+// DepsArgv is the library-introspection cquery
+// (docs/buck2.md#3-the-buck-blocks): buck2 cquery <context argv> deps(%s)
+// <target> --json.
 func DepsArgv(buck2 string, c Context, target string) []string {
 	argv := append([]string{buck2, "cquery"}, c.Args()...)
 	return append(argv, DepsQuery, target, "--json")
 }
 
 // ExecutionPlatformArgv asks buck2 for the resolved execution platform of
-// target in the same context (buck2.md §3.1):
-// buck2 cquery <context argv> %s <target> -a ^buck\.execution_platform$ --json.
+// target in the same context (docs/buck2.md#likely_execution_platform): buck2
+// cquery <context argv> %s <target> -a ^buck\.execution_platform$ --json.
 // With an attribute the output is one object keyed by configured label.
 func ExecutionPlatformArgv(buck2 string, c Context, target string) []string {
 	argv := append([]string{buck2, "cquery"}, c.Args()...)
@@ -41,10 +43,11 @@ type ShapeError struct{ PyType string }
 
 func (e *ShapeError) Error() string { return "unexpected JSON shape (" + e.PyType + ")" }
 
-// ParseLabels reads the stdout of the deps cquery (context.md §21.2): an
-// array of labels, or the legacy/multi-query object whose array values are
-// concatenated in object order. Empty output is no labels. Elements that
-// are not strings become Python str() text. Errors are a
+// ParseLabels reads the stdout of the deps cquery
+// (docs/buck2.md#3-the-buck-blocks): an array of labels, or the
+// legacy/multi-query object whose array values are concatenated in object
+// order. Empty output is no labels. Elements that are not strings become
+// Python str() text. Errors are a
 // *pyjson.SyntaxError (Python's JSON error text) or a *ShapeError.
 func ParseLabels(stdout string) ([]string, error) {
 	if pyfmt.Strip(stdout) == "" {
@@ -75,7 +78,7 @@ func ParseLabels(stdout string) ([]string, error) {
 }
 
 // StripSuffix removes a trailing configuration " (cfg)" from a label and
-// trims the rest (context.md §21.3): Python's
+// trims the rest, as the Python probe does: Python's
 // re.sub(r"\s+\([^)]*\)\s*$", "", label).strip(). Only the last group goes;
 // "//x:y(cfg)" without the space and nested parentheses stay.
 func StripSuffix(label string) string {
@@ -103,8 +106,8 @@ func lastNonSpaceEnd(s string) int {
 	return len(strings.TrimRightFunc(s, pyfmt.IsSpace))
 }
 
-// knownLibraries is KNOWN_LIBRARY_PATTERNS (context.md §21.3), in test
-// order; each pattern is searched anywhere in the bare label.
+// knownLibraries is KNOWN_LIBRARY_PATTERNS (docs/buck2.md#3-the-buck-blocks),
+// in test order; each pattern is searched anywhere in the bare label.
 var knownLibraries = []struct {
 	name     string
 	patterns []*regexp.Regexp
@@ -116,9 +119,9 @@ var knownLibraries = []struct {
 	{"rocm", []*regexp.Regexp{regexp.MustCompile(`:(?:hip_runtime|rocm_runtime)$`)}},
 }
 
-// KnownLibrary names the library a bare label is, or "" (context.md §21.3).
-// Python's "$" also matches before one final "\n"; a bare label is
-// stripped, so it never ends with one.
+// KnownLibrary names the library a bare label is, or ""
+// (docs/buck2.md#3-the-buck-blocks). Python's "$" also matches before one
+// final "\n"; a bare label is stripped, so it never ends with one.
 func KnownLibrary(bare string) string {
 	for _, lib := range knownLibraries {
 		for _, re := range lib.patterns {
@@ -138,7 +141,7 @@ type LibraryMatch struct {
 }
 
 // MatchLibraries keeps the first label of each known library, in label
-// order (context.md §21.3).
+// order (docs/buck2.md#3-the-buck-blocks).
 func MatchLibraries(labels []string) []LibraryMatch {
 	var out []LibraryMatch
 	seen := map[string]bool{}
@@ -155,8 +158,8 @@ func MatchLibraries(labels []string) []LibraryMatch {
 }
 
 // ConfiguredRootTarget is the first label whose bare form is the requested
-// target, or ends with it when the target starts with "//" (context.md
-// §21.4), in one pass.
+// target, or ends with it when the target starts with "//"
+// (docs/buck2.md#3-the-buck-blocks), in one pass.
 func ConfiguredRootTarget(labels []string, target string) (string, bool) {
 	want := StripSuffix(target)
 	for _, l := range labels {
@@ -168,8 +171,8 @@ func ConfiguredRootTarget(labels []string, target string) (string, bool) {
 	return "", false
 }
 
-// Label is a configured target label as buck2 prints it (buck2.md §2.1):
-// "cell//pkg:name (cfg)" plus " (exec-cfg)" for toolchain targets.
+// Label is a configured target label as buck2 prints it: "cell//pkg:name
+// (cfg)", plus " (exec-cfg)" for toolchain targets.
 type Label struct {
 	Target     string
 	Config     string // platform#16hex or a builtin such as <unspecified>

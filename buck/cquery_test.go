@@ -40,7 +40,7 @@ func TestStripSuffix(t *testing.T) {
 }
 
 func TestKnownLibrary(t *testing.T) {
-	// context.md §25.2 pattern cases.
+	// The Python probe's KNOWN_LIBRARY_PATTERNS cases.
 	tests := map[string]string{
 		"//third-party/rocm:hipblaslt_lib": "hipblaslt", "//third-party/rocm:hipblaslt-lib": "hipblaslt",
 		"//some/path:hipblaslt": "hipblaslt", "hipblaslt-foo:lib": "hipblaslt",

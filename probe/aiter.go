@@ -12,7 +12,7 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectAiter is the aiter block (context.md §17). Source: the helper's
+// collectAiter is the aiter block (docs/python.md). Source: the helper's
 // `import aiter` (aiter.__version__, else aiter._version.__version__),
 // importlib.metadata for the dists amd_aiter then aiter, and
 // find_spec("aiter_meta"); the HSA kernel trees are listed and hashed here.
@@ -62,8 +62,8 @@ func aiterOutcome(p *pyAiter) string {
 	return p.Outcome
 }
 
-// hsaRoots collects the aiter HSA kernel roots of context.md §17.2, in
-// discovery order, deduplicated by resolved path.
+// hsaRoots collects the aiter HSA kernel roots of aiter.hsa_tree
+// (docs/python.md), in discovery order, deduplicated by resolved path.
 func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 	var cands []string
 	if p != nil && p.MetaSpec != nil {
@@ -106,7 +106,7 @@ func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 	return roots
 }
 
-// hsaTree is aiter.hsa_tree (context.md §17.2): per root, per arch
+// hsaTree is aiter.hsa_tree (docs/python.md): per root, per arch
 // directory, the file and .co counts and a combined SHA-256 over the
 // sorted (relative path, file digest) pairs. Null when no root has an arch.
 func hsaTree(s *state, p *pyAiter, imported bool) pyjson.Map[pyjson.Map[schema.HSAArch]] {

@@ -11,9 +11,10 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectAMDGPUDriver is amdgpu_driver (core.md §8): the amdgpu-dkms or
-// amdgpu-kmod package of the filesystem, the module modinfo describes, the
-// KMD version the running kernel reports, and the KFD nodes.
+// collectAMDGPUDriver is amdgpu_driver
+// (docs/fields-process.md#amdgpu_driver-filesystem--host-kernel): the
+// amdgpu-dkms or amdgpu-kmod package of the filesystem, the module modinfo
+// describes, the KMD version the running kernel reports, and the KFD nodes.
 func collectAMDGPUDriver(s *state) schema.AMDGPUDriver {
 	d := schema.NotCapturedAMDGPUDriver()
 	// The same read as rocm.kmd_version (collector.kmdVersion, done once):
@@ -57,8 +58,9 @@ func collectAMDGPUDriver(s *state) schema.AMDGPUDriver {
 type amdgpuPackage struct{ name, version, fullName, manager string }
 
 // findAMDGPUPackage queries dpkg then rpm for amdgpu-dkms, then both for
-// amdgpu-kmod (core.md §8.3). The format strings carry real TAB and LF
-// bytes and the glob is a literal argument: there is no shell.
+// amdgpu-kmod (docs/fields-process.md#amdgpu_driver-filesystem--host-kernel).
+// The format strings carry real TAB and LF bytes and the glob is a literal
+// argument: there is no shell.
 func findAMDGPUPackage(s *state) *amdgpuPackage {
 	cands := []string{"amdgpu-dkms", "amdgpu-kmod"}
 	_, haveDpkg := s.which("dpkg-query")
@@ -159,8 +161,10 @@ func packageLines(out string, n int) [][]string {
 	return rows
 }
 
-// acceptPackage is the name rule of core.md §8.3: the candidate itself or a
-// kernel-suffixed variant of it, never a firmware package.
+// acceptPackage is the package-name rule of amdgpu_driver
+// (docs/fields-process.md#amdgpu_driver-filesystem--host-kernel): the
+// candidate itself or a kernel-suffixed variant of it, never a firmware
+// package.
 func acceptPackage(name, version, cand string) bool {
 	return name != "" && version != "" && !strings.Contains(name, "firmware") &&
 		(name == cand || strings.HasPrefix(name, cand+"-"))
@@ -168,8 +172,9 @@ func acceptPackage(name, version, cand string) bool {
 
 var modinfoLine = regexp.MustCompile(`^([a-z_]+):\s*(.*)$`)
 
-// modinfoField runs `modinfo amdgpu` and returns the first line's value
-// for field, stripped (core.md §8.4).
+// modinfoField runs `modinfo amdgpu` and returns the first line's value for
+// field, stripped
+// (docs/fields-process.md#amdgpu_driver-filesystem--host-kernel).
 func modinfoField(s *state, field string) *string {
 	r := s.run(Command{Argv: []string{"modinfo", "amdgpu"}, Timeout: ShortTimeout})
 	if r.Err != nil {

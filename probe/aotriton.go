@@ -8,11 +8,12 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectAOTriton is aotriton (core.md §12.7). Source: the libaotriton_v2.so*
-// files and the aotriton.images directory in torch's native lib dir, with
-// torch taken at the helper's aotriton import site; the chosen file is
-// hashed here. Scope: process (which torch), filesystem (the files).
-// installed_prefix is $AOTRITON_INSTALLED_PREFIX raw (scope: process env).
+// collectAOTriton is aotriton (docs/python.md). Source: the
+// libaotriton_v2.so* files and the aotriton.images directory in torch's
+// native lib dir, with torch taken at the helper's aotriton import site; the
+// chosen file is hashed here. Scope: process (which torch), filesystem (the
+// files). installed_prefix is $AOTRITON_INSTALLED_PREFIX raw (scope: process
+// env).
 func collectAOTriton(s *state) schema.AOTriton {
 	b := schema.AOTriton{InstalledPrefix: s.envPtr("AOTRITON_INSTALLED_PREFIX")}
 	t, o := s.python().torchAt("aotriton")

@@ -22,7 +22,7 @@ type buckResult struct {
 }
 
 // collectBuckInvocation is buck_invocation and library_introspection
-// (context.md §20–21).
+// (docs/buck2.md#3-the-buck-blocks).
 //
 // Source: buck2 cquery <context argv> deps(%s) <target> --json, run in
 // build_system.repo_root (the current directory when kind is none).
@@ -79,11 +79,12 @@ func collectBuckInvocation(s *state) buckResult {
 	return res
 }
 
-// requestedBuckInvocation is the buck_invocation block before (or without)
-// a successful cquery: the not-requested default without --buck-target,
-// else the full block of the requested context with status "failure" and
-// no configured_root_target. It is also the block's not-captured shape, as
-// in the Python disaster snapshot (context.md §1.5).
+// requestedBuckInvocation is the buck_invocation block before (or without) a
+// successful cquery: the not-requested default without --buck-target, else
+// the full block of the requested context with status "failure" and no
+// configured_root_target. It is also the block's not-captured shape, as in
+// the Python disaster snapshot
+// (docs/fields-process.md#the-not-captured-document).
 func requestedBuckInvocation(opt BuckOptions) schema.BuckInvocation {
 	if opt.Target == "" {
 		return schema.NotRequestedBuckInvocation()
@@ -110,8 +111,9 @@ type depsQuery struct {
 	why    string // when !ok: in words, for the execution-platform reason
 }
 
-// cqueryDeps runs the deps cquery and appends its reasons (context.md
-// §21.1, §20.7 step 5 for output that is not UTF-8).
+// cqueryDeps runs the deps cquery and appends its reasons
+// (docs/buck2.md#3-the-buck-blocks; output that is not UTF-8 is a reason
+// too).
 func (s *state) cqueryDeps(target, dir string) depsQuery {
 	ctx := s.opt.Buck.Context
 	timeout := s.opt.Buck.timeout()
@@ -156,11 +158,12 @@ func (s *state) cqueryDeps(target, dir string) depsQuery {
 	return depsQuery{ok: true, buck2: buck2, labels: labels}
 }
 
-// libraryAlternates is library_introspection_alternates (context.md
-// §21.5): the package-side identity of each Buck-provided hipblaslt or rccl
-// (rocblas and miopen have no label patterns, so no entry can name them).
-// It reads the same-named blocks as the document holds them, so a block
-// that was not captured gives its not-captured (all-null) identity.
+// libraryAlternates is library_introspection_alternates
+// (docs/buck2.md#3-the-buck-blocks): the package-side identity of each
+// Buck-provided hipblaslt or rccl (rocblas and miopen have no label patterns,
+// so no entry can name them). It reads the same-named blocks as the document
+// holds them, so a block that was not captured gives its not-captured
+// (all-null) identity.
 func libraryAlternates(entries []schema.LibraryEntry, hip schema.GemmLibrary, rccl schema.RCCL) []schema.LibraryAlternate {
 	out := []schema.LibraryAlternate{}
 	or := func(a, b *string) *string {
@@ -184,15 +187,15 @@ func libraryAlternates(entries []schema.LibraryEntry, hip schema.GemmLibrary, rc
 	return out
 }
 
-// decodeBuck is decodeText for a buck2 command run with the context's
-// config values, which buck2 may echo. Every transformation between
-// buck2's bytes and a recorded reason can hide a value from a redaction
-// done after it (line ends normalised, a stripped edge, a decode error
-// quoting a byte of the value), so stderr is redacted as raw bytes before
-// decoding and again after (the stripped text is redacted once more),
-// each time in every form of each value (buck.Forms). Stdout is parsed,
-// not quoted; it is redacted first only when it is not UTF-8, so that the
-// decode error cannot quote a byte of a value (docs/buck2.md §7).
+// decodeBuck is decodeText for a buck2 command run with the context's config
+// values, which buck2 may echo. Every transformation between buck2's bytes
+// and a recorded reason can hide a value from a redaction done after it (line
+// ends normalised, a stripped edge, a decode error quoting a byte of the
+// value), so stderr is redacted as raw bytes before decoding and again after
+// (the stripped text is redacted once more), each time in every form of each
+// value (buck.Forms). Stdout is parsed, not quoted; it is redacted first only
+// when it is not UTF-8, so that the decode error cannot quote a byte of a
+// value (docs/buck2.md#7-divergences-from-the-python-probe).
 func decodeBuck(ctx buck.Context, r Result) (stdout, stderr string, err error) {
 	r.Stderr = []byte(ctx.Redact(string(r.Stderr)))
 	if !utf8.Valid(r.Stdout) {
@@ -202,9 +205,9 @@ func decodeBuck(ctx buck.Context, r Result) (stdout, stderr string, err error) {
 	return stdout, ctx.Redact(stderr), err
 }
 
-// redactArgv is the argv probe_provenance records: config values of a
-// buck2 command ("-c KEY=VALUE") become KEY=<redacted>, and any other
-// occurrence of a configured KEY=VALUE is redacted too (context.md §20.6).
+// redactArgv is the argv probe_provenance records: config values of a buck2
+// command ("-c KEY=VALUE") become KEY=<redacted>, and any other occurrence of
+// a configured KEY=VALUE is redacted too (docs/buck2.md#context-fingerprint).
 func (s *state) redactArgv(argv []string) []string { return redactArgvWith(argv, s.redact) }
 
 // redactArgvWith is redactArgv with an explicit redaction of config values

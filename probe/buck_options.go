@@ -6,8 +6,8 @@ import (
 	"aorta-probe/buck"
 )
 
-// BuckOptions are the Buck2 inputs of context.md §20: --buck-target and the
-// context it is resolved in.
+// BuckOptions are the Buck2 inputs (docs/buck2.md#3-the-buck-blocks):
+// --buck-target and the context it is resolved in.
 type BuckOptions struct {
 	// Target is --buck-target, verbatim; "" means not requested.
 	Target string
@@ -19,7 +19,7 @@ type BuckOptions struct {
 	Timeout time.Duration
 }
 
-// DefaultBuckTimeout is the --buck-timeout default (context.md §22.1).
+// DefaultBuckTimeout is the --buck-timeout default (docs/usage.md#flags).
 const DefaultBuckTimeout = 10 * time.Second
 
 func (o BuckOptions) timeout() time.Duration {

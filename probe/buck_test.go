@@ -252,7 +252,7 @@ func TestBuckNotDetected(t *testing.T) {
 
 func TestBuckNotDetectedButQueried(t *testing.T) {
 	// buck2 root fails (rc 1), so kind is none, yet the cquery succeeds:
-	// buck_not_detected beats success (§26 item 14).
+	// buck_not_detected beats success (docs/buck2.md#3-the-buck-blocks).
 	_, app := fakeProject(t, map[string]string{".fakebuck2/root.rc": "1"})
 	snap := collectBuck(t, fakeBin(t, "buck2"), app, BuckOptions{Target: "//app:trainer", Context: buck.Context{DefaultConfirmed: true}}, nil)
 	if snap.BuckInvocation.Status != "buck_not_detected" || len(snap.LibraryIntrospection) != 2 || snap.LibraryIntrospection[0].Revision != nil {
@@ -372,7 +372,7 @@ func (r timeoutRunner) Run(ctx context.Context, c Command) Result {
 }
 
 func TestBuildSystemTable(t *testing.T) {
-	// context.md §25.1.
+	// The Python probe's build_system cases.
 	tests := []struct {
 		name    string
 		tools   []string
@@ -504,7 +504,8 @@ func fake(t *testing.T, dir string, env []string, argv ...string) (string, strin
 }
 
 // TestFakeBuck2Shapes checks that the fake's answers have the shapes of
-// buck2.md §1–2 and §7, read back with the probe's own parsers.
+// docs/buck2.md#6-how-this-was-tested, read back with the probe's own
+// parsers.
 func TestFakeBuck2Shapes(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
 	root, app := fakeProject(t, map[string]string{})

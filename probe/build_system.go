@@ -7,8 +7,8 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectBuildSystem is build_system (context.md §19): the Buck2 checkout
-// the probe runs in. It never appends a reason.
+// collectBuildSystem is build_system (docs/buck2.md#3-the-buck-blocks): the
+// Buck2 checkout the probe runs in. It never appends a reason.
 //
 // Source: buck2 --version and buck2 root (cwd: the probe's working
 // directory), then hg id -i, else git rev-parse HEAD (cwd: the repo root).
@@ -18,10 +18,10 @@ func collectBuildSystem(s *state) schema.BuildSystem {
 	if !ok {
 		return none
 	}
-	// Both run, version first, even when the first fails (§26 item 22).
-	// Output that is not UTF-8 is Python's UnicodeDecodeError: it escapes
-	// _run_capture at once and the caller's catch-all gives kind none
-	// (§26 item 21), so nothing after it runs.
+	// Both run, version first, even when the first fails (as the Python
+	// probe). Output that is not UTF-8 is Python's UnicodeDecodeError: it
+	// escapes _run_capture at once and the caller's catch-all gives kind none
+	// (as the Python probe), so nothing after it runs.
 	version, err := s.capture([]string{buck2, "--version"}, s.opt.Cwd)
 	if errors.As(err, new(*pyfmt.UnicodeDecodeError)) {
 		return none

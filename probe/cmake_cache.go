@@ -14,7 +14,7 @@ import (
 )
 
 // cmakeAllowPrefixes are the CMakeCache entry name prefixes kept in
-// pytorch_build.cmake_cache (context.md §12.8); everything else stays out.
+// pytorch_build.cmake_cache (docs/python.md); everything else stays out.
 var cmakeAllowPrefixes = []string{
 	"USE_", "CK_", "AITER_", "FLASH_", "HIPBLAS", "DISABLE_", "AOTRITON", "ROCM_",
 	"HIP_PLATFORM", "HIP_RUNTIME", "HIP_COMPILER", "HIP_VERSION", "PYTORCH_ROCM_ARCH",

@@ -12,9 +12,9 @@ import (
 	"aorta-probe/schema"
 )
 
-// wholeTextCMakeCache is the rule of context.md §12.8 applied to the whole
-// decoded text at once, as the Python probe does: the oracle the streaming
-// scanner must agree with (below the caps).
+// wholeTextCMakeCache is the pytorch_build.cmake_cache rule (docs/python.md)
+// applied to the whole decoded text at once, as the Python probe does: the
+// oracle the streaming scanner must agree with (below the caps).
 func wholeTextCMakeCache(b []byte) map[string]schema.CMakeCacheEntry {
 	m := map[string]schema.CMakeCacheEntry{}
 	for _, line := range pyfmt.Splitlines(pyfmt.DecodeReplace(b)) {

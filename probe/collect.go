@@ -96,8 +96,8 @@ type collector struct {
 	root *rootFS
 	path []string
 	ctx  context.Context
-	// rocm resolves the ROCm roots once (core.md §1.2) and waits for the
-	// answer; rootsDone is closed once it is known (rocm_roots.go).
+	// rocm resolves the ROCm roots once (docs/rocm-roots.md) and waits for
+	// the answer; rootsDone is closed once it is known (rocm_roots.go).
 	rocm      func() rocmRoots
 	rootsDone chan struct{}
 	// rootsInterrupted: the roots were resolved without the interpreter's
@@ -113,7 +113,9 @@ type collector struct {
 	// kmdVersion is read-text of /sys/module/amdgpu/version, read once:
 	// rocm.kmd_version, which amdgpu_driver.kmd_version copies.
 	kmdVersion func() *string
-	// runtimeType is context.md §3.1, evaluated once (runtime_context.go).
+	// runtimeType is runtime_context.type
+	// (docs/fields-process.md#runtime_context-process), evaluated once
+	// (runtime_context.go).
 	runtimeType func() string
 	// python is the one Python helper run of the collection
 	// (python_bridge.go), started by its first user.
@@ -498,7 +500,8 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	snap.PartialReasons = reasons
 	snap.Partial = len(reasons) > 0
 	end := opt.Now()
-	// captured_at is the end of probing, whole seconds, UTC (core.md §4.3).
+	// captured_at is the end of probing, whole seconds, UTC
+	// (docs/fields-process.md#envelope).
 	snap.CapturedAt = end.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05Z")
 	prov.DurationUS = end.Sub(started).Microseconds()
 	if opt.NoProvenance {
@@ -540,10 +543,10 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	c.kmdVersion = sync.OnceValue(func() *string { return c.root.readText("/sys/module/amdgpu/version") })
 	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
 	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
-	// Root discovery runs once, started before any probe (core.md §1.2).
-	// Only when neither the environment, /opt/rocm nor the filesystem's
-	// site-packages answer does it need the interpreter's find_spec; the
-	// probes that need no roots do not wait for that.
+	// Root discovery runs once, started before any probe
+	// (docs/rocm-roots.md). Only when neither the environment, /opt/rocm nor
+	// the filesystem's site-packages answer does it need the interpreter's
+	// find_spec; the probes that need no roots do not wait for that.
 	c.rootsDone = make(chan struct{})
 	c.rocm = sync.OnceValue(func() rocmRoots {
 		defer close(c.rootsDone)
@@ -579,7 +582,8 @@ func (c *collector) startProbes() ([]*state, []time.Duration) {
 			defer func() {
 				if v := recover(); v != nil {
 					// Redacted like every exception text in a reason
-					// (context.md §20.6): a panic may quote Buck argv.
+					// (docs/buck2.md#context-fingerprint): a panic may quote
+					// Buck argv.
 					msg := fmt.Sprint(v)
 					if c.redact != nil {
 						msg = c.redact(msg)
@@ -686,8 +690,9 @@ func (c *collector) gather(states []*state, durations []time.Duration, snap *sch
 		}
 		prov.Probes = append(prov.Probes, rec)
 	}
-	// A rocm or therock block that was not captured still names the roots
-	// as far as they were resolved (the disaster shape of core.md §4.6).
+	// A rocm or therock block that was not captured still names the roots as
+	// far as they were resolved
+	// (docs/fields-process.md#the-not-captured-document).
 	r := c.knownRoots()
 	for _, p := range missing {
 		p.missing(snap, r)
@@ -769,7 +774,8 @@ func (c *collector) knownRoots() rocmRoots {
 }
 
 // fillRoots writes the root attribution into the not-captured rocm and
-// therock blocks (core.md §4.6: filled even in the disaster shape).
+// therock blocks (filled even when not captured:
+// docs/fields-process.md#the-not-captured-document).
 func fillRoots(snap *schema.Snapshot, r rocmRoots) {
 	fillROCmRoots(snap, r)
 	fillTheRockRoots(snap, r)

@@ -151,8 +151,9 @@ func TestWarning(t *testing.T) {
 
 // A requested Buck target whose probe does not finish still leaves the full
 // buck_invocation block of the requested context (status failure, no
-// configured root), as the Python disaster snapshot does (context.md §1.5),
-// not the not-requested default.
+// configured root), as the Python disaster snapshot does
+// (docs/fields-process.md#the-not-captured-document), not the not-requested
+// default.
 func TestCollectPanicKeepsRequestedBuckInvocation(t *testing.T) {
 	opt := dpkgRoot(t)
 	os.WriteFile(filepath.Join(opt.Root, "bin/buck2"), []byte("#!/bin/sh\nexit 99\n"), 0o755)
@@ -184,9 +185,9 @@ func requestTarget(t *testing.T, opt *Options, option string) {
 	opt.Buck.Target = "//app:trainer"
 }
 
-// The panic reason is redacted like every exception text placed in a
-// reason (context.md §20.6): a Buck config value quoted by the panic
-// message never reaches the document.
+// The panic reason is redacted like every exception text placed in a reason
+// (docs/buck2.md#context-fingerprint): a Buck config value quoted by the
+// panic message never reaches the document.
 func TestCollectPanicReasonRedacted(t *testing.T) {
 	opt := dpkgRoot(t)
 	opt.Runner = runnerFunc(func(context.Context, Command) Result {

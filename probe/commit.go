@@ -6,7 +6,8 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// extractCommit is context.md §18.1: the hex of the leftmost
+// extractCommit is the Python probe's extract_commit
+// (docs/python.md#commit-extraction): the hex of the leftmost
 // "[+.](digits.)?git<7-40 hex>" that ends at a word boundary, else of the
 // same with "g" instead of "git", lower-cased; nil when neither occurs.
 // Python's regex with \b and no look-ahead, written out by hand.
@@ -77,9 +78,10 @@ func isHexString(s string, min, max int) bool {
 	return true
 }
 
-// commitFromAttr is context.md §18.1's attr-value coercion: non-string or
-// blank → nil; extractCommit if it finds one; else a whole 7–40 hex string,
-// lower-cased; else nil ("unknown", "dirty", tags).
+// commitFromAttr is extract_commit's attr-value coercion
+// (docs/python.md#commit-extraction): non-string or blank → nil;
+// extractCommit if it finds one; else a whole 7–40 hex string, lower-cased;
+// else nil ("unknown", "dirty", tags).
 func commitFromAttr(v *string) *string {
 	if v == nil {
 		return nil
@@ -98,10 +100,11 @@ func commitFromAttr(v *string) *string {
 	return nil
 }
 
-// packageCommit is context.md §18.2 for triton and fbgemm_gpu: the commit
-// in the version string, else the first usable of __git_version__,
-// git_version, __commit__, __sha__ and version.git_version as the helper
-// read them from the imported module. Never a reason.
+// packageCommit is triton.commit and fbgemm.commit
+// (docs/python.md#commit-extraction): the commit in the version string, else
+// the first usable of __git_version__, git_version, __commit__, __sha__ and
+// version.git_version as the helper read them from the imported module. Never
+// a reason.
 func packageCommit(version *string, attrs []*string) *string {
 	if version != nil {
 		if c := extractCommit(*version); c != nil {

@@ -8,7 +8,8 @@ import (
 )
 
 // composableKernel is the composable_kernel block plus the shared libtorch
-// symbol dump, which pytorch_build reuses (core.md §1.3 item 31).
+// symbol dump, which pytorch_build reuses
+// (docs/fields-process.md#probe-order).
 type composableKernel struct {
 	block schema.ComposableKernel
 	dump  symbolDump
@@ -36,7 +37,7 @@ func parseCKVersion(text string) (version, commit *string) {
 	return version, commit
 }
 
-// collectComposableKernel is composable_kernel (core.md §12.3).
+// collectComposableKernel is composable_kernel (docs/python.md).
 //
 //   - system: Source <inc>/include/ck/version.h and
 //     <inc>/include/ck_tile/core/config.hpp. Scope: filesystem.

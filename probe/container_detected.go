@@ -55,13 +55,13 @@ type isolation struct {
 	evidence schema.Isolation
 }
 
-// collectContainerDetected is container_detected (context.md §4) widened
-// with the signals the anchor misses: every row of isolationSignals, in
-// order, checked and recorded, fired or not, with what was observed and
-// whether it decides. The anchor's signals come first and in its order;
-// container_detected is true when any deciding signal fires, and every
-// anchor signal decides, so it is true whenever the anchor's own test is.
-// docs/isolation.md describes each.
+// collectContainerDetected is container_detected
+// (docs/isolation.md#the-signals) widened with the signals the anchor misses:
+// every row of isolationSignals, in order, checked and recorded, fired or
+// not, with what was observed and whether it decides. The anchor's signals
+// come first and in its order; container_detected is true when any deciding
+// signal fires, and every anchor signal decides, so it is true whenever the
+// anchor's own test is. docs/isolation.md describes each.
 func collectContainerDetected(s *state) isolation {
 	in := &isoInputs{s: s}
 	var found []foundSignal

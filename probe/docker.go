@@ -5,9 +5,11 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectDocker is the docker block (context.md §7): null on bare metal
-// (including k8s and RE sandboxes, which read baremetal), else the image
-// and digest the launcher exported and the id found in /proc/self/cgroup.
+// collectDocker is the docker block
+// (docs/fields-process.md#docker-caller-asserted--process): null on bare
+// metal (including k8s and RE sandboxes, which read baremetal), else the
+// image and digest the launcher exported and the id found in
+// /proc/self/cgroup.
 func collectDocker(s *state) *schema.Docker {
 	// The same rule as runtime_context.type, evaluated here rather than
 	// awaited: runtime_context also waits for the Python helper.
@@ -29,9 +31,9 @@ func collectDocker(s *state) *schema.Docker {
 	return d
 }
 
-// collectEnvVars is env_vars (context.md §8): exactly the canonical knobs,
-// in registry order, each the raw value or null when unset. Nothing else
-// from the environment is ever written.
+// collectEnvVars is env_vars (docs/env-knobs.md): exactly the canonical
+// knobs, in registry order, each the raw value or null when unset. Nothing
+// else from the environment is ever written.
 func collectEnvVars(s *state) pyjson.Map[*string] {
 	m := make(pyjson.Map[*string], 0, len(envKnobs))
 	for _, k := range envKnobs {

@@ -1,11 +1,11 @@
 package probe
 
-// envKnob is one record of the knob registry (context.md §8.2). Only name
+// envKnob is one record of the knob registry (docs/env-knobs.md). Only name
 // and order reach env.json; the rest is metadata for docs/env-knobs.md.
 type envKnob struct {
 	name     string
 	library  string // owning component
-	category string // controlled vocabulary of context.md §8.2
+	category string // controlled vocabulary (docs/env-knobs.md)
 	// sourceReference says where the entry can be re-verified.
 	sourceReference string
 	// referenceBuild is the build the statement refers to.
@@ -25,7 +25,7 @@ const (
 	refInherited   = "inherited from schema <= 1.14 (PR #306 / #308); classification not traced to an upstream call site"
 )
 
-// envKnobs is the canonical knob list of schema 1.16 (context.md §8.3): the
+// envKnobs is the canonical knob list of schema 1.16 (docs/env-knobs.md): the
 // 137 names env_vars records, in env.json order. It is the only source of
 // env_vars; no other variable is ever written.
 var envKnobs = []envKnob{

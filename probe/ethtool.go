@@ -6,7 +6,7 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// Parsers of `ethtool -i <iface>` output (core.md §11.4 steps 4–5), e.g.
+// Parsers of `ethtool -i <iface>` output (docs/hardware.md#nics), e.g.
 //
 //	driver: bnxt_en
 //	version: 6.9.0-0_fbk10_brcmrdma13_141_g9

@@ -19,10 +19,11 @@ type execContext struct {
 	placement schema.Placement
 }
 
-// collectExecutionContext is execution_context (context.md §5.1): the
-// caller's own claim of how the probe was invoked. The CLI rejects unknown
-// labels before collecting; a library caller's unknown label is recorded as
-// direct with a reason. likely_execution_platform is filled later by the
+// collectExecutionContext is execution_context
+// (docs/fields-process.md#execution_context-caller-asserted): the caller's
+// own claim of how the probe was invoked. The CLI rejects unknown labels
+// before collecting; a library caller's unknown label is recorded as direct
+// with a reason. likely_execution_platform is filled later by the
 // buck_invocation row, which has the repo root and the deps cquery.
 //
 // Source: --execution-context; the placement evidence from the process
@@ -39,8 +40,9 @@ func collectExecutionContext(s *state) execContext {
 	return execContext{block: ec, placement: p}
 }
 
-// placementEvidence reads the native markers of buck2.md §4.4 and says
-// what they suggest. It is a pure function of the environment.
+// placementEvidence reads the native markers of
+// docs/buck2.md#4-reading-the-placement-evidence and says what they suggest.
+// It is a pure function of the environment.
 func placementEvidence(env func(string) *string, cwd string) schema.Placement {
 	p := schema.Placement{Signals: []schema.PlacementSignal{}, Evidence: []string{}}
 	m := placementMarkers{vars: map[string]*string{}, cwd: cwd}
@@ -173,7 +175,8 @@ func placementSuggests(m placementMarkers) (string, []string) {
 }
 
 // scratchTail is BUCK_SCRATCH_PATH without the "../" prefix the prelude
-// genrule adds (buck2.md §5.1), i.e. the project-relative scratch path.
+// genrule adds (docs/buck2.md#2-running-the-probe-as-an-action), i.e. the
+// project-relative scratch path.
 func scratchTail(s string) string {
 	s = path.Clean(s)
 	for strings.HasPrefix(s, "../") {
@@ -200,10 +203,10 @@ func (a platformAnswer) evidence() schema.PlatformEvidence {
 	return e
 }
 
-// executionPlatform asks buck2 which execution platform the target
-// resolves to in the same context (buck2.md §3.1). It appends no reason:
-// the field is advisory and null in the Python probe; why it is null goes
-// to probe_provenance.placement.
+// executionPlatform asks buck2 which execution platform the target resolves
+// to in the same context (docs/buck2.md#likely_execution_platform). It
+// appends no reason: the field is advisory and null in the Python probe; why
+// it is null goes to probe_provenance.placement.
 func (s *state) executionPlatform(buck2, target, dir string) platformAnswer {
 	ctx := s.opt.Buck.Context
 	timeout := s.opt.Buck.timeout()
@@ -239,9 +242,10 @@ func (s *state) executionPlatform(buck2, target, dir string) platformAnswer {
 	return platformAnswer{value: &p, source: &src}
 }
 
-// Warning is the claim-vs-reality notice of context.md §5.2 for a finished
-// document, or "" when there is none. It goes to stderr only and never
-// changes the exit status.
+// Warning is the claim-vs-reality notice of
+// docs/usage.md#the-claim-vs-reality-warning for a finished document, or ""
+// when there is none. It goes to stderr only and never changes the exit
+// status.
 func Warning(snap *schema.Snapshot, env func(string) (string, bool)) string {
 	inv := snap.ExecutionContext.ProbeInvocation
 	if inv == "direct" || snap.ContainerDetected {

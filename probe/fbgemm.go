@@ -7,7 +7,7 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectFBGEMM is the fbgemm block (context.md §15). Source: the helper's
+// collectFBGEMM is the fbgemm block (docs/python.md). Source: the helper's
 // `import fbgemm_gpu` (package_version, commit; a missing package is a
 // documented absence) and torch.__config__.show() at the
 // fbgemm.pytorch_use_fbgemm import site (the two flags: the whole config
@@ -33,7 +33,7 @@ func collectFBGEMM(s *state) schema.FBGEMM {
 
 // configDefines answers "does torch.__config__.show() contain -DNAME as a
 // whole define" for two names, with torch taken at the given import site
-// and that site's reason prefix (context.md §15, core.md §12.3).
+// and that site's reason prefix (docs/python.md).
 func configDefines(s *state, site, a, b string) (*bool, *bool) {
 	t, o := s.python().torchAt(site)
 	if !o.imported(s, site, "torch", "") {

@@ -14,7 +14,8 @@ import (
 // counts); see docs/hardware.md.
 const agentEnumeratorMaxOutput = 1 << 20
 
-// collectGPUArch is the gpu_arch block (core.md §10).
+// collectGPUArch is the gpu_arch block
+// (docs/hardware.md#gpu_arch--rocm_agent_enumerator).
 //
 // Source: stdout of rocm_agent_enumerator (no arguments), found with
 // which() on the probe's PATH, else <core>/bin/rocm_agent_enumerator when it

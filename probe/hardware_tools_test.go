@@ -40,7 +40,7 @@ func toolOf(argv []string) string {
 	return filepath.Base(argv[0])
 }
 
-// specTimeout is the timeout of core.md §15.1 for a tool.
+// specTimeout is the timeout the probe gives a tool (docs/hardware.md).
 func specTimeout(tool string) time.Duration {
 	switch tool {
 	case "rdhc", "rdhc.py", "rocm_agent_enumerator":

@@ -15,10 +15,11 @@ import (
 )
 
 // hashPool hashes file contents for every block of one collection
-// (architecture.md §4): at most GOMAXPROCS files are read at once, each
-// through a fixed 1 MiB buffer (one per reader, recycled), so memory stays
-// flat whatever the sizes; and each file (by device, inode, size and mtime)
-// is hashed once per run even when several blocks ask for it.
+// (docs/rocm-libraries.md#hashing-at-disk-speed): at most GOMAXPROCS files
+// are read at once, each through a fixed 1 MiB buffer (one per reader,
+// recycled), so memory stays flat whatever the sizes; and each file (by
+// device, inode, size and mtime) is hashed once per run even when several
+// blocks ask for it.
 //
 // Callers that have many files (the catalog menus) submit them from a few
 // goroutines at once (hashAll), so that every worker slot stays busy.
@@ -60,10 +61,11 @@ func newHashPool(workers int) *hashPool {
 // workers is how many files the pool reads at once.
 func (h *hashPool) workers() int { return cap(h.sem) }
 
-// sha256OfPath is the spec's sha256-of-path (core.md §3.2): every symlink
-// resolved inside the probed root (a dangling or looping link fails), the
-// target must be a regular file, its whole content hashed. It returns
-// "sha256:" + 64 hex digits.
+// sha256OfPath is the sha256:<hex> form
+// (docs/rocm-libraries.md#hash-and-fingerprint-forms): every symlink resolved
+// inside the probed root (a dangling or looping link fails), the target must
+// be a regular file, its whole content hashed. It returns "sha256:" + 64 hex
+// digits.
 func (c *collector) sha256OfPath(p string) (string, error) {
 	return c.hashes.sum(c.ctx, c.root, p)
 }

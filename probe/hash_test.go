@@ -15,7 +15,7 @@ func sha256Hex(content string) string {
 	return "sha256:" + hex.EncodeToString(s[:])
 }
 
-// The sanity vector of core.md §17.
+// The sanity vector (docs/rocm-libraries.md#test-vectors).
 func TestSHA256OfPath(t *testing.T) {
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "lib"), []byte("hello hipblaslt"), 0o644); err != nil {

@@ -10,7 +10,7 @@ import (
 // tool's value and counts as "no usable value".
 const hipconfigMaxOutput = 64 << 10
 
-// collectHIP is the hip block (core.md §9).
+// collectHIP is the hip block (docs/hardware.md#hip--hipconfig).
 //
 // Source: `hipconfig --version`, `--platform`, `--compiler`, `--runtime`,
 // `--cpp_config`, one run per flag (hipconfig concatenates the outputs of

@@ -20,7 +20,8 @@ var (
 	rocblasLib   = gemmLib{"rocblas", "/include/rocblas/internal/rocblas-version.h", "ROCBLAS", "librocblas.so", "/lib/rocblas/library"}
 )
 
-// collectHipBLASLt is the hipblaslt block (core.md §12.1).
+// collectHipBLASLt is the hipblaslt block
+// (docs/rocm-libraries.md#hipblaslt--rocblas-filesystem).
 //
 // Source: <inc>/include/hipblaslt/hipblaslt-version.h (TWEAK and
 // MAJOR/MINOR/PATCH defines), <lib>/lib/libhipblaslt.so* (content hash),
@@ -28,7 +29,8 @@ var (
 // manifest's rocm-libraries pin (upstream_commit).
 func collectHipBLASLt(s *state) schema.GemmLibrary { return collectGemm(s, hipblasltLib) }
 
-// collectRocBLAS is the rocblas block (core.md §12.2), the same rules over
+// collectRocBLAS is the rocblas block
+// (docs/rocm-libraries.md#hipblaslt--rocblas-filesystem), the same rules over
 // <inc>/include/rocblas/internal/rocblas-version.h, <lib>/lib/librocblas.so*
 // and <lib>/lib/rocblas/library.
 func collectRocBLAS(s *state) schema.GemmLibrary { return collectGemm(s, rocblasLib) }

@@ -18,11 +18,12 @@ type hostInfo struct {
 	os   *schema.OSRelease
 }
 
-// collectHost is the host block (core.md §14). The kernel fields come from
-// uname(2). A static binary has no libc, so glibc_version cannot be
-// confstr(_CS_GNU_LIBC_VERSION) of the running process as in Python; it is
-// the version banner of the libc.so.6 the filesystem's dynamic loader
-// would use — the libc of every dynamically linked workload process.
+// collectHost is the host block
+// (docs/fields-process.md#host-host-kernel-glibc-filesystem). The kernel
+// fields come from uname(2). A static binary has no libc, so glibc_version
+// cannot be confstr(_CS_GNU_LIBC_VERSION) of the running process as in
+// Python; it is the version banner of the libc.so.6 the filesystem's dynamic
+// loader would use — the libc of every dynamically linked workload process.
 func collectHost(s *state) hostInfo {
 	var h schema.Host
 	u, err := s.opt.Uname()

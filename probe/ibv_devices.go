@@ -15,7 +15,7 @@ import (
 //
 // Each line is stripped; blank lines, the header (starts with "device") and
 // rulers (only '-' and spaces) are skipped; the first whitespace-separated
-// token is the name (core.md §11.4 step 6).
+// token is the name (docs/hardware.md#nics).
 func parseIBVDevices(out string) []string {
 	var devs []string
 	for _, line := range pyfmt.Splitlines(out) {

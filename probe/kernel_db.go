@@ -77,7 +77,8 @@ func (s *state) statKind(p string) (isFile, isDir bool, err error) {
 	return fi.Mode().IsRegular(), fi.IsDir(), nil
 }
 
-// nameFingerprint is the spec's name-fp(dir, suffixes) (core.md §3.4):
+// nameFingerprint is name-fp(dir, suffixes), the filenames-sha256: form
+// (docs/rocm-libraries.md#hash-and-fingerprint-forms):
 // "filenames-sha256:" + SHA-256 of the sorted names of the kernel files
 // directly in dir and, as "<gfxdir>/<name>", one level down in its gfx*
 // subdirectories, joined by LF. Members are regular files (links followed,
@@ -131,8 +132,9 @@ func kernelNames(s *state, dir string, suffixes []string) ([]string, error) {
 	return names, nil
 }
 
-// combinedFingerprint is core.md §3.5: "filenames-sha256:" over
-// "<tag>/<name>" for the kernel files (.yaml/.dat/.co, last extension)
+// combinedFingerprint is tensile.kernel_db_combined_hash
+// (docs/rocm-libraries.md#hash-and-fingerprint-forms): "filenames-sha256:"
+// over "<tag>/<name>" for the kernel files (.yaml/.dat/.co, last extension)
 // directly in each directory, tag being the directory's parent name
 // (hipblaslt, rocblas). No gfx subdirectory recursion; a directory that
 // cannot be listed is skipped; nil when there is no entry at all.

@@ -8,13 +8,14 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// libHash is the spec's lib-hash(dir, soname) (core.md §3.3): the content
-// hash of the first usable candidate among dir/soname (the dev symlink) and
-// the dir/soname.* entries in libCandidates order. Each candidate is
-// resolved inside the root (dangling or looping links are skipped), a
-// target already tried is skipped, a non-regular target (FIFO, device,
-// directory) is skipped, and a read error moves on to the next candidate.
-// Nil when none hashes.
+// libHash is lib-hash(dir, soname)
+// (docs/rocm-libraries.md#lib-hash-candidate-order): the content hash of the
+// first usable candidate among dir/soname (the dev symlink) and the
+// dir/soname.* entries in libCandidates order. Each candidate is resolved
+// inside the root (dangling or looping links are skipped), a target already
+// tried is skipped, a non-regular target (FIFO, device, directory) is
+// skipped, and a read error moves on to the next candidate. Nil when none
+// hashes.
 func libHash(s *state, dir, soname string) *string {
 	cands := []string{dir + "/" + soname}
 	if names, err := s.root.readDirNames(dir); err == nil {
@@ -50,8 +51,9 @@ func libHash(s *state, dir, soname string) *string {
 }
 
 // libCandidates orders the names of a directory listing that match the glob
-// soname.* (core.md §3.3 step 1b): first those whose suffix after "soname."
-// is a dot-separated list of integers, highest version first (1.2.0 above
+// soname.* (docs/rocm-libraries.md#lib-hash-candidate-order): first those
+// whose suffix after "soname." is a dot-separated list of integers, highest
+// version first (1.2.0 above
 // 1.2, 5.10.0 above 5.9.0), then every other match in descending string
 // order. Ties of equal integer tuples ("1.02" and "1.2") fall back to
 // descending name, so the order never depends on the directory order.

@@ -10,7 +10,9 @@ import (
 	"aorta-probe/schema"
 )
 
-// menuKind is one catalog's member rules (core.md §3.6, §13.1–13.2).
+// menuKind is one catalog's member rules
+// (docs/rocm-libraries.md#tensile_catalog-filesystem,
+// docs/rocm-libraries.md#miopen_catalog-filesystem-the-directory-choice-is-process-scope).
 type menuKind struct {
 	noun     string   // "Tensile library" | "MIOpen db"
 	suffixes []string // canonical lower-case labels, longest first (ties in list order)
@@ -55,11 +57,12 @@ type menuEntry struct {
 	file       schema.MenuFile
 }
 
-// menu is the catalog enumeration engine (core.md §3.6) over directory dir
-// (a relative dir is read against the probe's cwd and shown as given): the
-// members of dir and of its gfx* subdirectories (one level), their sizes
-// and content hashes, and the combined content hash. Files are hashed through the run's pool several
-// at once. The per-file list is kept only with --extended.
+// menu is the catalog enumeration engine
+// (docs/rocm-libraries.md#tensile_catalog-filesystem) over directory dir (a
+// relative dir is read against the probe's cwd and shown as given): the
+// members of dir and of its gfx* subdirectories (one level), their sizes and
+// content hashes, and the combined content hash. Files are hashed through the
+// run's pool several at once. The per-file list is kept only with --extended.
 func menu(s *state, dir string, kind menuKind) schema.Menu {
 	m := schema.Menu{Status: "partial", Dir: schema.Str(dir)}
 	if !s.root.isDir(dir) {

@@ -37,7 +37,8 @@ func TestMenuClassify(t *testing.T) {
 	}
 }
 
-// core.md §17's synthetic Tensile directory, and the empty directory.
+// the synthetic Tensile directory of docs/rocm-libraries.md#test-vectors, and
+// the empty directory.
 func TestMenu(t *testing.T) {
 	root := t.TempDir()
 	mkfiles(t, root, "lib/TensileLibrary_lazy_gfx942.dat", "lib/Kernels.so-000-gfx942.hsaco", "lib/TensileManifest.txt", "lib/sub.dat/", "empty/")

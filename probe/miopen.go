@@ -2,7 +2,8 @@ package probe
 
 import "aorta-probe/schema"
 
-// collectMIOpen is the miopen block (core.md §12.5).
+// collectMIOpen is the miopen block
+// (docs/rocm-libraries.md#miopen-filesystem).
 //
 // Source: <inc>/include/miopen/version.h (MIOPEN_VERSION_* defines),
 // <lib>/lib/libMIOpen.so* (content hash) and the .txt file names of the

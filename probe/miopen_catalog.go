@@ -5,11 +5,13 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectMIOpenCatalog is the miopen_catalog block (core.md §13.2): the
-// MIOpen databases of the effective system db dir — $MIOPEN_SYSTEM_DB_PATH
-// when set and non-empty (pathlib-normalised; relative stays relative and
-// is read against the cwd), else <lib>/share/miopen/db — enumerated and
-// content-hashed, with the identity fields copied from the miopen block.
+// collectMIOpenCatalog is the miopen_catalog block
+// (docs/rocm-libraries.md#miopen_catalog-filesystem-the-directory-choice-is-process-scope):
+// the MIOpen databases of the effective system db dir —
+// $MIOPEN_SYSTEM_DB_PATH when set and non-empty (pathlib-normalised; relative
+// stays relative and is read against the cwd), else <lib>/share/miopen/db —
+// enumerated and content-hashed, with the identity fields copied from the
+// miopen block.
 func collectMIOpenCatalog(s *state) schema.MIOpenCatalog {
 	c := schema.NotCapturedMIOpenCatalog()
 	sysDB, userDB := s.envPtr("MIOPEN_SYSTEM_DB_PATH"), s.envPtr("MIOPEN_USER_DB_PATH")

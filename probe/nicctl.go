@@ -10,8 +10,8 @@ import (
 	"aorta-probe/schema"
 )
 
-// Parsers of AMD AINIC nicctl output (core.md §11.5). Python's \w and \d
-// are Unicode-aware, RE2's are ASCII; real nicctl output is ASCII.
+// Parsers of AMD AINIC nicctl output (docs/hardware.md#nics). Python's \w and
+// \d are Unicode-aware, RE2's are ASCII; real nicctl output is ASCII.
 
 var (
 	// nicctlVersionRe finds "1.117.5-a-74" in `nicctl --version`.

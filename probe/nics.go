@@ -5,7 +5,7 @@ import (
 	"aorta-probe/schema"
 )
 
-// nicVendor is one row of the fixed vendor registry (core.md §11.1).
+// nicVendor is one row of the fixed vendor registry (docs/hardware.md#nics).
 type nicVendor struct {
 	key      string // object key: ainic, broadcom, cx7
 	lspciID  string // lspci -d vendor:device
@@ -21,9 +21,9 @@ var nicVendors = []nicVendor{
 	{"cx7", "15b3:1021", "0x15b3", "mlx5_core", func(n *schema.NICs) *schema.NIC { return &n.CX7 }, false},
 }
 
-// collectNICs is the nics block (core.md §11): per vendor, in registry
-// order, Tier 0 presence, Tier 1 sudo-free identity for a present vendor,
-// and for AINIC the Tier 2 nicctl view when nicctl is on PATH.
+// collectNICs is the nics block (docs/hardware.md#nics): per vendor, in
+// registry order, Tier 0 presence, Tier 1 sudo-free identity for a present
+// vendor, and for AINIC the Tier 2 nicctl view when nicctl is on PATH.
 //
 // The vendors, and within a vendor the commands that do not need each
 // other's answer, run concurrently (state.parallel): a block of hanging
@@ -130,9 +130,9 @@ func linkDriver(root *rootFS, l schema.RDMALink) string {
 	return drv
 }
 
-// ainicTier2Identity is the first part of the nicctl view (core.md
-// §11.5): version, firmware, host software and card, run together. Every
-// command runs as `sudo -n -E nicctl ...`.
+// ainicTier2Identity is the first part of the nicctl view
+// (docs/hardware.md#nics): version, firmware, host software and card, run
+// together. Every command runs as `sudo -n -E nicctl ...`.
 func ainicTier2Identity(s *state) *schema.AINICDetail {
 	t := &schema.AINICDetail{}
 	var card *string
@@ -191,10 +191,11 @@ func ainicTier2Settings(s *state, t *schema.AINICDetail, rdmaDevices []string) {
 	)
 }
 
-// nicRun is the spec's nic-run(argv, label, sudo?) (core.md §11.2): the
-// tool (argv[0], not sudo) must be on PATH; it runs by bare name, under
-// `sudo -n -E` when sudo is set, for at most 5 s. It returns stdout
-// stripped (possibly ""), or nil after appending the failure's reason.
+// nicRun is the Python probe's nic-run(argv, label, sudo?)
+// (docs/hardware.md#nics): the tool (argv[0], not sudo) must be on PATH; it
+// runs by bare name, under `sudo -n -E` when sudo is set, for at most 5 s. It
+// returns stdout stripped (possibly ""), or nil after appending the failure's
+// reason.
 func nicRun(s *state, argv []string, label string, sudo bool) *string {
 	tool := argv[0]
 	if _, ok := s.which(tool); !ok {

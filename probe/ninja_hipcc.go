@@ -15,7 +15,7 @@ import (
 	"aorta-probe/schema"
 )
 
-// ninjaTargets are the build targets of interest, in order (context.md §12.9).
+// ninjaTargets are the build targets of interest, in order (docs/python.md).
 var ninjaTargets = []string{"torch_hip", "torch_cpu", "c10_hip", "ck_sdpa", "mslk"}
 
 // ninjaUseDefines are the 27 keys of use_defines_present, in order.
@@ -52,8 +52,8 @@ type ninjaCollected struct {
 	flags   map[string]bool
 }
 
-// ninjaScanner is the modern build.ninja parser of §12.9, fed one logical
-// line at a time (continuations already folded).
+// ninjaScanner is the modern build.ninja parser of pytorch_build.ninja_hipcc,
+// fed one logical line at a time (continuations already folded).
 type ninjaScanner struct {
 	inHIP     bool
 	pending   string
@@ -239,7 +239,7 @@ func keysOf[V any](m map[string]V) map[string]bool {
 	return out
 }
 
-// Legacy FindHIP fallback limits (context.md §12.9).
+// Legacy FindHIP fallback limits (docs/python.md).
 const (
 	findHIPMaxScripts = 50000
 	findHIPMaxChars   = 1048576

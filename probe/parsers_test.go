@@ -9,7 +9,7 @@ import (
 )
 
 func TestCgroupContainerID(t *testing.T) {
-	// context.md §25.4.
+	// The Python probe's cgroup and marker fixtures.
 	for _, tc := range []struct{ in, want string }{
 		{"0::/system.slice/docker-4426af4f45ae09720a1e50f220d19db5b71cfe897480d860f0bc761d7f4be69d.scope", "4426af4f45ae09720a1e50f220d19db5b71cfe897480d860f0bc761d7f4be69d"},
 		{"12:freezer:/docker/abc123def456789012345678901234567890abcd", "abc123def456789012345678901234567890abcd"},
@@ -111,7 +111,8 @@ func TestScanLibcBanner(t *testing.T) {
 }
 
 func TestNamespaceKey(t *testing.T) {
-	// The vectors of context.md §6.
+	// The probe_namespace vectors
+	// (docs/fields-process.md#probe_namespace-process).
 	boot := "boot-aaaa-bbbb"
 	real := "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
 	for _, tc := range []struct {

@@ -7,10 +7,11 @@ import (
 	"encoding/hex"
 )
 
-// collectProbeNamespace is probe_namespace (context.md §6): a salted hash of
-// the mount namespace handle (else the cgroup namespace handle), so two
-// documents can be compared for "same namespace on the same boot" without
-// publishing inode numbers.
+// collectProbeNamespace is probe_namespace
+// (docs/fields-process.md#probe_namespace-process): a salted hash of the
+// mount namespace handle (else the cgroup namespace handle), so two documents
+// can be compared for "same namespace on the same boot" without publishing
+// inode numbers.
 func collectProbeNamespace(s *state) *string {
 	bootID := s.root.readText("/proc/sys/kernel/random/boot_id")
 	if bootID == nil {
@@ -37,7 +38,8 @@ func collectProbeNamespace(s *state) *string {
 	return nil
 }
 
-// namespaceKey is key(kind, token) of context.md §6: the first 16 hex digits
+// namespaceKey is probe_namespace's key(kind, token)
+// (docs/fields-process.md#probe_namespace-process): the first 16 hex digits
 // of SHA-256 over kind NUL boot_id NUL token (kind NUL token, and the prefix
 // kind-local, without a boot id).
 func namespaceKey(kind string, bootID *string, token string) string {

@@ -7,8 +7,8 @@ import (
 )
 
 // cgroupRuntimeTokens are the substrings of /proc/self/cgroup that the
-// anchor's container_detected test looks for (context.md §4 step 4), in its
-// order.
+// anchor's container_detected test looks for (docs/isolation.md#the-signals),
+// in its order.
 var cgroupRuntimeTokens = []string{"docker", "containerd", "kubepods", "libpod", "lxc", "crio"}
 
 // cgroupTokens returns the cgroupRuntimeTokens contained anywhere in text,
@@ -23,10 +23,11 @@ func cgroupTokens(text string) []string {
 	return hit
 }
 
-// cgroupContainerID is docker.container_id (context.md §7): in the first
-// line (Python splitlines) holding a run of 12 or more lower-case hex
-// digits, the leftmost such run, cut to 64 characters. It is a plain
-// search: a k8s pod-UID fragment can win over a later containerd id.
+// cgroupContainerID is docker.container_id
+// (docs/fields-process.md#docker-caller-asserted--process): in the first line
+// (Python splitlines) holding a run of 12 or more lower-case hex digits, the
+// leftmost such run, cut to 64 characters. It is a plain search: a k8s
+// pod-UID fragment can win over a later containerd id.
 func cgroupContainerID(text string) (string, bool) {
 	for _, line := range pyfmt.Splitlines(text) {
 		for i := 0; i < len(line); {

@@ -56,9 +56,9 @@ const (
 	pyRefused  = "refused"   // not run: it would make the probe run itself
 )
 
-// pyFacts is what one helper run reported: the facts of context.md §9,
-// with the outcome of the run. A nil sub-struct means the helper never
-// reached that step.
+// pyFacts is what one helper run reported: the facts of the bridge
+// (docs/python.md#1-the-bridge), with the outcome of the run. A nil
+// sub-struct means the helper never reached that step.
 type pyFacts struct {
 	// interrupted is true when the deadline or SIGTERM killed the helper:
 	// what it did not report is unknown, not absent.

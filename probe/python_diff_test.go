@@ -9,8 +9,8 @@ import (
 )
 
 // TestDifferentialRegex compares the hand-written parsers with the Python
-// regular expressions they replace (context.md §12.4, §18.1) on random
-// inputs, using the machine's python3.
+// regular expressions they replace (pytorch_build.flags, extract_commit;
+// docs/python.md) on random inputs, using the machine's python3.
 func TestDifferentialRegex(t *testing.T) {
 	python := needPython(t)
 	rng := rand.New(rand.NewSource(1))

@@ -306,8 +306,8 @@ def interpreter_facts():
         "rocm_sdk_core": None,
         "dists": {},
     }
-    # importlib.metadata.version of rocm and rocm-sdk-core (core.md §6,
-    # rocm.version chain step 3).
+    # importlib.metadata.version of rocm and rocm-sdk-core (step 3 of the
+    # rocm.version chain, docs/fields-process.md).
     md = metadata("rocm", "rocm-sdk-core")
     for name in ("rocm", "rocm-sdk-core"):
         d = {"state": "missing"}
@@ -442,7 +442,7 @@ def package_facts(name):
     emit({name: f})
 
 
-# --- torchrec (context.md §16, run here in full) ---------------------------
+# --- torchrec (docs/python.md: run here in full) ----------------------------
 
 def torchrec_facts():
     emit({"begin": "torchrec"})
@@ -467,7 +467,7 @@ def torchrec_facts():
 # stdin payload ships it as a string compiled on first use by load_lazy;
 # run as a file the helper defines it at once, and load_lazy does nothing.)
 
-# --- shared commit helpers (context.md §18, for torchrec) -------------------
+# --- shared commit helpers (docs/python.md, for torchrec) ------------------
 
 _RE = {}
 
@@ -770,7 +770,7 @@ def torchrec_identity(spec, spec_exc):
 # end lazy: torchrec
 
 
-# --- aiter (context.md §17) -------------------------------------------------
+# --- aiter (docs/python.md) -------------------------------------------------
 
 def aiter_facts():
     emit({"begin": "aiter"})

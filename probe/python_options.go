@@ -3,7 +3,7 @@ package probe
 import "time"
 
 // PythonOptions choose the interpreter whose facts the Python blocks
-// describe (architecture.md §4, the Python bridge; docs/python.md).
+// describe (the Python bridge, docs/python.md#1-the-bridge).
 type PythonOptions struct {
 	// Interpreter is --python PATH: the program run as the workload
 	// interpreter. A bare name is looked up on the probe's search path.

@@ -18,7 +18,7 @@ import (
 // document intact.
 
 // allTorchSites are the reason prefixes of a torch that raises on import
-// (context.md §26 item 8), in document order.
+// (docs/python.md#3-outcomes), in document order.
 var allTorchSites = []string{
 	"composable_kernel.pytorch_bundled: torch import raised (%s)",
 	"composable_kernel.pytorch_use_ck_sdpa: torch import raised (%s)",
@@ -241,9 +241,9 @@ func TestBridgeSourceTree(t *testing.T) {
 	}
 }
 
-// TestBridgeROCmImportRoots is core.md §2.2 step 3: with no ROCM_PATH and
-// no usable /opt/rocm, the wheel roots come from find_spec("_rocm_sdk_core")
-// in the workload interpreter.
+// TestBridgeROCmImportRoots is step 3 of root discovery (docs/rocm-roots.md):
+// with no ROCM_PATH and no usable /opt/rocm, the wheel roots come from
+// find_spec("_rocm_sdk_core") in the workload interpreter.
 func TestBridgeROCmImportRoots(t *testing.T) {
 	python := needPython(t)
 	if newRootFS("/", "/", false).isDir("/opt/rocm") {
@@ -283,8 +283,8 @@ func TestBridgeSlowFailingTorch(t *testing.T) {
 	}
 }
 
-// TestInstallKinds covers context.md §12.1's editable and in-tree source
-// detections with the real interpreter.
+// TestInstallKinds covers pytorch_build.install_kind's editable and in-tree
+// source detections with the real interpreter.
 func TestInstallKinds(t *testing.T) {
 	python := needPython(t)
 	torch := map[string]string{"torch/__init__.py": "__version__ = '2.10.0a0+gitabcdef0'\n"}

@@ -7,8 +7,10 @@ import (
 )
 
 // Python facts for blocks outside the Python area: the rocm.version chain
-// (core.md §6 steps 3–4) and tensile.package_version (core.md §12.4). Each
-// accessor says known=false when no interpreter reported, so its caller
+// (steps 3–4, docs/fields-process.md#rocm-filesystem-kmd_version-host-kernel)
+// and tensile.package_version
+// (docs/rocm-libraries.md#tensile-filesystem-except-package_version-process).
+// Each accessor says known=false when no interpreter reported, so its caller
 // keeps its filesystem stand-in for that case.
 
 // pyDistVersion is importlib.metadata.version(name) in the workload
@@ -54,9 +56,11 @@ func pyTorchROCmVersion(s *state) (v *string, known bool) {
 	return nil, true
 }
 
-// tensilePackageVersion is tensile.package_version (core.md §12.4) from the
-// helper's `import Tensile`: ImportError is silent, another exception and a
-// missing __version__ append the spec's reasons. For the tensile block.
+// tensilePackageVersion is tensile.package_version
+// (docs/rocm-libraries.md#tensile-filesystem-except-package_version-process)
+// from the helper's `import Tensile`: ImportError is silent, another
+// exception and a missing __version__ append the spec's reasons. For the
+// tensile block.
 func tensilePackageVersion(s *state) *string {
 	f := s.python()
 	p := f.Tensile

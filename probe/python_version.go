@@ -4,7 +4,7 @@ package probe
 // how the Python bridge went (docs/python.md).
 type pythonVersion struct{ version string }
 
-// collectPythonVersion is python_version (context.md §10). Source:
+// collectPythonVersion is python_version (docs/python.md). Source:
 // platform.python_version() of the workload interpreter, as the helper
 // reports it first thing (so an interpreter killed later in `import torch`
 // still has a version). No interpreter report → "" (the Python probe's

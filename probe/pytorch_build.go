@@ -8,9 +8,9 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectPytorchBuild is pytorch_build (context.md §12), in the spec's
-// order of work (and of reasons): install kind → torch.version fields →
-// submodule commits → flags → binary introspection → build_flags →
+// collectPytorchBuild is pytorch_build (docs/python.md), in the Python
+// probe's order of work (and of reasons): install kind → torch.version fields
+// → submodule commits → flags → binary introspection → build_flags →
 // cmake_cache → ninja_hipcc.
 //
 // Sources: the helper's facts at the pytorch_build, pytorch_build.flags and
@@ -65,9 +65,10 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 	return b
 }
 
-// installKind is context.md §12.1: source (AORTA_PYTORCH_SRC with a
-// third_party/, or a git checkout around torch), editable (direct_url.json
-// of the torch dist-info), wheel, or unknown (torch not importable).
+// installKind is pytorch_build.install_kind (docs/python.md): source
+// (AORTA_PYTORCH_SRC with a third_party/, or a git checkout around torch),
+// editable (direct_url.json of the torch dist-info), wheel, or unknown (torch
+// not importable).
 func installKind(s *state, f *pyFacts) (string, *string) {
 	if src := s.getenv("AORTA_PYTORCH_SRC"); src != "" {
 		cand := expandUser(s, src)
@@ -125,7 +126,7 @@ func editableSource(s *state, p string) (string, bool) {
 // submoduleNames are the keys of submodule_commits (before _source).
 var submoduleNames = []string{"composable_kernel", "aiter", "fbgemm"}
 
-// submoduleCommits is context.md §12.3.
+// submoduleCommits is pytorch_build.submodule_commits (docs/python.md).
 func submoduleCommits(s *state, kind string, src *string, gitCommit *string) schema.SubmoduleCommits {
 	var sc schema.SubmoduleCommits
 	switch {
@@ -179,7 +180,7 @@ func gitHead(s *state, dir string) *string {
 	return &out
 }
 
-// torchFlags is pytorch_build.flags (context.md §12.4) at the
+// torchFlags is pytorch_build.flags (docs/python.md) at the
 // pytorch_build.flags import site.
 func torchFlags(s *state, f *pyFacts) schema.PytorchFlags {
 	var fl schema.PytorchFlags

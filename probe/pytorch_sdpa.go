@@ -4,7 +4,7 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectPytorchSDPA is pytorch_sdpa (context.md §13). Source: the four
+// collectPytorchSDPA is pytorch_sdpa (docs/python.md). Source: the four
 // torch.backends.cuda.*_sdp_enabled() getters, called by the helper at the
 // pytorch_sdpa import site (bool() of each result). Scope: process.
 func collectPytorchSDPA(s *state) schema.PytorchSDPA {

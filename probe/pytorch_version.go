@@ -1,6 +1,6 @@
 package probe
 
-// collectPytorchVersion is pytorch_version (context.md §11). Source:
+// collectPytorchVersion is pytorch_version (docs/python.md). Source:
 // str(torch.__version__) at the helper's pytorch_version import site.
 // Scope: process. Never the string "None".
 func collectPytorchVersion(s *state) *string {

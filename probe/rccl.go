@@ -7,7 +7,8 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectRCCL is the rccl block (core.md §12.6).
+// collectRCCL is the rccl block
+// (docs/rocm-libraries.md#rccl-filesystem-plugin-fields-process-scope).
 //
 // Source: NCCL_VERSION_CODE in <inc>/include/rccl/rccl.h;
 // <lib>/lib/librccl.so*, librccl-anp.so* and librccl-net.so* (content
@@ -58,11 +59,12 @@ func collectRCCL(s *state) schema.RCCL {
 	return r
 }
 
-// resolveNetPlugin finds the file NCCL_NET_PLUGIN names (core.md §12.6): a
-// value with a slash is a path (pathlib-normalised, relative to the cwd);
-// a bare name is tried in each $LD_LIBRARY_PATH entry, then in libDir, as
-// every spelling netPluginNames gives. The answer must be a regular file
-// (links followed).
+// resolveNetPlugin finds the file NCCL_NET_PLUGIN names
+// (docs/rocm-libraries.md#rccl-filesystem-plugin-fields-process-scope): a
+// value with a slash is a path (pathlib-normalised, relative to the cwd); a
+// bare name is tried in each $LD_LIBRARY_PATH entry, then in libDir, as every
+// spelling netPluginNames gives. The answer must be a regular file (links
+// followed).
 func resolveNetPlugin(s *state, value, libDir string) (string, bool) {
 	if strings.Contains(value, "/") {
 		p := pathlibStr(value)

@@ -7,7 +7,7 @@ import (
 	"aorta-probe/schema"
 )
 
-// parseRDMALinks parses `rdma link` output (core.md §11.4 step 7):
+// parseRDMALinks parses `rdma link` output (docs/hardware.md#nics):
 //
 //	link bnxt_re0/1 state ACTIVE physical_state LINK_UP netdev benic7p1
 //

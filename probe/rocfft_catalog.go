@@ -5,13 +5,14 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectRocFFTCatalog is the rocfft_catalog block (core.md §13.3): rocFFT's
-// optional read-only ahead-of-time kernel cache. Candidates in order:
-// $ROCFFT_RTC_SYS_CACHE_PATH itself, then <it>/rocfft_kernel_cache.db (when
-// the variable is non-empty), then <lib>/lib/rocfft_kernel_cache.db and
-// <lib>/lib/rocfft/rocfft_kernel_cache.db. The first regular file wins and
-// is content-hashed; none is the documented absence. $ROCFFT_RTC_CACHE_PATH
-// (the per-process user cache) is recorded only.
+// collectRocFFTCatalog is the rocfft_catalog block
+// (docs/rocm-libraries.md#rocfft_catalog-filesystem-the-override-is-process-scope):
+// rocFFT's optional read-only ahead-of-time kernel cache. Candidates in
+// order: $ROCFFT_RTC_SYS_CACHE_PATH itself, then <it>/rocfft_kernel_cache.db
+// (when the variable is non-empty), then <lib>/lib/rocfft_kernel_cache.db and
+// <lib>/lib/rocfft/rocfft_kernel_cache.db. The first regular file wins and is
+// content-hashed; none is the documented absence. $ROCFFT_RTC_CACHE_PATH (the
+// per-process user cache) is recorded only.
 func collectRocFFTCatalog(s *state) schema.RocFFTCatalog {
 	sys, user := s.envPtr("ROCFFT_RTC_SYS_CACHE_PATH"), s.envPtr("ROCFFT_RTC_CACHE_PATH")
 	c := schema.RocFFTCatalog{

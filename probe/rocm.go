@@ -7,7 +7,8 @@ import (
 	"aorta-probe/schema"
 )
 
-// collectROCm is the rocm block (core.md §6).
+// collectROCm is the rocm block
+// (docs/fields-process.md#rocm-filesystem-kmd_version-host-kernel).
 func collectROCm(s *state) schema.ROCm {
 	r := schema.ROCm{Root: s.rocm().core, LibRoot: s.rocm().lib, RootSource: s.rocm().source, Layout: s.rocm().layout}
 	tr, _ := await(s, theRockBlock)

@@ -9,7 +9,7 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// rocmRoots are the three ROCm roots of core.md §2: core (bin, .info,
+// rocmRoots are the three ROCm roots of docs/rocm-roots.md: core (bin, .info,
 // share/therock), lib (lib/, share/miopen) and inc (include/). On a classic
 // install all three are /opt/rocm; on a TheRock wheel install they are the
 // sibling packages _rocm_sdk_core, _rocm_sdk_libraries and _rocm_sdk_devel.
@@ -27,9 +27,9 @@ func classicRoots(dir, source string) rocmRoots {
 	return rocmRoots{core: dir, lib: dir, inc: dir, source: source, layout: "classic"}
 }
 
-// resolveROCmRoots is core.md §2.2: $ROCM_PATH, then $ROCM_HOME, then a
-// usable /opt/rocm, then a _rocm_sdk_core package on the Python search path,
-// else /opt/rocm with source "none". It never fails.
+// resolveROCmRoots is root discovery (docs/rocm-roots.md): $ROCM_PATH, then
+// $ROCM_HOME, then a usable /opt/rocm, then a _rocm_sdk_core package on the
+// Python search path, else /opt/rocm with source "none". It never fails.
 //
 // Step 3 asks each source of site directories in turn and stops at the
 // first that holds _rocm_sdk_core: the filesystem's site-packages first
@@ -66,7 +66,7 @@ func resolveROCmRoots(root *rootFS, env func(string) (string, bool), cwd string,
 }
 
 // rootsFromCandidate interprets one explicit ROCM_PATH/ROCM_HOME value
-// (core.md §2.2 step 1 a–c).
+// (docs/rocm-roots.md, step 1).
 func rootsFromCandidate(root *rootFS, cand, source string) (rocmRoots, bool) {
 	if strings.HasPrefix(filepath.Base(cand), "_rocm_sdk_") {
 		if r, ok := wheelRoots(root, filepath.Dir(cand)); ok {
@@ -88,7 +88,7 @@ func rootsFromCandidate(root *rootFS, cand, source string) (rocmRoots, bool) {
 	return rocmRoots{}, false
 }
 
-// wheelRoots builds wheel roots from a site directory (core.md §2.3).
+// wheelRoots builds wheel roots from a site directory (docs/rocm-roots.md).
 func wheelRoots(root *rootFS, site string) (rocmRoots, bool) {
 	core := site + "/_rocm_sdk_core"
 	if !root.isDir(core) {
@@ -104,8 +104,8 @@ func wheelRoots(root *rootFS, site string) (rocmRoots, bool) {
 	return r, true
 }
 
-// usableOptROCm is the strict autodetect test of core.md §2.2 step 2: a
-// directory with a readable, non-blank .info/version (first 4096 bytes,
+// usableOptROCm is the strict autodetect test of step 2 (docs/rocm-roots.md):
+// a directory with a readable, non-blank .info/version (first 4096 bytes,
 // UTF-8), or an existing .info/version-dev, or a lib/ directory. A bin-only
 // shim does not count.
 func usableOptROCm(root *rootFS) bool {
@@ -138,11 +138,11 @@ func validUpToCut(b []byte) bool {
 	return false
 }
 
-// pythonSiteDirs is the Go substitute for the Python import search of
-// core.md §2.2 step 3: a static binary has no interpreter, so it looks where
-// the workload interpreter's sys.path would: $PYTHONPATH entries first, then
-// the site-packages of $VIRTUAL_ENV and $CONDA_PREFIX, of the python3 and
-// python found on $PATH, and of the system prefixes /usr/local and /usr.
+// pythonSiteDirs is the Go substitute for the Python import search of Step 3
+// of docs/rocm-roots.md: a static binary has no interpreter, so it looks
+// where the workload interpreter's sys.path would: $PYTHONPATH entries first,
+// then the site-packages of $VIRTUAL_ENV and $CONDA_PREFIX, of the python3
+// and python found on $PATH, and of the system prefixes /usr/local and /usr.
 // (docs/rocm-roots.md records this choice.)
 func pythonSiteDirs(root *rootFS, env func(string) (string, bool)) []string {
 	var dirs []string

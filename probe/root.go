@@ -11,7 +11,7 @@ import (
 // read into memory. A larger file reads as unreadable.
 const maxTextFile = 4 << 20
 
-// readText is the spec's read-text (core.md §3.1, context.md §0.2): the whole
+// readText is read-text (docs/rocm-libraries.md#read-text): the whole
 // file as strict UTF-8 with universal newlines, Python-stripped; nil when
 // missing, unreadable, not UTF-8, or empty after stripping.
 func (r *rootFS) readText(p string) *string {

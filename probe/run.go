@@ -115,8 +115,9 @@ type Runner interface {
 	Run(ctx context.Context, cmd Command) Result
 }
 
-// Per-command timeouts of the spec (core.md §3.7): SHORT_TIMEOUT_SEC and the
-// long one of rdhc, rocm_agent_enumerator, nm and c++filt.
+// Per-command timeouts (docs/hardware.md): the Python probe's
+// SHORT_TIMEOUT_SEC and the long one of rdhc, rocm_agent_enumerator, nm and
+// c++filt.
 const (
 	ShortTimeout = 5 * time.Second
 	LongTimeout  = 30 * time.Second

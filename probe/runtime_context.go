@@ -4,12 +4,13 @@ import (
 	"aorta-probe/schema"
 )
 
-// runtimeType is context.md §3.1: the first of /.dockerenv, /run/.containerenv,
-// $SINGULARITY_NAME and the /proc/1/cgroup tokens singularity, docker,
-// podman; else baremetal. containerd, k8s and RE sandboxes read baremetal
-// (container_detected and the isolation evidence cover them). It is
-// evaluated once per collection (collector.runtimeType) and shared by
-// runtime_context, docker and the not-captured document.
+// runtimeType is runtime_context.type
+// (docs/fields-process.md#runtime_context-process): the first of /.dockerenv,
+// /run/.containerenv, $SINGULARITY_NAME and the /proc/1/cgroup tokens
+// singularity, docker, podman; else baremetal. containerd, k8s and RE
+// sandboxes read baremetal (container_detected and the isolation evidence
+// cover them). It is evaluated once per collection (collector.runtimeType)
+// and shared by runtime_context, docker and the not-captured document.
 func runtimeType(s *state) string { return s.collector.runtimeType() }
 
 func detectRuntimeType(s *state) string {
@@ -21,14 +22,14 @@ func detectRuntimeType(s *state) string {
 	return "baremetal"
 }
 
-// collectRuntimeContext is the runtime_context block (context.md §3). The
-// Go side decides type; python_env comes from $CONDA_DEFAULT_ENV, then from
-// the workload interpreter's sys.prefix and sys.base_prefix as the Python
-// helper reports them (venv when they differ; venv_path = sys.prefix).
-// When no interpreter reported (none found, --no-python, or it failed
-// before its first answer) the env-only fallback applies: $VIRTUAL_ENV, the
-// variable an activated venv exports, stands in for the prefix comparison
-// (docs/python.md).
+// collectRuntimeContext is the runtime_context block
+// (docs/fields-process.md#runtime_context-process). The Go side decides type;
+// python_env comes from $CONDA_DEFAULT_ENV, then from the workload
+// interpreter's sys.prefix and sys.base_prefix as the Python helper reports
+// them (venv when they differ; venv_path = sys.prefix). When no interpreter
+// reported (none found, --no-python, or it failed before its first answer)
+// the env-only fallback applies: $VIRTUAL_ENV, the variable an activated venv
+// exports, stands in for the prefix comparison (docs/python.md).
 //
 // It is the first probe and starts the one helper run; the command record
 // of that run is kept in this probe's provenance, whoever started it.

@@ -9,9 +9,10 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// Readers of the sysfs views the nics block binds devices with (core.md
-// §11.4). /sys/class/net shows only the interfaces of the probe's network
-// namespace; /sys/class/infiniband and /sys/module are host-wide.
+// Readers of the sysfs views the nics block binds devices with
+// (docs/hardware.md#nics). /sys/class/net shows only the interfaces of the
+// probe's network namespace; /sys/class/infiniband and /sys/module are
+// host-wide.
 
 // maxSysfsAttr bounds a sysfs attribute read (a PCI vendor id is 7 bytes).
 const maxSysfsAttr = 4096

@@ -21,8 +21,9 @@ const rdhcMaxJSON = 64 << 20
 // systemHealth carries the rdhc document; value nil is JSON null.
 type systemHealth struct{ value pyjson.Any }
 
-// collectSystemHealth is the system_health block (core.md §5): rdhc's
-// quick report, re-serialised verbatim.
+// collectSystemHealth is the system_health block
+// (docs/hardware.md#system_health--rdhc): rdhc's quick report, re-serialised
+// verbatim.
 //
 // Source: the JSON file written by `sudo -n -E <abs rdhc> --quick --json
 // <tmp>` (30 s), where rdhc is which("rdhc.py") else which("rdhc") and <tmp> is a

@@ -17,10 +17,10 @@ const (
 	buildSystemBlock      blockKey[schema.BuildSystem] = "build_system"
 )
 
-// probeTable is the fixed list of probes in the anchor's order (core.md
-// §1.3, context.md §2). They run concurrently; this order is the order of
-// partial_reasons, whatever order they finish in. A probe may await only
-// probes above it.
+// probeTable is the fixed list of probes in the anchor's order
+// (docs/fields-process.md#probe-order). They run concurrently; this order is
+// the order of partial_reasons, whatever order they finish in. A probe may
+// await only probes above it.
 func probeTable() []probe {
 	return []probe{
 		block("runtime_context", collectRuntimeContext, func(s *schema.Snapshot, v schema.RuntimeContext) { s.RuntimeContext = v }),
@@ -73,8 +73,9 @@ func probeTable() []probe {
 			s.ExecutionContext.LikelyExecutionPlatform = v.platform.value
 			s.Provenance.Placement.LikelyExecutionPlatform = v.platform.evidence()
 		}),
-		// python_version is taken when the snapshot is assembled (context.md
-		// §2 item 21); its row also carries the Python bridge's own reason.
+		// python_version is taken when the snapshot is assembled
+		// (docs/fields-process.md#probe-order); its row also carries the
+		// Python bridge's own reason.
 		block("python_version", collectPythonVersion, func(s *schema.Snapshot, v pythonVersion) { s.PythonVersion = v.version }),
 	}
 }

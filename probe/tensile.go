@@ -2,15 +2,16 @@ package probe
 
 import "aorta-probe/schema"
 
-// collectTensile is the tensile block (core.md §12.4).
+// collectTensile is the tensile block
+// (docs/rocm-libraries.md#tensile-filesystem-except-package_version-process).
 //
 // Source of package_version: the workload interpreter's `import Tensile`
 // (__version__), through the one Python helper run; Tensile not importable
 // is a documented absence.
 //
 // Source of kernel_db_combined_hash: the .yaml/.dat/.co file names directly
-// in <lib>/lib/hipblaslt/library and <lib>/lib/rocblas/library (§3.5, no
-// gfx subdirectories).
+// in <lib>/lib/hipblaslt/library and <lib>/lib/rocblas/library
+// (docs/rocm-libraries.md#hash-and-fingerprint-forms, no gfx subdirectories).
 func collectTensile(s *state) schema.Tensile {
 	hb := s.rocm().lib + hipblasltLib.tensile
 	rb := s.rocm().lib + rocblasLib.tensile

@@ -2,8 +2,9 @@ package probe
 
 import "aorta-probe/schema"
 
-// collectTensileCatalog is the tensile_catalog block (core.md §13.1): the
-// Tensile solution menus installed under <lib>/lib/hipblaslt/library and
+// collectTensileCatalog is the tensile_catalog block
+// (docs/rocm-libraries.md#tensile_catalog-filesystem): the Tensile solution
+// menus installed under <lib>/lib/hipblaslt/library and
 // <lib>/lib/rocblas/library (content-hashed, both menus at once), with the
 // identity fields copied from the hipblaslt, rocblas and tensile blocks.
 func collectTensileCatalog(s *state) schema.TensileCatalog {

@@ -7,16 +7,18 @@ import (
 )
 
 // theRock is the therock block plus the parsed manifest, which rocm and the
-// GEMM libraries read too (core.md §7.1: one read, shared).
+// GEMM libraries read too (one read, shared;
+// docs/fields-process.md#therock-filesystem).
 type theRock struct {
 	block    schema.TheRock
 	manifest pyjson.Map[any] // nil without a manifest
 }
 
-// collectTheRock is the therock block (core.md §7): the TheRock build
-// manifest at <core>/share/therock/therock_manifest.json. Its absence is the
-// normal case on classic installs and appends no reason; the only reason
-// it appends is for patches too deep or too large to record (bounds.go).
+// collectTheRock is the therock block
+// (docs/fields-process.md#therock-filesystem): the TheRock build manifest at
+// <core>/share/therock/therock_manifest.json. Its absence is the normal case
+// on classic installs and appends no reason; the only reason it appends is
+// for patches too deep or too large to record (bounds.go).
 func collectTheRock(s *state) theRock {
 	t := theRock{block: schema.TheRock{Status: "absent", ManifestPath: s.rocm().manifestPath(), Submodules: []schema.TheRockSubmodule{}}}
 	text := s.root.readText(t.block.ManifestPath)
@@ -70,9 +72,10 @@ func mget(m pyjson.Map[any], k string) any {
 	return v
 }
 
-// manifestString is the cleaning rule of core.md §7.2 applied to m[k]:
-// null, objects, arrays and booleans are null; numbers and strings become
-// their Python str(), stripped; empty is null.
+// manifestString is therock's cleaning rule
+// (docs/fields-process.md#therock-filesystem) applied to m[k]: null, objects,
+// arrays and booleans are null; numbers and strings become their Python
+// str(), stripped; empty is null.
 func manifestString(m pyjson.Map[any], k string) *string {
 	var s string
 	switch v := mget(m, k).(type) {

@@ -10,7 +10,8 @@ import (
 
 // Helpers shared by the command-driven hardware blocks (system_health, hip,
 // gpu_arch, nics): how a command's output becomes text, and how its failure
-// becomes the detail of a reason (core.md §3.7–3.8, §19.10).
+// becomes the detail of a reason (docs/hardware.md,
+// docs/design-notes.md#python-text-fidelity).
 
 // stderrTailRunes is the [:200] truncation of stderr tails, in code points.
 const stderrTailRunes = 200

@@ -10,7 +10,8 @@ import (
 	"aorta-probe/schema"
 )
 
-// parseBuildSettings is the Build-settings parser of context.md §12.4 over
+// parseBuildSettings is the Build-settings parser of pytorch_build.flags
+// (docs/python.md) over
 // torch.__config__.show() text. Python splits it with a lazy value and a
 // look-ahead, which RE2 cannot express, so it is written out by hand:
 //
@@ -89,9 +90,9 @@ func pairFollows(r []rune, i int) bool {
 
 var cxxDefineRe = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpaceOrComma + `+))?`)
 
-// parseCXXDefines is cxx_defines (context.md §12.4): every -DNAME[=VALUE]
-// in the CXX_FLAGS text (VALUE: no whitespace, no comma; none → null),
-// later duplicates overwriting, sorted by NAME.
+// parseCXXDefines is pytorch_build.cxx_defines (docs/python.md): every
+// -DNAME[=VALUE] in the CXX_FLAGS text (VALUE: no whitespace, no comma; none
+// → null), later duplicates overwriting, sorted by NAME.
 func parseCXXDefines(flags string) pyjson.Map[*string] {
 	m := map[string]*string{}
 	for _, sm := range cxxDefineRe.FindAllStringSubmatchIndex(flags, -1) {
@@ -117,7 +118,7 @@ func sortedMap[V any](m map[string]V) pyjson.Map[V] {
 	return out
 }
 
-// coerceFlag is §12.5's coerce: ON/TRUE/1 → true, OFF/FALSE/0 → false
+// coerceFlag is build_flags' coerce: ON/TRUE/1 → true, OFF/FALSE/0 → false
 // (upper-cased, stripped, trailing commas removed), else the raw string.
 func coerceFlag(raw string) any {
 	u := strings.TrimRight(pyfmt.Strip(strings.ToUpper(raw)), ",")
@@ -130,9 +131,9 @@ func coerceFlag(raw string) any {
 	return raw
 }
 
-// projectBuildFlags is build_flags (context.md §12.5): the 17 canonical
-// names, each from build_settings (any alias) first, else from cxx_defines
-// (a bare -DNAME is true), else null.
+// projectBuildFlags is pytorch_build.build_flags (docs/python.md): the 17
+// canonical names, each from build_settings (any alias) first, else from
+// cxx_defines (a bare -DNAME is true), else null.
 func projectBuildFlags(settings pyjson.Map[string], defines pyjson.Map[*string]) pyjson.Map[any] {
 	out := make(pyjson.Map[any], 0, len(schema.BuildFlagNames))
 	for _, name := range schema.BuildFlagNames {

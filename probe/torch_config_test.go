@@ -7,7 +7,7 @@ import (
 	"aorta-probe/internal/pyjson"
 )
 
-// The __config__.show() fixture of context.md §25.5.
+// The Python probe's __config__.show() fixture.
 const configShowFixture = "PyTorch built with:\n" +
 	"  - GCC 13.3\n" +
 	"  - HIP Runtime 7.2.53211\n" +
@@ -53,7 +53,7 @@ func TestParseBuildSettings(t *testing.T) {
 		{"Build settings:", "<nil>"},
 		{"Build settings:   \n ", "<nil>"},
 		{"Build settings: lower=case, x", "<nil>"},
-		// spec §12.4 example: trailing ", " + newline
+		// the Python probe's example: trailing ", " + newline
 		{"Build settings: BLAS_INFO=open, BUILD_TYPE=Release, CXX_FLAGS= -D_GLIBCXX_USE_CXX11_ABI=1 -DUSE_FBGEMM -O2, TORCH_VERSION=2.5.1, USE_ROCM=ON, USE_ROCM_KERNEL_ASSERT=OFF, \n",
 			"BLAS_INFO=open;BUILD_TYPE=Release;CXX_FLAGS=-D_GLIBCXX_USE_CXX11_ABI=1 -DUSE_FBGEMM -O2;TORCH_VERSION=2.5.1;USE_ROCM=ON;USE_ROCM_KERNEL_ASSERT=OFF;"},
 		// a comma without whitespace does not end a value

@@ -12,7 +12,7 @@ import (
 )
 
 // torchNativeSonames are the libraries that locate torch's native lib
-// directory through /proc/self/maps, in preference order (context.md §12.7).
+// directory through /proc/self/maps, in preference order (docs/python.md).
 var torchNativeSonames = []string{"libtorch_hip.so", "libtorch.so", "libtorch_cpu.so", "libc10_hip.so", "libc10.so"}
 
 // mapsFirstPaths parses /proc/self/maps text (of the helper, after it
@@ -76,10 +76,10 @@ func torchMapsLib(s *state, t *pyTorch, sonames []string) (string, bool) {
 	return "", false
 }
 
-// torchNativeLibDir is the shared "torch native lib dir" helper (context.md
-// §12.7, core.md §12.7): <dir of torch.__file__>/lib when it is a
-// directory, else the directory of the first still-existing mapped torch
-// library by soname preference.
+// torchNativeLibDir is the shared "torch native lib dir" helper
+// (docs/python.md): <dir of torch.__file__>/lib when it is a directory, else
+// the directory of the first still-existing mapped torch library by soname
+// preference.
 func torchNativeLibDir(s *state, t *pyTorch) (string, bool) {
 	if d := t.fileDir(); d != "" && s.root.isDir(d+"/lib") {
 		return d + "/lib", true
@@ -91,7 +91,7 @@ func torchNativeLibDir(s *state, t *pyTorch) (string, bool) {
 }
 
 // symbolDump is the shared per-collection libtorch_hip symbol dump
-// (context.md §12.7): how many lines of the demangled
+// (docs/python.md): how many lines of the demangled
 // `nm -D --defined-only` output of libtorch_hip.so contain each marker, or
 // nothing. It is computed once, by the composable_kernel probe, whose prefix
 // owns its reasons; pytorch_build reuses it. Only the counts are kept: the

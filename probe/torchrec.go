@@ -2,8 +2,8 @@ package probe
 
 import "aorta-probe/schema"
 
-// collectTorchRec is the torchrec block (context.md §16). Source: the whole
-// §16 algorithm runs inside the helper (find_spec without importing,
+// collectTorchRec is the torchrec block (docs/python.md). Source: the whole
+// identity algorithm runs inside the helper (find_spec without importing,
 // version.py through the spec's loader, importlib.metadata distributions,
 // RECORD and direct_url.json ownership); Go copies its five values and its
 // reasons in order. Scope: process. TorchRec is never imported. Without an

@@ -22,8 +22,8 @@ func bridgeFacts(t *testing.T, python, site string) *pyFacts {
 	return f
 }
 
-// TestTorchRecFixtures are the torchrec cases of context.md §25.7, run
-// through the helper's §16 implementation with the real interpreter.
+// TestTorchRecFixtures are the Python probe's torchrec cases, run
+// through the helper's implementation with the real interpreter.
 func TestTorchRecFixtures(t *testing.T) {
 	python := needPython(t)
 	sha := "0123abcdef0123abcdef0123abcdef0123abcdef"

@@ -2,10 +2,10 @@ package probe
 
 import "aorta-probe/schema"
 
-// collectTriton is the triton block (context.md §14). Source: the helper's
+// collectTriton is the triton block (docs/python.md). Source: the helper's
 // `import triton` in the workload interpreter: package_version is
 // str(triton.__version__), commit comes from the version (or the module's
-// commit attributes, §18.2). Scope: process (the interpreter's sys.path).
+// commit attributes). Scope: process (the interpreter's sys.path).
 // A missing triton is NOT a documented absence: it appends a reason.
 func collectTriton(s *state) schema.Triton {
 	f := s.python()

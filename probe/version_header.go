@@ -26,11 +26,12 @@ var headerPrefixes = map[string]headerPatterns{
 	"MIOPEN":    compileHeader("MIOPEN"),
 }
 
-// hdrParse is the spec's hdr-parse(text, PREFIX) (core.md §12.0) over the
-// read-text of a version header: the FIRST <PREFIX>_VERSION_TWEAK define
-// (not anchored to a line start) and the LAST of each MAJOR/MINOR/PATCH
-// define, joined "MAJOR.MINOR.PATCH" with the digit strings verbatim when
-// all three were seen. prefix is HIPBLASLT, ROCBLAS or MIOPEN.
+// hdrParse is hdr-parse(text, PREFIX)
+// (docs/rocm-libraries.md#hipblaslt--rocblas-filesystem) over the read-text
+// of a version header: the FIRST <PREFIX>_VERSION_TWEAK define (not anchored
+// to a line start) and the LAST of each MAJOR/MINOR/PATCH define, joined
+// "MAJOR.MINOR.PATCH" with the digit strings verbatim when all three were
+// seen. prefix is HIPBLASLT, ROCBLAS or MIOPEN.
 func hdrParse(text *string, prefix string) (tweak, version *string) {
 	if text == nil || *text == "" {
 		return nil, nil
@@ -59,9 +60,10 @@ func hdrParse(text *string, prefix string) (tweak, version *string) {
 var ncclVersionCode = regexp.MustCompile(`#define` + pyfmt.ReSpace + `+NCCL_VERSION_CODE` + pyfmt.ReSpace + `+(` + pyfmt.ReDigit + `+)`)
 
 // rcclVersionCode is the first NCCL_VERSION_CODE define of rccl.h as an
-// integer (core.md §12.6), Unicode digits valued as Python's int() does.
-// A value beyond int64 (never seen; Python would keep a big integer) is
-// reported as no value.
+// integer
+// (docs/rocm-libraries.md#rccl-filesystem-plugin-fields-process-scope),
+// Unicode digits valued as Python's int() does. A value beyond int64 (never
+// seen; Python would keep a big integer) is reported as no value.
 func rcclVersionCode(text *string) *int {
 	if text == nil {
 		return nil
@@ -95,10 +97,11 @@ func digitValue(r rune) int {
 	return int(r-z) % 10
 }
 
-// rcclVersion decodes NCCL_VERSION_CODE (core.md §12.6): codes from 10000
-// on are MAJOR*10000 + MINOR*100 + PATCH (22707 = 2.27.7), older ones
-// MAJOR*1000 + MINOR*100 + PATCH (2807 = 2.8.7). The code is never negative
-// (the define's value is digits only).
+// rcclVersion decodes NCCL_VERSION_CODE
+// (docs/rocm-libraries.md#rccl-filesystem-plugin-fields-process-scope): codes
+// from 10000 on are MAJOR*10000 + MINOR*100 + PATCH (22707 = 2.27.7), older
+// ones MAJOR*1000 + MINOR*100 + PATCH (2807 = 2.8.7). The code is never
+// negative (the define's value is digits only).
 func rcclVersion(code int) string {
 	major, minor := code/1000, code%1000/100
 	if code >= 10000 {

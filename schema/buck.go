@@ -1,7 +1,8 @@
 package schema
 
-// BuildSystem is the Buck2 checkout the probe ran in (context.md §19):
-// {"kind": "none"} or kind buck2 with its version, root and revision.
+// BuildSystem is the Buck2 checkout the probe ran in
+// (docs/buck2.md#3-the-buck-blocks): {"kind": "none"} or kind buck2 with its
+// version, root and revision.
 type BuildSystem struct {
 	Kind   string `py:"kind"` // none | buck2
 	*Buck2 `py:",inline"`
@@ -15,7 +16,8 @@ type Buck2 struct {
 }
 
 // BuckInvocation is the Buck context a --buck-target was resolved in
-// (context.md §20). Config values are never stored, only keys.
+// (docs/buck2.md#3-the-buck-blocks). Config values are never stored, only
+// keys.
 type BuckInvocation struct {
 	// not_requested without --buck-target; else whether the cquery succeeded.
 	Status string  `py:"status"`
@@ -42,7 +44,8 @@ func NotRequestedBuckInvocation() BuckInvocation {
 	return BuckInvocation{Status: "not_requested", ContextSource: "none", Comparison: "not_compared"}
 }
 
-// LibraryEntry is one known library among the target's deps (context.md §21.3).
+// LibraryEntry is one known library among the target's deps
+// (docs/buck2.md#3-the-buck-blocks).
 type LibraryEntry struct {
 	Name             string  `py:"name"`              // hipblaslt, pytorch, rccl, ainic or rocm.
 	Source           string  `py:"source"`            // buck
@@ -52,7 +55,7 @@ type LibraryEntry struct {
 }
 
 // LibraryAlternate is the package-side identity of a Buck-provided library
-// (context.md §21.5).
+// (docs/buck2.md#3-the-buck-blocks).
 type LibraryAlternate struct {
 	Name           string  `py:"name"`            // The library.
 	Source         string  `py:"source"`          // package

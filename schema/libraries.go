@@ -2,7 +2,8 @@ package schema
 
 import "aorta-probe/internal/pyjson"
 
-// GemmLibrary is the identity of hipBLASLt or rocBLAS (core.md §12.1–12.2).
+// GemmLibrary is the identity of hipBLASLt or rocBLAS
+// (docs/rocm-libraries.md#hipblaslt--rocblas-filesystem).
 type GemmLibrary struct {
 	// VERSION_TWEAK define of the library's version header: the ROCm-release
 	// identifier, e.g. dabb6df2b9.
@@ -27,7 +28,7 @@ type GemmLibrary struct {
 func NotCapturedGemmLibrary() GemmLibrary { return GemmLibrary{AppliedPRs: pyjson.Map[pyjson.Any]{}} }
 
 // ComposableKernel is the system CK headers and the CK inside PyTorch
-// (core.md §12.3).
+// (docs/python.md#4-field-reference-python-side-blocks).
 type ComposableKernel struct {
 	System         CKSystem  `py:"system"`          // CK headers under the ROCm include root.
 	PytorchBundled CKBundled `py:"pytorch_bundled"` // CK symbols inside libtorch_hip.so.
@@ -51,7 +52,7 @@ type CKBundled struct {
 }
 
 // Tensile is the Tensile package and the combined kernel-DB name fingerprint
-// (core.md §12.4).
+// (docs/rocm-libraries.md#tensile-filesystem-except-package_version-process).
 type Tensile struct {
 	// Tensile.__version__ of the workload interpreter, or null.
 	PackageVersion *string `py:"package_version"`
@@ -60,7 +61,8 @@ type Tensile struct {
 	KernelDBCombinedHash *string `py:"kernel_db_combined_hash"`
 }
 
-// MIOpen is the identity of MIOpen (core.md §12.5).
+// MIOpen is the identity of MIOpen
+// (docs/rocm-libraries.md#miopen-filesystem).
 type MIOpen struct {
 	RocmReleaseTweak *string `py:"rocm_release_tweak"` // MIOPEN_VERSION_TWEAK of include/miopen/version.h.
 	PackageVersion   *string `py:"package_version"`    // MAJOR.MINOR.PATCH of the same header.
@@ -70,7 +72,8 @@ type MIOpen struct {
 	KernelDBRevision *string `py:"kernel_db_revision"`
 }
 
-// RCCL is the identity of RCCL and its network plugin (core.md §12.6).
+// RCCL is the identity of RCCL and its network plugin
+// (docs/rocm-libraries.md#rccl-filesystem-plugin-fields-process-scope).
 type RCCL struct {
 	VersionCode   *int    `py:"version_code"`    // NCCL_VERSION_CODE of include/rccl/rccl.h, e.g. 22707.
 	Version       *string `py:"version"`         // version_code decoded, e.g. 2.27.7.
@@ -84,7 +87,8 @@ type RCCL struct {
 	NetLibHash *string `py:"net_lib_hash"`
 }
 
-// AOTriton is the AOTriton bundled with PyTorch (core.md §12.7).
+// AOTriton is the AOTriton bundled with PyTorch
+// (docs/python.md#4-field-reference-python-side-blocks).
 type AOTriton struct {
 	// A libaotriton_v2.so* sits in torch's lib dir.
 	BundledPresent bool `py:"bundled_present"`
@@ -98,7 +102,8 @@ type AOTriton struct {
 	InstalledPrefix *string `py:"installed_prefix"`
 }
 
-// Menu is the enumeration of one kernel catalog directory (core.md §3.6).
+// Menu is the enumeration of one kernel catalog directory
+// (docs/rocm-libraries.md#gfx-subdirectory-rule).
 type Menu struct {
 	Status string  `py:"status"` // ok | partial
 	Reason *string `py:"reason"` // Why status is partial, or null.
@@ -130,14 +135,16 @@ type MenuFile struct {
 	SHA256  *string `py:"sha256"`   // sha256:<hex> of the file, or null when unreadable.
 }
 
-// The constant doc strings of core.md §13.5.
+// The constant doc strings the three catalog blocks carry, verbatim as the
+// Python probe writes them.
 const (
 	TensileCatalogDoc = "Installed-library identity (the 'recipe book'): which hipBLASLt/rocBLAS Tensile solution menu is installed on disk. Does NOT capture the runtime-selected solution ID (e.g. 381881/368xxx) -- that needs a runtime trace (separate capability). Two hosts can report the same hipBLASLt commit yet ship a materially different Tensile menu; this block makes that diffable from the installed files alone."
 	MIOpenCatalogDoc  = "Installed-library identity (the 'recipe book') for MIOpen's convolution databases on disk: find-db (solver selection), perf-db (tuned params), kernel-db (precompiled kernels), and heuristic tuning models. Does NOT capture the runtime-selected solver for a given conv -- that needs a runtime trace. Enumerated from the effective system db dir (honoring MIOPEN_SYSTEM_DB_PATH)."
 	RocFFTCatalogDoc  = "Installed-library identity for rocFFT's OPTIONAL ahead-of-time kernel cache (rocfft_kernel_cache.db) -- the READ-ONLY system cache, NOT the read-write runtime user cache (ROCFFT_RTC_CACHE_PATH). rocFFT usually compiles kernels at runtime, so absence is normal (status='absent', not a failure). When present, the cache is a frozen on-disk artifact and is fingerprinted by content hash. Does NOT capture runtime-compiled kernels."
 )
 
-// TensileCatalog is the installed Tensile solution menus (core.md §13.1).
+// TensileCatalog is the installed Tensile solution menus
+// (docs/rocm-libraries.md#tensile_catalog-filesystem).
 type TensileCatalog struct {
 	Doc       string            `py:"doc"`       // Constant explanation of the block.
 	Status    string            `py:"status"`    // ok when both menus are ok.
@@ -153,13 +160,15 @@ type TensileCatalogLib struct {
 	Menu             Menu    `py:"menu"`               // Enumeration of <lib>/lib/<library>/library.
 }
 
-// NotCapturedTensileCatalog is the shape of core.md §13.4.
+// NotCapturedTensileCatalog is the not-captured shape
+// (docs/fields-process.md#the-not-captured-document).
 func NotCapturedTensileCatalog() TensileCatalog {
 	lib := TensileCatalogLib{Menu: NotCapturedMenu("tensile_catalog not captured")}
 	return TensileCatalog{Doc: TensileCatalogDoc, Status: "partial", HipBLASLt: lib, RocBLAS: lib}
 }
 
-// MIOpenCatalog is the installed MIOpen databases (core.md §13.2).
+// MIOpenCatalog is the installed MIOpen databases
+// (docs/rocm-libraries.md#miopen_catalog-filesystem-the-directory-choice-is-process-scope).
 type MIOpenCatalog struct {
 	Doc            string  `py:"doc"`             // Constant explanation of the block.
 	Status         string  `py:"status"`          // menu.status.
@@ -175,7 +184,8 @@ type MIOpenCatalog struct {
 	Menu         Menu                `py:"menu"` // Enumeration of db_dir.
 }
 
-// NotCapturedMIOpenCatalog is the shape of core.md §13.4.
+// NotCapturedMIOpenCatalog is the not-captured shape
+// (docs/fields-process.md#the-not-captured-document).
 func NotCapturedMIOpenCatalog() MIOpenCatalog {
 	return MIOpenCatalog{
 		Doc: MIOpenCatalogDoc, Status: "partial",
@@ -184,7 +194,8 @@ func NotCapturedMIOpenCatalog() MIOpenCatalog {
 	}
 }
 
-// RocFFTCatalog is rocFFT's optional system kernel cache (core.md §13.3).
+// RocFFTCatalog is rocFFT's optional system kernel cache
+// (docs/rocm-libraries.md#rocfft_catalog-filesystem-the-override-is-process-scope).
 type RocFFTCatalog struct {
 	Doc    string `py:"doc"`    // Constant explanation of the block.
 	Status string `py:"status"` // ok | partial | absent
@@ -202,7 +213,8 @@ type KernelCache struct {
 	Reason  *string `py:"reason"`  // Why it could not be hashed, or not captured.
 }
 
-// NotCapturedRocFFTCatalog is the shape of core.md §13.4.
+// NotCapturedRocFFTCatalog is the not-captured shape
+// (docs/fields-process.md#the-not-captured-document).
 func NotCapturedRocFFTCatalog() RocFFTCatalog {
 	return RocFFTCatalog{
 		Doc: RocFFTCatalogDoc, Status: "partial",

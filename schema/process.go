@@ -1,6 +1,7 @@
 package schema
 
-// Host is the kernel and libc the probe ran on (core.md §14).
+// Host is the kernel and libc the probe ran on
+// (docs/fields-process.md#host-host-kernel-glibc-filesystem).
 type Host struct {
 	// Source: uname(2) release. Scope: host kernel.
 	KernelRelease *string `py:"kernel_release"`
@@ -15,7 +16,7 @@ type Host struct {
 }
 
 // RuntimeContext is the container runtime and Python environment kind
-// (context.md §3).
+// (docs/fields-process.md#runtime_context-process).
 type RuntimeContext struct {
 	// Source: /.dockerenv, /run/.containerenv, $SINGULARITY_NAME, then
 	// /proc/1/cgroup tokens. One of docker, podman, singularity, baremetal.
@@ -29,13 +30,14 @@ type RuntimeContext struct {
 	CondaEnvName *string `py:"conda_env_name"`
 }
 
-// NotCapturedRuntimeContext is the disaster shape of context.md §1.5.
+// NotCapturedRuntimeContext is the not-captured shape
+// (docs/fields-process.md#the-not-captured-document).
 func NotCapturedRuntimeContext() RuntimeContext {
 	return RuntimeContext{Type: "baremetal", PythonEnv: "system"}
 }
 
 // ExecutionContext is the caller's claim about where the probe runs
-// (context.md §5.1).
+// (docs/fields-process.md#execution_context-caller-asserted).
 type ExecutionContext struct {
 	// Source: --execution-context (default direct). Caller-asserted.
 	ProbeInvocation string `py:"probe_invocation"`
@@ -45,7 +47,8 @@ type ExecutionContext struct {
 }
 
 // Docker is the launcher-declared image and the cgroup-derived container id
-// (context.md §7); the block is null on bare metal.
+// (docs/fields-process.md#docker-caller-asserted--process); the block is null
+// on bare metal.
 type Docker struct {
 	// Source: $AORTA_DOCKER_IMAGE. Caller-asserted.
 	Image *string `py:"image"`

@@ -1,8 +1,9 @@
 package schema
 
 // Provenance is this probe's one extension block, written after therock
-// (architecture.md §2.5). aorta readers ignore unknown keys; --no-provenance
-// drops it and leaves the exact 40-key document.
+// (docs/fields-process.md#probe_provenance-this-probes-extension). aorta
+// readers ignore unknown keys; --no-provenance drops it and leaves the exact
+// 40-key document.
 type Provenance struct {
 	Implementation string `py:"implementation"` // always "aorta-probe"
 	Version        string `py:"version"`        // aorta-probe's version.
@@ -27,12 +28,12 @@ type Provenance struct {
 	Placement Placement `py:"placement"`
 }
 
-// Placement is the evidence, never proof, of where Buck2 placed this
-// process (buck2.md §4.4): the markers buck2's local executor adds, the
-// declared action env that reaches a remote worker too, and the launcher's
-// $AORTA_RE_IMAGE convention. Values that may carry secrets (paths with a
-// user name, image references with credentials) are never recorded, only
-// their presence and derived facts.
+// Placement is the evidence, never proof, of where Buck2 placed this process
+// (docs/buck2.md#4-reading-the-placement-evidence): the markers buck2's local
+// executor adds, the declared action env that reaches a remote worker too,
+// and the launcher's $AORTA_RE_IMAGE convention. Values that may carry
+// secrets (paths with a user name, image references with credentials) are
+// never recorded, only their presence and derived facts.
 type Placement struct {
 	// Signals are the markers checked, in a fixed order.
 	// Source: the probe's environment (BUCK_SCRATCH_PATH,
@@ -145,7 +146,7 @@ type Signal struct {
 	Error    *string `py:"error"` // Why the source was unreadable, or null.
 	Fired    bool    `py:"fired"` // The signal indicates isolation.
 	// Anchor is true for the signals of the Python probe's own
-	// container_detected test (context.md §4).
+	// container_detected test (docs/isolation.md#the-signals).
 	Anchor bool `py:"anchor"`
 	// Deciding is true for a signal whose firing alone makes
 	// container_detected true; a corroborating one (false) can fire on a

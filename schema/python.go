@@ -2,7 +2,8 @@ package schema
 
 import "aorta-probe/internal/pyjson"
 
-// PytorchBuild is how the workload's PyTorch was built (context.md §12).
+// PytorchBuild is how the workload's PyTorch was built
+// (docs/python.md#4-field-reference-python-side-blocks).
 //
 // Scope: process (the torch the workload interpreter imports, as the probe's
 // Python helper reports it) plus the files of that torch and its source tree.
@@ -50,7 +51,8 @@ var SymbolMarkers = []string{
 	"group_gemm_ck", "aiter::",
 }
 
-// NotCapturedPytorchBuild is the disaster shape of context.md §1.5.
+// NotCapturedPytorchBuild is the not-captured shape
+// (docs/fields-process.md#the-not-captured-document).
 func NotCapturedPytorchBuild() PytorchBuild {
 	flags := pyjson.Map[pyjson.Any]{}
 	for _, n := range BuildFlagNames {
@@ -124,9 +126,10 @@ type NinjaTarget struct {
 	OffloadArchs        []string         `py:"offload_archs"` // --offload-arch values.
 }
 
-// PytorchSDPA is the SDPA backends torch reports enabled (context.md §13).
-// Source: torch.backends.cuda.{flash,mem_efficient,math,cudnn}_sdp_enabled().
-// Scope: process.
+// PytorchSDPA is the SDPA backends torch reports enabled
+// (docs/python.md#4-field-reference-python-side-blocks). Source:
+// torch.backends.cuda.{flash,mem_efficient,math,cudnn}_sdp_enabled(). Scope:
+// process.
 type PytorchSDPA struct {
 	// The four torch.backends.cuda.*_sdp_enabled() answers.
 	BackendsEnabled SDPABackends `py:"backends_enabled"`
@@ -139,9 +142,11 @@ type SDPABackends struct {
 	CuDNN        *bool `py:"cudnn_sdp_enabled"`         // torch.backends.cuda.cudnn_sdp_enabled().
 }
 
-// Triton is the triton package (context.md §14). Source: `import triton`
-// in the workload interpreter: str(__version__); the commit from the version
-// or __git_version__/git_version/__commit__/__sha__/version.git_version.
+// Triton is the triton package
+// (docs/python.md#4-field-reference-python-side-blocks). Source:
+// `import triton` in the workload interpreter: str(__version__); the commit
+// from the version or
+// __git_version__/git_version/__commit__/__sha__/version.git_version.
 // Scope: process.
 type Triton struct {
 	PackageVersion *string `py:"package_version"` // str(triton.__version__).
@@ -149,9 +154,10 @@ type Triton struct {
 	Commit *string `py:"commit"`
 }
 
-// FBGEMM is the fbgemm_gpu package and torch's FBGEMM flags (context.md §15).
-// Source: `import fbgemm_gpu`; -DUSE_FBGEMM / -DUSE_FBGEMM_GENAI in
-// torch.__config__.show(). Scope: process.
+// FBGEMM is the fbgemm_gpu package and torch's FBGEMM flags
+// (docs/python.md#4-field-reference-python-side-blocks). Source: `import
+// fbgemm_gpu`; -DUSE_FBGEMM / -DUSE_FBGEMM_GENAI in torch.__config__.show().
+// Scope: process.
 type FBGEMM struct {
 	PackageVersion *string `py:"package_version"` // fbgemm_gpu.__version__.
 	// Commit from the version or the package's git attributes.
@@ -162,7 +168,8 @@ type FBGEMM struct {
 	PytorchUseFBGEMMGenAI *bool `py:"pytorch_use_fbgemm_genai"`
 }
 
-// TorchRec is the torchrec package identity (context.md §16). Source:
+// TorchRec is the torchrec package identity
+// (docs/python.md#4-field-reference-python-side-blocks). Source:
 // find_spec("torchrec") (never imported), its version.py, importlib.metadata
 // distributions, RECORD and direct_url.json. Scope: process.
 type TorchRec struct {
@@ -175,10 +182,11 @@ type TorchRec struct {
 	DistributionVersion *string `py:"distribution_version"`
 }
 
-// Aiter is the aiter package and its HSA kernel trees (context.md §17).
-// Source: `import aiter` (__version__, aiter._version), metadata of the
-// dists amd_aiter and aiter; HSATree: the aiter_meta/hsa trees listed and
-// hashed on the filesystem. Scope: process + filesystem.
+// Aiter is the aiter package and its HSA kernel trees
+// (docs/python.md#4-field-reference-python-side-blocks). Source: `import
+// aiter` (__version__, aiter._version), metadata of the dists amd_aiter and
+// aiter; HSATree: the aiter_meta/hsa trees listed and hashed on the
+// filesystem. Scope: process + filesystem.
 type Aiter struct {
 	// aiter.__version__, else aiter._version, else dist metadata.
 	PackageVersion  *string `py:"package_version"`

@@ -2,7 +2,8 @@ package schema
 
 import "aorta-probe/internal/pyjson"
 
-// ROCm is the ROCm userspace the filesystem holds (core.md §6).
+// ROCm is the ROCm userspace the filesystem holds
+// (docs/fields-process.md#rocm-filesystem-kmd_version-host-kernel).
 type ROCm struct {
 	// Source: <core>/.info/version, else the TheRock manifest, pip metadata
 	// or torch's +rocm segment (see VersionSource).
@@ -13,7 +14,7 @@ type ROCm struct {
 	KmdVersion *string `py:"kmd_version"`
 	// Which step of the version chain answered, or null.
 	VersionSource *string `py:"version_source"`
-	// The resolved core root (core.md §2). Scope: process.
+	// The resolved core root (docs/rocm-roots.md). Scope: process.
 	Root string `py:"root"`
 	// The resolved libraries root.
 	LibRoot string `py:"lib_root"`
@@ -23,7 +24,8 @@ type ROCm struct {
 	Layout string `py:"layout"`
 }
 
-// TheRock is the TheRock build manifest, when the install has one (core.md §7).
+// TheRock is the TheRock build manifest, when the install has one
+// (docs/fields-process.md#therock-filesystem).
 type TheRock struct {
 	Status string `py:"status"` // present | absent
 	// Path of therock_manifest.json; always filled, even when absent.
@@ -51,7 +53,7 @@ type TheRockSubmodule struct {
 }
 
 // AMDGPUDriver is the amdgpu kernel driver: package, module and KFD nodes
-// (core.md §8).
+// (docs/fields-process.md#amdgpu_driver-filesystem--host-kernel).
 type AMDGPUDriver struct {
 	Scope  string `py:"scope"`  // always host_kernel
 	Status string `py:"status"` // present | absent
@@ -68,13 +70,14 @@ type AMDGPUDriver struct {
 	KFDSysfsPresent  bool    `py:"kfd_sysfs_present"`  // Source: /sys/class/kfd exists
 }
 
-// NotCapturedAMDGPUDriver is the absent shape of core.md §8.2.
+// NotCapturedAMDGPUDriver is the absent shape
+// (docs/fields-process.md#the-not-captured-document).
 func NotCapturedAMDGPUDriver() AMDGPUDriver {
 	return AMDGPUDriver{Scope: "host_kernel", Status: "absent"}
 }
 
-// HIP is what hipconfig reports (core.md §9). Scope: filesystem (the
-// hipconfig on the probe's PATH; no <core>/bin fallback).
+// HIP is what hipconfig reports (docs/hardware.md#hip--hipconfig). Scope:
+// filesystem (the hipconfig on the probe's PATH; no <core>/bin fallback).
 type HIP struct {
 	Version   *string `py:"version"`    // Source: hipconfig --version, stripped
 	Platform  *string `py:"platform"`   // Source: hipconfig --platform
@@ -83,8 +86,9 @@ type HIP struct {
 	CppConfig *string `py:"cpp_config"` // Source: hipconfig --cpp_config
 }
 
-// GPUArch is the GPU agents rocm_agent_enumerator lists (core.md §10).
-// Scope: host kernel (KFD topology); the tool comes from the filesystem.
+// GPUArch is the GPU agents rocm_agent_enumerator lists
+// (docs/hardware.md#gpu_arch--rocm_agent_enumerator). Scope: host kernel (KFD
+// topology); the tool comes from the filesystem.
 type GPUArch struct {
 	// Source: rocm_agent_enumerator stdout, non-blank lines other than gfx000.
 	AgentCount *int `py:"agent_count"`
@@ -95,7 +99,7 @@ type GPUArch struct {
 }
 
 // NICs is the presence and identity of the three RDMA NIC families
-// (core.md §11), keys in registry order.
+// (docs/hardware.md#nics), keys in registry order.
 type NICs struct {
 	AINIC    NIC `py:"ainic"`    // lspci -d 1dd8:1002, driver ionic
 	Broadcom NIC `py:"broadcom"` // lspci -d 14e4:1760, driver bnxt_en

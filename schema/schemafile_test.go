@@ -133,9 +133,11 @@ func TestSchemaTablesName(t *testing.T) {
 	}
 }
 
-// specRef drops "(core.md §6)"-style references: the published schema
-// cites docs/ only.
-var specRef = regexp.MustCompile(`\s*\((?:[a-z0-9]+\.md )?§[^)]*\)`)
+// docRef drops a parenthesised "(docs/hardware.md#nics)"-style reference
+// from the published descriptions: it points a maintainer of this
+// repository at the rule, while a reader of the JSON Schema wants the
+// description alone (and a stable one: headings may be renamed).
+var docRef = regexp.MustCompile(`\s*\(docs/[a-z0-9_-]+\.md(?:#[a-z0-9_-]+)?\)`)
 
 // docComments reads the doc and line comments of the types and fields of
 // this package's sources.
@@ -153,7 +155,7 @@ func docComments(t *testing.T) jsonschema.Describe {
 				continue
 			}
 			text := strings.Join(strings.Fields(g.Text()), " ")
-			text = strings.TrimSpace(specRef.ReplaceAllString(text, ""))
+			text = strings.TrimSpace(docRef.ReplaceAllString(text, ""))
 			if text != "" {
 				parts = append(parts, text)
 			}

@@ -1,8 +1,12 @@
-// Package schema defines the env.json document of schema 1.16 (core.md §4,
-// context.md §1) and writes it byte for byte as the Python probe does.
+// Package schema defines the env.json document of schema 1.16 (field
+// references: docs/fields-process.md, docs/hardware.md,
+// docs/rocm-libraries.md, docs/python.md, docs/buck2.md; published as JSON
+// Schema in docs/schema.md) and writes it byte for byte as the Python probe
+// does.
 //
 // Every block type has a constructor for its "not captured" shape: the
-// fully-shaped, all-null value the spec gives for the disaster path. A probe
+// fully-shaped, all-null value of the Python probe's disaster path
+// (docs/fields-process.md#the-not-captured-document). A probe
 // that panics or misses the deadline leaves that shape behind, so the
 // document is always complete.
 package schema
@@ -12,8 +16,8 @@ import "aorta-probe/internal/pyjson"
 // Version is the schema version this probe writes.
 const Version = "1.16"
 
-// Snapshot is the whole document: the 40 keys of schema 1.16 in the order of
-// core.md §4.1 (therock last, after partial_reasons), then this probe's one
+// Snapshot is the whole document: the 40 keys of schema 1.16 in the aorta
+// key order (therock last, after partial_reasons), then this probe's one
 // extension block.
 type Snapshot struct {
 	// Always 1.16 from this writer; older documents carry 1.0 to 1.15.
@@ -109,7 +113,8 @@ type Snapshot struct {
 	// The TheRock build manifest, when the install has one.
 	TheRock TheRock `py:"therock"`
 
-	// Provenance is this probe's extension (architecture.md §2.5); nil
+	// Provenance is this probe's extension
+	// (docs/fields-process.md#probe_provenance-this-probes-extension); nil
 	// with --no-provenance.
 	Provenance *Provenance `py:"probe_provenance,omitnil"`
 }

@@ -1,5 +1,7 @@
 // Package pyfmt renders Go values and errors as Python prints them, for the
-// reason templates that embed Python text (core.md §3.8, context.md §0.2).
+// reason templates that embed Python text
+// (docs/design-notes.md#python-text-fidelity) and for read-text's strip
+// (docs/rocm-libraries.md#read-text).
 package pyfmt
 
 import (

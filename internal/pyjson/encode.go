@@ -19,10 +19,11 @@ import (
 )
 
 // The document is written exactly as Python's json.dumps writes it
-// (context.md §0.3), which encoding/json cannot do: Python escapes every
-// non-ASCII code point as lower-case \uXXXX (surrogate pairs above U+FFFF),
-// escapes DEL, never escapes <, > or &, renders floats with repr, and maps
-// bytes that are not valid UTF-8 to U+DC80..U+DCFF (surrogateescape).
+// (docs/design-notes.md#python-emulation-and-the-json-codec), which
+// encoding/json cannot do: Python escapes every non-ASCII code point as
+// lower-case \uXXXX (surrogate pairs above U+FFFF), escapes DEL, never
+// escapes <, > or &, renders floats with repr, and maps bytes that are not
+// valid UTF-8 to U+DC80..U+DCFF (surrogateescape).
 //
 // Values are Go types walked by reflection:
 //
@@ -57,7 +58,7 @@ func EncodeCompact(v any) []byte {
 
 // EncodeCanonical returns v as json.dumps(v, ensure_ascii=False,
 // separators=(",", ":"), sort_keys=True) writes it, as UTF-8: the payload of
-// the Buck context fingerprint (context.md §20.5).
+// the Buck context fingerprint (docs/buck2.md#context-fingerprint).
 func EncodeCanonical(v any) []byte {
 	e := encoder{itemSep: ",", keySep: ":", sortKeys: true}
 	e.value(reflect.ValueOf(v), 0, false)

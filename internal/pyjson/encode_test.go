@@ -6,8 +6,9 @@ import (
 )
 
 // The vectors below were written by hand from the rules of Python's
-// json.dumps (ensure_ascii=True, indent=2) in context.md §0.3, not produced
-// by this encoder.
+// json.dumps (ensure_ascii=True, indent=2) in
+// docs/design-notes.md#python-emulation-and-the-json-codec, not produced by
+// this encoder.
 
 func TestEncodeString(t *testing.T) {
 	for _, tc := range []struct {

@@ -13,11 +13,11 @@ import (
 	"time"
 )
 
-// docker starts a private Docker engine (architecture.md §7: vfs storage,
-// no iptables, no bridge) with its own socket, data root and exec root, so
-// it never meets another daemon on the machine; imports the one-binary
-// tarball; runs it with --network none; removes the image and stops the
-// daemon it started, by its pid.
+// docker starts a private Docker engine (docs/isolation.md#real-sandboxes:
+// vfs storage, no iptables, no bridge) with its own socket, data root and
+// exec root, so it never meets another daemon on the machine; imports the
+// one-binary tarball; runs it with --network none; removes the image and
+// stops the daemon it started, by its pid.
 func docker() Sandbox {
 	return Sandbox{
 		Key: "docker", Label: "docker run (FROM scratch)",

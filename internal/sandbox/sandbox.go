@@ -234,13 +234,15 @@ func chrootProc() Sandbox {
 	}
 }
 
-// podmanArgv is architecture.md §7's podman invocation prefix.
+// podmanArgv is the podman invocation prefix of
+// docs/isolation.md#real-sandboxes.
 func podmanArgv(args ...string) []string {
 	return append([]string{"podman", "--runtime", "runc", "--cgroup-manager", "cgroupfs"}, args...)
 }
 
 // podman imports a tarball holding only the binary as an image and runs it
-// exactly as architecture.md §7 says; the image is removed afterwards.
+// exactly as docs/isolation.md#real-sandboxes says; the image is removed
+// afterwards.
 func podman(key, label string, extra ...string) Sandbox {
 	return Sandbox{
 		Key: key, Label: label,
