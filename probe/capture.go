@@ -275,42 +275,15 @@ func (rc *Recorder) touch(p string, follow bool) string {
 	if !ok {
 		return ""
 	}
-	resolved, rest, links := "", ap, 0
-	for rest != "" {
-		c, tail, more := strings.Cut(rest, "/")
-		rest = tail
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if i := strings.LastIndexByte(resolved, '/'); i >= 0 {
-				resolved = resolved[:i]
-			}
-			continue
-		}
-		next := resolved + "/" + c
+	resolved, _, err := resolveIn(ap, follow, func(next string) (component, error) {
 		e := rc.lstatEntry(next)
 		if e.missing {
-			return ""
+			return component{}, syscall.ENOENT
 		}
-		if e.kind == fs.ModeSymlink && (more || follow) {
-			if links++; links > maxSymlinks {
-				return ""
-			}
-			if strings.HasPrefix(e.link, "/") {
-				resolved = ""
-			}
-			if more {
-				rest = e.link + "/" + rest
-			} else {
-				rest = e.link
-			}
-			continue
-		}
-		resolved = next
-	}
-	if resolved == "" {
-		resolved = "/"
+		return component{link: e.kind == fs.ModeSymlink, target: e.link, dir: e.kind == fs.ModeDir}, nil
+	})
+	if err != nil {
+		return ""
 	}
 	return resolved
 }

@@ -277,9 +277,44 @@ func (r *rootFS) resolveParent(p string) (string, error) {
 // component that does not resolve the rest is appended as written, "."
 // and ".." applied lexically.
 func (r *rootFS) walk(p string, strict bool) (string, error) {
-	resolved := ""
-	rest := p
-	links := 0
+	resolved, unresolved, err := resolveIn(p, true, func(next string) (component, error) {
+		fi, err := os.Lstat(r.host(next))
+		switch {
+		case err != nil:
+			return component{}, err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			t, err := os.Readlink(r.host(next))
+			return component{link: true, target: t}, err
+		}
+		return component{dir: fi.IsDir()}, nil
+	})
+	if err != nil {
+		if strict {
+			return "", err
+		}
+		return lexical(resolved + "/" + unresolved), nil
+	}
+	return resolved, nil
+}
+
+// component is what one step of a path walk found at a path: a symbolic
+// link and its target, or whether it is a directory.
+type component struct {
+	link   bool
+	target string
+	dir    bool
+}
+
+// resolveIn resolves the absolute path p inside a root, one component at
+// a time, as the kernel does under RESOLVE_IN_ROOT: look says what each
+// path is; an absolute link target starts again at the root, ".." stops
+// at it, more than maxSymlinks links is ELOOP, a non-directory followed
+// by more components (even a trailing slash) is ENOTDIR. The last
+// component's link is followed only with followLast. On an error it
+// returns the path resolved so far and the part not resolved, from the
+// component that failed on.
+func resolveIn(p string, followLast bool, look func(string) (component, error)) (resolved, unresolved string, err error) {
+	rest, links := p, 0
 	for rest != "" {
 		// more: a slash follows c (even a trailing one: "file/" is
 		// ENOTDIR, as in the kernel).
@@ -295,46 +330,36 @@ func (r *rootFS) walk(p string, strict bool) (string, error) {
 			continue
 		}
 		next := resolved + "/" + c
-		fi, err := os.Lstat(r.host(next))
-		isLink := err == nil && fi.Mode()&fs.ModeSymlink != 0
-		if err == nil && !isLink && !fi.IsDir() && more {
+		it, err := look(next)
+		switch {
+		case err != nil:
+		case !it.link && !it.dir && more:
 			err = syscall.ENOTDIR
-		}
-		if isLink {
+		case it.link && (more || followLast):
 			if links++; links > maxSymlinks {
 				err = syscall.ELOOP
 			}
 		}
 		if err != nil {
-			if strict {
-				return "", err
-			}
-			return lexical(resolved + "/" + c + "/" + rest), nil
+			return resolved, c + "/" + rest, err
 		}
-		if !isLink {
+		if !it.link || !(more || followLast) {
 			resolved = next
 			continue
 		}
-		t, err := os.Readlink(r.host(next))
-		if err != nil {
-			if strict {
-				return "", err
-			}
-			return lexical(resolved + "/" + c + "/" + rest), nil
-		}
-		if strings.HasPrefix(t, "/") {
+		if strings.HasPrefix(it.target, "/") {
 			resolved = ""
 		}
 		if more {
-			rest = t + "/" + rest
+			rest = it.target + "/" + rest
 		} else {
-			rest = t
+			rest = it.target
 		}
 	}
 	if resolved == "" {
 		resolved = "/"
 	}
-	return resolved, nil
+	return resolved, "", nil
 }
 
 // lexical cleans the absolute path p: "." and empty components dropped,

@@ -248,22 +248,33 @@ func podman(key, label string, extra ...string) Sandbox {
 		Key: key, Label: label,
 		Tools: []string{"podman", "runc"}, Root: true,
 		run: func(ctx context.Context, bin, dir string, log io.Writer) ([]byte, error) {
-			tarball, out, image, err := imageInputs(bin, dir, "podman")
+			out, err := podmanRun(ctx, bin, dir, log, extra, "/out/env.json")
 			if err != nil {
-				return nil, err
-			}
-			if _, err := command(ctx, log, podmanArgv("import", tarball, image)...); err != nil {
-				return nil, err
-			}
-			defer command(context.WithoutCancel(ctx), log, podmanArgv("rmi", "--force", image)...)
-			args := append([]string{"run", "--rm", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"}, extra...)
-			args = append(args, "-v", out+":/out", image, "/"+ProbeName, "/out/env.json")
-			if _, err := command(ctx, log, podmanArgv(args...)...); err != nil {
 				return nil, err
 			}
 			return readDoc(filepath.Join(out, "env.json"))
 		},
 	}
+}
+
+// podmanRun runs the binary with probeArgs in a FROM-scratch podman
+// container (podman run flags extra), its /out bound to the directory it
+// returns.
+func podmanRun(ctx context.Context, bin, dir string, log io.Writer, extra []string, probeArgs ...string) (out string, err error) {
+	tarball, out, image, err := imageInputs(bin, dir, "podman")
+	if err != nil {
+		return "", err
+	}
+	if _, err := command(ctx, log, podmanArgv("import", tarball, image)...); err != nil {
+		return "", err
+	}
+	defer command(context.WithoutCancel(ctx), log, podmanArgv("rmi", "--force", image)...)
+	args := append([]string{"run", "--rm", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"}, extra...)
+	args = append(args, "-v", out+":/out", image, "/"+ProbeName)
+	if _, err := command(ctx, log, podmanArgv(append(args, probeArgs...)...)...); err != nil {
+		return "", err
+	}
+	return out, nil
 }
 
 // imageInputs writes dir/image.tar holding only the binary, makes the
