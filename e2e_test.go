@@ -185,7 +185,7 @@ func checkDocument(t *testing.T, doc string) pyjson.Map[any] {
 		t.Fatalf("the document is a %T", v)
 	}
 	keys := m.Keys()
-	if len(keys) != 41 || keys[0] != "schema_version" || keys[39] != "therock" || keys[40] != "probe_provenance" {
+	if len(keys) != 41 || keys[0] != "schema_version" || keys[9] != "therock" || keys[40] != "probe_provenance" {
 		t.Fatalf("keys (%d): %v", len(keys), keys)
 	}
 	if sv, _ := m.Get("schema_version"); sv != "1.16" {

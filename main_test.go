@@ -73,7 +73,7 @@ func TestCLIStdoutAndFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := v.(pyjson.Map[any]).Keys()
-	if len(keys) != 41 || keys[39] != "therock" || keys[40] != "probe_provenance" {
+	if len(keys) != 41 || keys[9] != "therock" || keys[40] != "probe_provenance" {
 		t.Errorf("keys: %v", keys)
 	}
 
@@ -89,7 +89,7 @@ func TestCLIStdoutAndFile(t *testing.T) {
 		t.Error("file ends with a newline")
 	}
 	v, _ = pyjson.Decode(string(doc))
-	if keys := v.(pyjson.Map[any]).Keys(); len(keys) != 40 || keys[39] != "therock" {
+	if keys := v.(pyjson.Map[any]).Keys(); len(keys) != 40 || keys[9] != "therock" || keys[39] != "partial_reasons" {
 		t.Errorf("--no-provenance keys: %v", keys)
 	}
 	// -o is the same as OUT, and an existing file is replaced whole.

@@ -7,16 +7,18 @@ import (
 	"aorta-probe/internal/pyjson"
 )
 
+// TestNotCapturedDocument: the not-captured document has the newest 1.16
+// key order (therock at index 9, right after rocm) and the block shapes.
 func TestNotCapturedDocument(t *testing.T) {
 	doc := string(pyjson.Encode(NotCaptured()))
 	keys := topLevelKeys(t, doc)
 	want := []string{"schema_version", "captured_at", "host", "runtime_context", "container_detected",
-		"execution_context", "probe_namespace", "docker", "rocm", "amdgpu_driver", "hip", "gpu_arch", "nics",
+		"execution_context", "probe_namespace", "docker", "rocm", "therock", "amdgpu_driver", "hip", "gpu_arch", "nics",
 		"hipblaslt", "rocblas", "composable_kernel", "tensile", "tensile_catalog", "miopen", "miopen_catalog",
 		"rocfft_catalog", "rccl", "triton", "fbgemm", "torchrec", "aiter", "aotriton", "build_system",
 		"buck_invocation", "library_introspection", "library_introspection_alternates", "python_version",
 		"pytorch_version", "pytorch_build", "pytorch_sdpa", "env_vars", "system_health", "partial",
-		"partial_reasons", "therock"}
+		"partial_reasons"}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {
 		t.Errorf("top-level keys\n got %v\nwant %v", keys, want)
 	}

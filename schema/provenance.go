@@ -1,6 +1,6 @@
 package schema
 
-// Provenance is this probe's one extension block, written after therock
+// Provenance is this probe's one extension block, written after partial_reasons
 // (docs/fields-process.md#probe_provenance-this-probes-extension). aorta
 // readers ignore unknown keys; --no-provenance drops it and leaves the exact
 // 40-key document.

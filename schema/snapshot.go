@@ -17,8 +17,9 @@ import "aorta-probe/internal/pyjson"
 const Version = "1.16"
 
 // Snapshot is the whole document: the 40 keys of schema 1.16 in the aorta
-// key order (therock last, after partial_reasons), then this probe's one
-// extension block.
+// key order (therock right after rocm, as the newest 1.16 revision writes
+// it; docs/schema.md#key-order-part-of-the-contract-at-the-top-level-only),
+// then this probe's one extension block.
 type Snapshot struct {
 	// Always 1.16 from this writer; older documents carry 1.0 to 1.15.
 	SchemaVersion string `py:"schema_version"`
@@ -45,6 +46,8 @@ type Snapshot struct {
 	Docker *Docker `py:"docker"`
 	// ROCm userspace on the filesystem: version, roots and layout.
 	ROCm ROCm `py:"rocm"`
+	// The TheRock build manifest, when the install has one.
+	TheRock TheRock `py:"therock"`
 	// amdgpu kernel driver: package, module and KFD nodes.
 	AMDGPUDriver AMDGPUDriver `py:"amdgpu_driver"`
 	// What hipconfig on PATH reports.
@@ -110,8 +113,6 @@ type Snapshot struct {
 	// Why each missing value is missing, in probe order, in the spec's
 	// wording.
 	PartialReasons []string `py:"partial_reasons"`
-	// The TheRock build manifest, when the install has one.
-	TheRock TheRock `py:"therock"`
 
 	// Provenance is this probe's extension
 	// (docs/fields-process.md#probe_provenance-this-probes-extension); nil

@@ -120,3 +120,21 @@ func TestMainSchemaNote(t *testing.T) {
 		t.Errorf("diff --fleet: stderr %q, want %q", errs, want)
 	}
 }
+
+// TestMainOlderKeyOrder: a 1.16 document of an older aorta revision
+// (therock last, after partial_reasons, no probe_provenance) is a valid
+// document: diff compares it with the newest order without a schema note
+// and finds no difference in the key order itself.
+func TestMainOlderKeyOrder(t *testing.T) {
+	dir := t.TempDir()
+	tr, _ := golden(t, "rocm-classic-7.2.json").Get("therock")
+	newer := writeDoc(t, dir, "newer.json", doc(t, "", "rocm-classic-7.2.json", placed, del("probe_provenance")))
+	older := writeDoc(t, dir, "older.json", doc(t, "", "rocm-classic-7.2.json", placed, del("probe_provenance"), del("therock"), set("therock", tr)))
+	if b, _ := os.ReadFile(older); !strings.Contains(string(b), "],\n  \"therock\": {") {
+		t.Fatalf("older.json does not have therock last:\n%.300s", b[len(b)-600:])
+	}
+	code, out, errs := runMain([]string{newer, older}, false)
+	if code != 0 || errs != "" {
+		t.Errorf("diff newer older: exit %d, stderr %q, stdout %.200q", code, errs, out)
+	}
+}

@@ -43,16 +43,42 @@ func Generate(describe Describe) (env, provenance pyjson.Map[any]) {
 	env = g.document(reflect.TypeFor[schema.Snapshot](), EnvID,
 		"aorta env.json, schema 1.16",
 		"The document aorta-probe and the aorta Python probe write (schema_version 1.16), "+
-			"40 keys in this order, then aorta-probe's optional probe_provenance extension. "+
+			"40 keys in this order (documents of older 1.16 revisions have therock last, "+
+			"after partial_reasons: "+OlderKeyOrder+"), then aorta-probe's optional probe_provenance extension. "+
 			"Documents of schema 1.0 to 1.15 validate against it without the keys added after "+
 			"their version (x-added-in). See docs/schema.md.")
 	g.external = nil
 	provenance = g.document(provType, ProvenanceID,
 		"aorta-probe probe_provenance",
-		"aorta-probe's extension block after therock: how the document was collected "+
+		"aorta-probe's extension block after the 40 keys: how the document was collected "+
 			"(build, timings, probes, commands, isolation and placement evidence). "+
 			"Absent with --no-provenance and in the Python probe's documents.")
 	return env, provenance
+}
+
+// OlderKeyOrder is the env schema's annotation listing the other top-level
+// key order a 1.16 document may have: the one of older 1.16 revisions of
+// aorta, with therock last, after partial_reasons (docs/schema.md). The
+// properties give the order the newest revision writes (therock right after
+// rocm).
+const OlderKeyOrder = "x-older-key-order"
+
+// olderKeyOrder is the properties of env in the older 1.16 order: therock
+// moved to follow partial_reasons.
+func olderKeyOrder(env pyjson.Map[any]) []any {
+	props, _ := env.Get("properties")
+	var out []any
+	for _, k := range props.(pyjson.Map[any]).Keys() {
+		switch k {
+		case "therock":
+			continue
+		case "partial_reasons":
+			out = append(out, k, "therock")
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 type generator struct {
@@ -73,6 +99,9 @@ func (g *generator) document(root reflect.Type, id, title, desc string) pyjson.M
 		if e.Key != "description" {
 			doc = append(doc, e)
 		}
+	}
+	if id == EnvID {
+		doc.Set(OlderKeyOrder, olderKeyOrder(doc))
 	}
 	if len(g.defs) > 0 {
 		doc.Set("$defs", g.defs)

@@ -31,7 +31,8 @@ var schemas = sync.OnceValue(func() map[string]pyjson.Map[any] {
 // returns its problems in document order, nil when it is valid.
 //
 // The document's own schema_version decides the rules (docs/schema.md):
-// "1.16" is checked in full, top-level key order included; "1.0" to "1.15"
+// "1.16" is checked in full, top-level key order included (either order of
+// 1.16: therock after rocm, or last as older revisions wrote it); "1.0" to "1.15"
 // against the 1.16 shape, except that a key added after that version may be
 // missing and the top-level order is not checked (it changed in 1.10 and
 // 1.16). Any other value of schema_version is itself a problem and the rest
@@ -296,28 +297,77 @@ func (v *validator) typesOf(s, doc pyjson.Map[any]) []string {
 	return nil
 }
 
-// checkOrder reports the first top-level key out of the schema's order:
-// keys the schema does not know are skipped (they are reported already).
+// checkOrder reports the first top-level key out of order: a 1.16 document
+// may have either order of 1.16 (the properties' order, or the older
+// revisions' one with therock last, OlderKeyOrder). Keys the schema does
+// not know are skipped (they are reported already). A document in neither
+// order is reported against the one its therock placement suggests.
 func (v *validator) checkOrder(root, doc pyjson.Map[any]) {
 	props, _ := root.Get("properties")
 	pm := props.(pyjson.Map[any])
-	var want []string
-	for _, k := range pm.Keys() {
-		if _, ok := doc.Get(k); ok {
-			want = append(want, k)
+	newer := pm.Keys()
+	var older []string
+	if o, ok := root.Get(OlderKeyOrder); ok {
+		for _, k := range o.([]any) {
+			older = append(older, k.(string))
 		}
 	}
-	i := 0
+	var keys []string
 	for _, k := range doc.Keys() {
-		if _, known := pm.Get(k); !known {
-			continue
+		if _, known := pm.Get(k); known {
+			keys = append(keys, k)
 		}
-		if k != want[i] {
-			v.add("$", "keys out of order: expected %s, got %s", show(want[i]), show(k))
-			return
-		}
-		i++
 	}
+	want, got, ok := orderDivergence(keys, newer, doc)
+	if ok || older == nil {
+		if !ok {
+			v.add("$", "keys out of order: expected %s, got %s", show(want), show(got))
+		}
+		return
+	}
+	ow, og, ook := orderDivergence(keys, older, doc)
+	if ook {
+		return
+	}
+	if therockLast(keys) {
+		want, got = ow, og
+	}
+	v.add("$", "keys out of order: expected %s, got %s", show(want), show(got))
+}
+
+// orderDivergence compares keys (the document's known keys, in its order)
+// with order restricted to the keys doc has: ok, or the first place they
+// differ.
+func orderDivergence(keys, order []string, doc pyjson.Map[any]) (want, got string, ok bool) {
+	var w []string
+	for _, k := range order {
+		if _, has := doc.Get(k); has {
+			w = append(w, k)
+		}
+	}
+	for i, k := range keys {
+		if i >= len(w) || k != w[i] {
+			if i < len(w) {
+				return w[i], k, false
+			}
+			return "", k, false
+		}
+	}
+	return "", "", true
+}
+
+// therockLast reports whether therock comes after partial_reasons in keys.
+func therockLast(keys []string) bool {
+	pr := -1
+	for i, k := range keys {
+		switch k {
+		case "partial_reasons":
+			pr = i
+		case "therock":
+			return pr >= 0
+		}
+	}
+	return false
 }
 
 func typeList(ts any) []string {

@@ -208,6 +208,17 @@ func TestMutations(t *testing.T) {
 			d[7], d[8] = d[8], d[7] // rocm before docker
 			return d
 		}, []string{`$: keys out of order: expected "docker", got "rocm"`}},
+		{"older 1.16 order: therock last", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			return moveKey(t, d, "therock", "partial_reasons")
+		}, nil},
+		{"therock in neither place", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			return moveKey(t, d, "therock", "hip")
+		}, []string{`$: keys out of order: expected "therock", got "amdgpu_driver"`}},
+		{"older order with another key out of place", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			d = moveKey(t, d, "therock", "partial_reasons")
+			d[7], d[8] = d[8], d[7] // rocm before docker
+			return d
+		}, []string{`$: keys out of order: expected "docker", got "rocm"`}},
 		{"not an object", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			return nil
 		}, []string{"$: expected object, got null"}},
@@ -393,4 +404,28 @@ func TestCheckDocument(t *testing.T) {
 			t.Errorf("Validate(%s): no problem for a non-document", tc.text)
 		}
 	}
+}
+
+// moveKey moves the top-level key k of d to right after the key after.
+func moveKey(t *testing.T, d pyjson.Map[any], k, after string) pyjson.Map[any] {
+	t.Helper()
+	var moved *pyjson.Entry[any]
+	var out pyjson.Map[any]
+	for i := range d {
+		if d[i].Key == k {
+			moved = &d[i]
+			continue
+		}
+		out = append(out, d[i])
+	}
+	if moved == nil {
+		t.Fatalf("no key %q", k)
+	}
+	for i := range out {
+		if out[i].Key == after {
+			return append(out[:i+1], append(pyjson.Map[any]{*moved}, out[i+1:]...)...)
+		}
+	}
+	t.Fatalf("no key %q", after)
+	return nil
 }
