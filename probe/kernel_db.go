@@ -50,46 +50,31 @@ func hasSuffixIn(name string, suffixes []string) bool {
 	return false
 }
 
-// ignoredStatErr is a stat error that pathlib's is_file()/is_dir() swallow:
-// ENOENT, ENOTDIR, EBADF and ELOOP mean "not a file", anything else (EACCES
-// on a directory on the way, EIO) propagates.
-func ignoredStatErr(err error) bool {
+// notThere is a stat error that means "nothing at this path": ENOENT, or
+// ENOTDIR (a file on the way). The combined fingerprint skips such a
+// directory; any other error (EACCES, ELOOP, EIO) makes it null.
+func notThere(err error) bool {
 	var en syscall.Errno
 	if !errors.As(err, &en) {
 		return errors.Is(err, fs.ErrNotExist)
 	}
-	switch en {
-	case syscall.ENOENT, syscall.ENOTDIR, syscall.EBADF, syscall.ELOOP:
-		return true
-	}
-	return false
-}
-
-// statKind is pathlib's is_file()/is_dir() with its error rule.
-func (s *state) statKind(p string) (isFile, isDir bool, err error) {
-	fi, err := s.root.stat(p)
-	if err != nil {
-		if ignoredStatErr(err) {
-			return false, false, nil
-		}
-		return false, false, err
-	}
-	return fi.Mode().IsRegular(), fi.IsDir(), nil
+	return en == syscall.ENOENT || en == syscall.ENOTDIR
 }
 
 // nameFingerprint is name-fp(dir, suffixes), the filenames-sha256: form
 // (docs/rocm-libraries.md#hash-and-fingerprint-forms):
 // "filenames-sha256:" + SHA-256 of the sorted names of the kernel files
 // directly in dir and, as "<gfxdir>/<name>", one level down in its gfx*
-// subdirectories, joined by LF. Members are regular files (links followed,
-// broken links excluded) whose last extension is one of suffixes
-// (case-sensitive). Nil when dir is not a directory, when it has no member,
-// or when any listing or stat fails.
+// subdirectories, joined by LF. Members are regular files (links followed)
+// whose last extension is one of suffixes (case-sensitive). Every entry is
+// stat'ed, whatever its name: nil when dir is not a directory, when it has
+// no member, or when any stat or listing fails (a dangling link or a loop
+// among the entries included; docs/rocm-libraries.md#stat-based-classification).
 func nameFingerprint(s *state, dir string, suffixes []string) *string {
-	if !s.root.isDir(dir) {
+	if fi, err := s.root.stat(dir); err != nil || !fi.IsDir() {
 		return nil
 	}
-	names, err := kernelNames(s, dir, suffixes)
+	names, err := kernelNames(s, dir, suffixes, "")
 	if err != nil || len(names) == 0 {
 		return nil
 	}
@@ -97,7 +82,12 @@ func nameFingerprint(s *state, dir string, suffixes []string) *string {
 	return &fp
 }
 
-func kernelNames(s *state, dir string, suffixes []string) ([]string, error) {
+// kernelNames lists the directory dir, stat'ing every entry (links
+// followed) and every child of a gfx* directory: "<prefix><name>" for each
+// regular file with a suffix of suffixes, "<prefix><gfxdir>/<name>" for
+// those one level down. Any stat or listing failure is an error: the listing
+// is incomplete.
+func kernelNames(s *state, dir string, suffixes []string, prefix string) ([]string, error) {
 	entries, err := s.root.readDirNames(dir)
 	if err != nil {
 		return nil, err
@@ -105,14 +95,17 @@ func kernelNames(s *state, dir string, suffixes []string) ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		p := dir + "/" + e
-		isFile, isDir, err := s.statKind(p)
+		fi, err := s.root.stat(p)
 		if err != nil {
 			return nil, err
 		}
-		if isFile && hasSuffixIn(e, suffixes) {
-			names = append(names, e)
+		if fi.Mode().IsRegular() {
+			if hasSuffixIn(e, suffixes) {
+				names = append(names, prefix+e)
+			}
+			continue
 		}
-		if !isDir || !gfxDirName.MatchString(e) {
+		if !fi.IsDir() || !gfxDirName.MatchString(e) {
 			continue
 		}
 		sub, err := s.root.readDirNames(p)
@@ -120,12 +113,12 @@ func kernelNames(s *state, dir string, suffixes []string) ([]string, error) {
 			return nil, err
 		}
 		for _, f := range sub {
-			isFile, _, err := s.statKind(p + "/" + f)
+			fi, err := s.root.stat(p + "/" + f)
 			if err != nil {
 				return nil, err
 			}
-			if isFile && hasSuffixIn(f, suffixes) {
-				names = append(names, e+"/"+f)
+			if fi.Mode().IsRegular() && hasSuffixIn(f, suffixes) {
+				names = append(names, prefix+e+"/"+f)
 			}
 		}
 	}
@@ -134,34 +127,33 @@ func kernelNames(s *state, dir string, suffixes []string) ([]string, error) {
 
 // combinedFingerprint is tensile.kernel_db_combined_hash
 // (docs/rocm-libraries.md#hash-and-fingerprint-forms): "filenames-sha256:"
-// over "<tag>/<name>" for the kernel files (.yaml/.dat/.co, last extension)
-// directly in each directory, tag being the directory's parent name
-// (hipblaslt, rocblas). No gfx subdirectory recursion; a directory that
-// cannot be listed is skipped; nil when there is no entry at all.
+// over "<tag>/<name>" and "<tag>/<gfxdir>/<name>" for the kernel files
+// (.yaml/.dat/.co, last extension) of each directory and of its gfx*
+// subdirectories (one level), tag being the directory's parent name
+// (hipblaslt, rocblas). A directory that does not exist (ENOENT, ENOTDIR)
+// or is not a directory is skipped; any other stat error of a directory,
+// and any listing or stat failure inside one, makes the whole fingerprint
+// nil, as does having no kernel file at all.
 func combinedFingerprint(s *state, dirs ...string) *string {
 	var names []string
 	for _, d := range dirs {
-		if !s.root.isDir(d) {
+		fi, err := s.root.stat(d)
+		if err != nil {
+			if notThere(err) {
+				continue
+			}
+			return nil
+		}
+		if !fi.IsDir() {
 			continue
 		}
 		tag := baseName(parentDir(d))
 		if tag == "" {
 			tag = baseName(d)
 		}
-		entries, err := s.root.readDirNames(d)
+		these, err := kernelNames(s, d, tensileDBSuffixes, tag+"/")
 		if err != nil {
-			continue
-		}
-		var these []string
-		for _, e := range entries {
-			isFile, _, err := s.statKind(d + "/" + e)
-			if err != nil {
-				these = nil // the guard covers the whole directory
-				break
-			}
-			if isFile && hasSuffixIn(e, tensileDBSuffixes) {
-				these = append(these, tag+"/"+e)
-			}
+			return nil
 		}
 		names = append(names, these...)
 	}

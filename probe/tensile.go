@@ -9,15 +9,17 @@ import "aorta-probe/schema"
 // (__version__), through the one Python helper run; Tensile not importable
 // is a documented absence.
 //
-// Source of kernel_db_combined_hash: the .yaml/.dat/.co file names directly
-// in <lib>/lib/hipblaslt/library and <lib>/lib/rocblas/library
-// (docs/rocm-libraries.md#hash-and-fingerprint-forms, no gfx subdirectories).
+// Source of kernel_db_combined_hash: the .yaml/.dat/.co file names in
+// <lib>/lib/hipblaslt/library and <lib>/lib/rocblas/library and one level
+// down in their gfx* subdirectories
+// (docs/rocm-libraries.md#hash-and-fingerprint-forms); null, with the
+// reason, when there is none or a listing was incomplete.
 func collectTensile(s *state) schema.Tensile {
 	hb := s.rocm().lib + hipblasltLib.tensile
 	rb := s.rocm().lib + rocblasLib.tensile
 	t := schema.Tensile{PackageVersion: tensilePackageVersion(s), KernelDBCombinedHash: combinedFingerprint(s, hb, rb)}
 	if t.KernelDBCombinedHash == nil {
-		s.reason("tensile.kernel_db_combined_hash: no kernel files under %s or %s", hb, rb)
+		s.reason("tensile.kernel_db_combined_hash: no kernel files found, or the listing was incomplete, under %s or %s", hb, rb)
 	}
 	return t
 }
