@@ -67,6 +67,12 @@ type Options struct {
 	// Replay is set by Replay.Options: the collection is answered from a
 	// capture archive (replay.go).
 	Replay *Replay
+	// faults are errors the filesystem answers instead of reading, keyed
+	// "open /path", "stat /path", "lstat /path" or "readlink /path", as a
+	// replay's recorded errors: the [errno] sections of a scenario archive
+	// (tests run as root, which no permission bit stops from listing a
+	// directory).
+	faults map[string]syscall.Errno
 	// TempName returns the 8 random characters of the rdhc temp file name
 	// (rdhc_quick_XXXXXXXX.json) for the attempt-th try in one directory
 	// (system_health.go); default Python's tempfile alphabet at random.
@@ -518,6 +524,9 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 func newCollector(ctx context.Context, opt Options) *collector {
 	opt = withDefaults(opt)
 	root := newRootFS(opt.Root, opt.Cwd, opt.PortableResolve)
+	if opt.faults != nil {
+		root.errs = opt.faults
+	}
 	isExec := isExecutable
 	if rc := opt.Record; rc != nil { // capture (capture.go)
 		opt = rc.attach(opt, root)

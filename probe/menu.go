@@ -61,7 +61,10 @@ type menuEntry struct {
 // (docs/rocm-libraries.md#tensile_catalog-filesystem) over directory dir (a
 // relative dir is read against the probe's cwd and shown as given): the
 // members of dir and of its gfx* subdirectories (one level), their sizes and
-// content hashes, and the combined content hash. Files are hashed through the
+// content hashes, and the combined content hash. An unreadable member or an
+// unlistable gfx* directory makes the menu partial, with the reasons of
+// docs/rocm-libraries.md#catalog-menus and no combined hash; the counts and
+// coverage are those of what was listed. Files are hashed through the
 // run's pool several at once. The per-file list is kept only with --extended.
 func menu(s *state, dir string, kind menuKind) schema.Menu {
 	m := schema.Menu{Status: "partial", Dir: schema.Str(dir)}
@@ -74,7 +77,7 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 		m.Reason = schema.Str(kind.noun + " dir not listable: " + dir + " (" + pyfmt.ExcStr(err) + ")")
 		return m
 	}
-	entries := menuEntries(s, dir, top, kind)
+	entries, unlisted := menuEntries(s, dir, top, kind)
 
 	paths := make([]string, len(entries))
 	for i := range entries {
@@ -118,20 +121,30 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 	if s.opt.Extended {
 		m.Files = files
 	}
-	if complete {
-		m.Status = "ok"
-		sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
-		m.CombinedContentHash = schema.Str("content-sha256:" + hex.EncodeToString(sum[:]))
-	} else {
-		m.Reason = schema.Str("one or more " + kind.noun + " files were unreadable")
+	// Degradations, in this order (docs/rocm-libraries.md#catalog-menus).
+	var why []string
+	if !complete {
+		why = append(why, "one or more "+kind.noun+" files were unreadable")
 	}
+	if len(unlisted) > 0 {
+		pyfmt.Sort(unlisted)
+		why = append(why, kind.noun+" arch dir(s) not listable, so their kernels are absent from this catalog: "+strings.Join(unlisted, ", "))
+	}
+	if len(why) > 0 {
+		m.Reason = schema.Str(strings.Join(why, "; "))
+		return m
+	}
+	m.Status = "ok"
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	m.CombinedContentHash = schema.Str("content-sha256:" + hex.EncodeToString(sum[:]))
 	return m
 }
 
 // menuEntries are the catalog files of kind in dir (listed as top) and in
-// its gfx* subdirectories, sorted by name as Python sorts strings.
-func menuEntries(s *state, dir string, top []string, kind menuKind) []menuEntry {
-	var entries []menuEntry
+// its gfx* subdirectories, sorted by name as Python sorts strings, and the
+// names of the gfx* directories that could not be listed. Only gfx-named
+// entries are stat'ed for the descent: one whose stat fails is ignored.
+func menuEntries(s *state, dir string, top []string, kind menuKind) (entries []menuEntry, unlisted []string) {
 	add := func(name, path, base string) {
 		suf, logic, ok := kind.classify(base)
 		if !ok || s.root.isDir(path) {
@@ -148,6 +161,7 @@ func menuEntries(s *state, dir string, top []string, kind menuKind) []menuEntry 
 		}
 		sub, err := s.root.readDirNames(p)
 		if err != nil {
+			unlisted = append(unlisted, e)
 			continue
 		}
 		for _, f := range sub {
@@ -155,5 +169,5 @@ func menuEntries(s *state, dir string, top []string, kind menuKind) []menuEntry 
 		}
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return pyfmt.Less(entries[i].name, entries[j].name) })
-	return entries
+	return entries, unlisted
 }

@@ -172,3 +172,47 @@ func TestMenuFIFODirs(t *testing.T) {
 		t.Errorf("fifo gfx dir fingerprint: %v", fp)
 	}
 }
+
+// TestMenuUnlistableGfx: a gfx dir whose listing fails makes the menu
+// partial with the arch-dir reason (names code-point sorted), after the
+// unreadable-files reason; no combined hash; counts from what was listed. A
+// gfx name whose stat fails is ignored, as before.
+func TestMenuUnlistableGfx(t *testing.T) {
+	const dir = "/opt/rocm/lib/rocblas/library"
+	tensile := []string{"TensileLibrary_gfx942.dat", "gfx950/TensileLibrary_gfx950.dat", "GFX90A/k.co"}
+	miopen := []string{"gfx942.kdb", "gfx950/x.kdb", "GFX90A/y.kdb"}
+	for _, tc := range []struct {
+		name   string
+		kind   menuKind
+		files  []string
+		errs   map[string]syscall.Errno
+		reason string // "": ok
+		count  int
+	}{
+		{"listable", tensileMenu, tensile, nil, "", 3},
+		{"gfx950 and GFX90A unlistable", tensileMenu, tensile, map[string]syscall.Errno{"open " + dir + "/gfx950": syscall.EACCES, "open " + dir + "/GFX90A": syscall.EIO},
+			"Tensile library arch dir(s) not listable, so their kernels are absent from this catalog: GFX90A, gfx950", 1},
+		{"with an unreadable file too", miopenMenu, miopen, map[string]syscall.Errno{"open " + dir + "/gfx950": syscall.EACCES, "open " + dir + "/gfx942.kdb": syscall.EIO},
+			"one or more MIOpen db files were unreadable; MIOpen db arch dir(s) not listable, so their kernels are absent from this catalog: gfx950", 2},
+		{"gfx stat fails: ignored", tensileMenu, tensile, map[string]syscall.Errno{"stat " + dir + "/gfx950": syscall.EACCES}, "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			for _, n := range tc.files {
+				mkfiles(t, root, "opt/rocm/lib/rocblas/library/"+n)
+			}
+			s := testState(t, root)
+			s.root.errs = tc.errs
+			m := menu(s, dir, tc.kind)
+			switch {
+			case tc.reason == "" && (m.Status != "ok" || m.Reason != nil || m.CombinedContentHash == nil):
+				t.Errorf("menu %+v, want ok", m)
+			case tc.reason != "" && (m.Status != "partial" || m.Reason == nil || *m.Reason != tc.reason || m.CombinedContentHash != nil):
+				t.Errorf("menu status %s reason %q hash %v, want partial %q", m.Status, ptrV(m.Reason), m.CombinedContentHash, tc.reason)
+			}
+			if m.FileCount == nil || *m.FileCount != tc.count {
+				t.Errorf("file_count %v, want %d", m.FileCount, tc.count)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,6 +36,11 @@ var fixedNow = func() time.Time { return time.Date(2026, 4, 28, 12, 0, 0, 0, tim
 //	execution-context: X   --execution-context X
 //	buck-target: T         --buck-target T
 //	buck-option: TYPE=V    --buck-option TYPE=V (repeatable, ordered)
+//
+// and a section "-- path [errno OP NAME] --" (OP open, stat, lstat or
+// readlink) makes that operation on /path fail with NAME (Options.faults):
+// with "-- path [dir] --" as well, a directory that exists but cannot be
+// listed, which a test running as root cannot otherwise have.
 //
 // testTempName is Options.TempName in tests: the rdhc temp file name,
 // hence the argv recorded in golden documents, is stable (scenarios put
@@ -96,6 +102,19 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 			t.Fatal(err)
 		}
 		opt.Buck.Context = c
+	}
+	for _, f := range a.Files {
+		if f.Errno == "" {
+			continue
+		}
+		op, name, ok := strings.Cut(f.Errno, " ")
+		if !ok {
+			t.Fatalf("%s: [errno %s] needs an operation and an errno name", f.Path, f.Errno)
+		}
+		if opt.faults == nil {
+			opt.faults = map[string]syscall.Errno{}
+		}
+		opt.faults[op+" /"+f.Path] = errnoByName(name)
 	}
 	if path == nil {
 		path = []string{filepath.Join(root, "bin")}
