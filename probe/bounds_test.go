@@ -153,15 +153,15 @@ func TestGoldensLoadInPython(t *testing.T) {
 func TestTheRockBoundedPatches(t *testing.T) {
 	root := t.TempDir()
 	manifest := `{"rocm_version": "7.15.0", "submodules": [` +
-		`{"submodule_name": "deep", "pin_sha": "aaaa", "patches": ` + nested(100) + `},` +
-		`{"submodule_name": "fine", "pin_sha": "bbbb", "patches": ["0001-fix.patch"]}]}`
+		`{"submodule_name": "deep", "pin_sha": "` + strings.Repeat("a", 40) + `", "patches": ` + nested(100) + `},` +
+		`{"submodule_name": "fine", "pin_sha": "` + strings.Repeat("b", 40) + `", "patches": ["0001-fix.patch"]}]}`
 	writeFiles(t, root, map[string]string{"opt/rocm/share/therock/therock_manifest.json": manifest})
 	opt := bridgeOptions(map[string]string{"ROCM_PATH": "/opt/rocm"}, []string{})
 	opt.Root, opt.Python.Disabled = root, true
 	snap := Collect(context.Background(), opt)
 	wantSnapReasons(t, snap, "therock", "therock.submodules: patches of 'deep' nested deeper than 32 levels; recorded as []")
 	subs := snap.TheRock.Submodules
-	if len(subs) != 2 || string(pyjson.Encode(subs[0].Patches)) != "[]" || ptrV(subs[0].PinSHA) != "aaaa" || !strings.Contains(string(pyjson.Encode(subs[1].Patches)), "0001-fix.patch") {
+	if len(subs) != 2 || string(pyjson.Encode(subs[0].Patches)) != "[]" || ptrV(subs[0].PinSHA) != strings.Repeat("a", 40) || !strings.Contains(string(pyjson.Encode(subs[1].Patches)), "0001-fix.patch") {
 		t.Errorf("submodules %s", pyjson.Encode(subs))
 	}
 }

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"regexp"
 	"strings"
 
 	"aorta-probe/schema"
@@ -73,10 +74,15 @@ func collectGemm(s *state, l gemmLib) schema.GemmLibrary {
 	return g
 }
 
+// plausibleTweak is a release tweak that can be a commit prefix: 7 to 12
+// hex digits, any case.
+var plausibleTweak = regexp.MustCompile(`^[A-Fa-f0-9]{7,12}$`)
+
 // commitMatchesTweak is upstream_commit_matches_tweak: null unless both are
-// non-empty, else whether the commit starts with the tweak, ignoring case.
+// non-empty and the tweak is a plausible commit prefix (7–12 hex digits),
+// else whether the commit starts with the tweak, ignoring case.
 func commitMatchesTweak(commit, tweak *string) *bool {
-	if commit == nil || tweak == nil || *commit == "" || *tweak == "" {
+	if commit == nil || tweak == nil || *commit == "" || !plausibleTweak.MatchString(*tweak) {
 		return nil
 	}
 	return schema.Bool(strings.HasPrefix(strings.ToLower(*commit), strings.ToLower(*tweak)))

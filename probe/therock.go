@@ -1,6 +1,9 @@
 package probe
 
 import (
+	"regexp"
+	"syscall"
+
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -17,17 +20,21 @@ type theRock struct {
 // collectTheRock is the therock block
 // (docs/fields-process.md#therock-filesystem): the TheRock build manifest at
 // <core>/share/therock/therock_manifest.json. Its absence is the normal case
-// on classic installs and appends no reason; the only reason it appends is
-// for patches too deep or too large to record (bounds.go).
+// on classic installs and appends no reason. A manifest that is there but
+// unusable (empty, unreadable, not JSON, not an object) gives status
+// "invalid" and one "therock: …" reason, and rocm and the GEMM libraries see
+// no manifest. A usable one appends a reason when submodules are malformed
+// (manifestSubmodules), and for patches too deep or too large to record
+// (bounds.go).
 func collectTheRock(s *state) theRock {
-	t := theRock{block: schema.TheRock{Status: "absent", ManifestPath: s.rocm().manifestPath(), Submodules: []schema.TheRockSubmodule{}}}
-	text := s.root.readText(t.block.ManifestPath)
-	if text == nil {
+	t := theRock{block: absentTheRock(s.rocm().manifestPath())}
+	m, why := readManifest(s.root, t.block.ManifestPath)
+	if why != "" {
+		t.block.Status = "invalid"
+		s.reason("therock: %s", why)
 		return t
 	}
-	v, err := pyjson.Decode(*text)
-	m, isObj := v.(pyjson.Map[any])
-	if err != nil || !isObj {
+	if m == nil {
 		return t
 	}
 	t.manifest = m
@@ -38,17 +45,83 @@ func collectTheRock(s *state) theRock {
 	b.TheRockCommit = manifestString(m, "the_rock_commit")
 	b.GithubRunID = manifestString(m, "github_run_id")
 	b.GithubJob = manifestString(m, "github_job")
-	subs, _ := mget(m, "submodules").([]any)
+	manifestSubmodules(s, m, b)
+	return t
+}
+
+func absentTheRock(path string) schema.TheRock {
+	return schema.TheRock{Status: "absent", ManifestPath: path, Submodules: []schema.TheRockSubmodule{}}
+}
+
+// readManifest reads the manifest at p as the Python probe does (read-text,
+// then JSON). It returns the object, or nil and "" when there is no file
+// (ENOENT on lstat: absent, no reason), or the reason text of an invalid
+// manifest, in the anchor's words:
+//
+//	<p> could not be checked (<exc>)           no text, and lstat failed otherwise
+//	<p> present but empty or unreadable        no text, but something is there
+//	<p> is not valid JSON (<exc>)              positions in the stripped text
+//	<p> is a JSON <type>, not an object        list, str, int, float, bool, NoneType
+func readManifest(root *rootFS, p string) (pyjson.Map[any], string) {
+	text := root.readText(p)
+	if text == nil {
+		_, err := root.lstat(p)
+		switch {
+		case err == nil:
+			return nil, p + " present but empty or unreadable"
+		case isENOENT(err):
+			return nil, ""
+		default:
+			return nil, p + " could not be checked (" + pyfmt.ExcStr(err) + ")"
+		}
+	}
+	v, err := pyjson.Decode(*text)
+	if err != nil {
+		return nil, p + " is not valid JSON (" + err.Error() + ")"
+	}
+	m, ok := v.(pyjson.Map[any])
+	if !ok {
+		return nil, p + " is a JSON " + pyjson.TypeName(v) + ", not an object"
+	}
+	return m, ""
+}
+
+func isENOENT(err error) bool {
+	en, ok := pyfmt.Errno(err)
+	return ok && en == syscall.ENOENT
+}
+
+// manifestSubmodules fills b.Submodules and b.GemmLibrariesCommit from the
+// manifest's submodules array: each object element (others skipped) with
+// its name, url and pin cleaned (the pin by manifestPin), and the
+// rocm-libraries pin of the last such entry. Malformed entries are counted
+// into one reason: the non-array value or non-object elements (unusable),
+// the kept entries without a name (unnamed) or without a full pin
+// (unpinned).
+func manifestSubmodules(s *state, m pyjson.Map[any], b *schema.TheRock) {
+	var unusable, unnamed, unpinned int
+	raw, present := m.Get("submodules")
+	subs, isList := raw.([]any)
+	if present && raw != nil && !isList {
+		unusable++
+	}
 	for _, e := range subs {
 		sm, ok := e.(pyjson.Map[any])
 		if !ok {
+			unusable++
 			continue
 		}
 		sub := schema.TheRockSubmodule{
 			Name:    manifestString(sm, "submodule_name"),
 			URL:     manifestString(sm, "submodule_url"),
-			PinSHA:  manifestString(sm, "pin_sha"),
+			PinSHA:  manifestPin(sm),
 			Patches: []any{},
+		}
+		if sub.Name == nil {
+			unnamed++
+		}
+		if sub.PinSHA == nil {
+			unpinned++
 		}
 		if p, ok := mget(sm, "patches").([]any); ok {
 			if why := valueBound(p); why != "" {
@@ -60,11 +133,31 @@ func collectTheRock(s *state) theRock {
 			}
 		}
 		if sub.Name != nil && *sub.Name == "rocm-libraries" {
-			b.GemmLibrariesCommit = sub.PinSHA // the last one wins
+			b.GemmLibrariesCommit = sub.PinSHA // the last one wins, even null
 		}
 		b.Submodules = append(b.Submodules, sub)
 	}
-	return t
+	if unusable+unnamed+unpinned > 0 {
+		s.reason("therock.submodules: %d unusable, %d unnamed and %d without a full 40-char pin_sha in %s", unusable, unnamed, unpinned, b.ManifestPath)
+	}
+}
+
+// fullPin is a whole commit id: 40 lower-case hex digits.
+var fullPin = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// manifestPin is a submodule's pin_sha cleaned as manifestString, then
+// lower-cased, and kept only when it is a full 40-hex commit id (a 40-digit
+// JSON integer passes); else nil.
+func manifestPin(sm pyjson.Map[any]) *string {
+	p := manifestString(sm, "pin_sha")
+	if p == nil {
+		return nil
+	}
+	low := pyfmt.Lower(*p)
+	if !fullPin.MatchString(low) {
+		return nil
+	}
+	return &low
 }
 
 func mget(m pyjson.Map[any], k string) any {

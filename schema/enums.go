@@ -18,7 +18,7 @@ var Enums = map[string][]any{
 	"ROCm.version_source":               {"version_file", "therock_manifest", "pip:rocm", "pip:rocm-sdk-core", "torch"},
 	"ROCm.root_source":                  {"ROCM_PATH", "ROCM_HOME", "opt_rocm", "import:_rocm_sdk_core", "none"},
 	"ROCm.layout":                       {"classic", "wheel"},
-	"TheRock.status":                    {"present", "absent"},
+	"TheRock.status":                    {"present", "absent", "invalid"},
 	"AMDGPUDriver.scope":                {"host_kernel"},
 	"AMDGPUDriver.status":               {"present", "absent"},
 	"AMDGPUDriver.package_manager":      {"dpkg", "rpm"},

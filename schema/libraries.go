@@ -19,7 +19,7 @@ type GemmLibrary struct {
 	// installs.
 	UpstreamCommit *string `py:"upstream_commit"`
 	// upstream_commit starts with rocm_release_tweak (case-insensitive); null
-	// when either is null or empty.
+	// when either is null or empty, or the tweak is not 7–12 hex digits.
 	UpstreamCommitMatchesTweak *bool                  `py:"upstream_commit_matches_tweak"`
 	AppliedPRs                 pyjson.Map[pyjson.Any] `py:"applied_prs"` // always {}
 }

@@ -27,7 +27,9 @@ type ROCm struct {
 // TheRock is the TheRock build manifest, when the install has one
 // (docs/fields-process.md#therock-filesystem).
 type TheRock struct {
-	Status string `py:"status"` // present | absent
+	// present | absent | invalid (the file is there but empty, unreadable,
+	// not JSON or not an object; the block then has the absent shape).
+	Status string `py:"status"`
 	// Path of therock_manifest.json; always filled, even when absent.
 	ManifestPath string  `py:"manifest_path"`
 	RocmVersion  *string `py:"rocm_version"` // Manifest rocm_version, cleaned.
@@ -38,7 +40,7 @@ type TheRock struct {
 	GithubRunID   *string `py:"github_run_id"` // Manifest github_run_id, cleaned.
 	GithubJob     *string `py:"github_job"`    // Manifest github_job, cleaned.
 	// pin_sha of the submodule named rocm-libraries (the last one when
-	// several), or null.
+	// several), or null (also when that pin is not a full 40-hex id).
 	GemmLibrariesCommit *string `py:"gemm_libraries_commit"`
 	// The manifest's submodule objects, in order; [] when none.
 	Submodules []TheRockSubmodule `py:"submodules"`
@@ -46,9 +48,10 @@ type TheRock struct {
 
 // TheRockSubmodule is one pinned submodule of the manifest.
 type TheRockSubmodule struct {
-	Name    *string    `py:"name"`    // submodule_name, cleaned.
-	URL     *string    `py:"url"`     // submodule_url, cleaned.
-	PinSHA  *string    `py:"pin_sha"` // pin_sha, cleaned.
+	Name *string `py:"name"` // submodule_name, cleaned.
+	URL  *string `py:"url"`  // submodule_url, cleaned.
+	// pin_sha, cleaned and lower-cased; null unless 40 hex digits.
+	PinSHA  *string    `py:"pin_sha"`
 	Patches pyjson.Any `py:"patches"` // the manifest's array verbatim, else []
 }
 
