@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -16,7 +17,7 @@ func collectROCm(s *state) schema.ROCm {
 	versionFile := s.rocm().core + "/.info/version"
 	source := ""
 	switch {
-	case set(&r.Version, s.root.readText(versionFile)):
+	case set(&r.Version, s.root.readMarker(versionFile)):
 		source = "version_file"
 	case tr.manifest != nil && set(&r.Version, manifestString(tr.manifest, "rocm_version")):
 		source = "therock_manifest"
@@ -31,7 +32,7 @@ func collectROCm(s *state) schema.ROCm {
 		r.VersionSource = &source
 	}
 
-	r.VersionDev = s.root.readText(s.rocm().core + "/.info/version-dev")
+	r.VersionDev = s.root.readMarker(s.rocm().core + "/.info/version-dev")
 	if r.VersionDev == nil && tr.manifest != nil {
 		r.VersionDev = manifestString(tr.manifest, "rocm_package_version")
 	}
@@ -80,13 +81,13 @@ func distVersion(s *state, name string) *string {
 			if meta := s.root.readText(site + "/" + e.Name() + "/METADATA"); meta != nil {
 				for _, line := range strings.Split(*meta, "\n") {
 					if v, ok := strings.CutPrefix(line, "Version:"); ok {
-						if v = strings.TrimSpace(v); v != "" {
+						if v = pyfmt.Strip(v); v != "" {
 							return &v
 						}
 					}
 				}
 			}
-			if dver != "" {
+			if dver = pyfmt.Strip(dver); dver != "" {
 				return &dver
 			}
 		}
@@ -115,7 +116,7 @@ func torchROCmVersion(s *state) *string {
 		if m := torchROCmSegment.FindStringSubmatch(vars["__version__"]); m != nil {
 			return &m[1]
 		}
-		if hip := vars["hip"]; hip != "" {
+		if hip := pyfmt.Strip(vars["hip"]); hip != "" {
 			return &hip
 		}
 		return nil

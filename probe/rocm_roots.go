@@ -4,9 +4,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
-
-	"aorta-probe/internal/pyfmt"
 )
 
 // rocmRoots are the three ROCm roots of docs/rocm-roots.md: core (bin, .info,
@@ -105,37 +102,18 @@ func wheelRoots(root *rootFS, site string) (rocmRoots, bool) {
 }
 
 // usableOptROCm is the strict autodetect test of step 2 (docs/rocm-roots.md):
-// a directory with a readable, non-blank .info/version (first 4096 bytes,
-// UTF-8), or an existing .info/version-dev, or a lib/ directory. A bin-only
-// shim does not count.
+// /opt/rocm is a directory and .info/version or .info/version-dev reads as
+// a marker (readMarker: non-blank, UTF-8, first 4096 bytes), or lib/ is a
+// directory. A bin-only shim, or one whose only marker is blank or
+// unreadable, does not count.
 func usableOptROCm(root *rootFS) bool {
 	const dir = "/opt/rocm"
 	if !root.isDir(dir) {
 		return false
 	}
-	if b, err := root.readHead(dir+"/.info/version", 4097); err == nil {
-		cut := len(b) > 4096
-		if cut {
-			b = b[:4096]
-		}
-		if ok := utf8.Valid(b) || (cut && validUpToCut(b)); ok && pyfmt.Strip(string(b)) != "" {
-			return true
-		}
-	}
-	return root.exists(dir+"/.info/version-dev") || root.isDir(dir+"/lib")
-}
-
-// validUpToCut reports whether b is valid UTF-8 except for one multibyte
-// sequence the 4096-byte limit cut short (a lead byte followed by fewer
-// continuation bytes than it announces).
-func validUpToCut(b []byte) bool {
-	for i := 1; i <= 3 && i <= len(b); i++ {
-		tail := b[len(b)-i:]
-		if utf8.RuneStart(tail[0]) && !utf8.FullRune(tail) && utf8.Valid(b[:len(b)-i]) {
-			return true
-		}
-	}
-	return false
+	return root.readMarker(dir+"/.info/version") != nil ||
+		root.readMarker(dir+"/.info/version-dev") != nil ||
+		root.isDir(dir+"/lib")
 }
 
 // pythonSiteDirs is the Go substitute for the Python import search of Step 3

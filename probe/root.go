@@ -25,3 +25,49 @@ func (r *rootFS) readText(p string) *string {
 	}
 	return &s
 }
+
+// markerLimit is how much of a version marker is read.
+const markerLimit = 4096
+
+// readMarker is the bounded marker read of .info/version and
+// .info/version-dev (docs/rocm-roots.md#version-markers): at most 4096
+// bytes; strict UTF-8, except that a multibyte sequence the limit cut short
+// is dropped (an incomplete one at the real end, or any other invalid byte,
+// is nil); no newline translation; Python-stripped; nil when empty, missing
+// or unreadable (a directory, a FIFO, a loop).
+func (r *rootFS) readMarker(p string) *string {
+	b, err := r.readHead(p, markerLimit+1)
+	if err != nil {
+		return nil
+	}
+	cut := len(b) > markerLimit
+	if cut {
+		b = b[:markerLimit]
+	}
+	if !utf8.Valid(b) {
+		n, ok := cutSequence(b)
+		if !cut || !ok {
+			return nil
+		}
+		b = b[:len(b)-n]
+	}
+	s := pyfmt.Strip(string(b))
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// cutSequence reports whether b is valid UTF-8 but for one multibyte
+// sequence at its end that stops early (a lead byte followed by fewer
+// continuation bytes than it announces, each of them allowed there), and
+// that sequence's length.
+func cutSequence(b []byte) (int, bool) {
+	for i := 1; i <= 3 && i <= len(b); i++ {
+		tail := b[len(b)-i:]
+		if utf8.RuneStart(tail[0]) && !utf8.FullRune(tail) && utf8.Valid(b[:len(b)-i]) {
+			return i, true
+		}
+	}
+	return 0, false
+}

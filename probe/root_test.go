@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -148,4 +149,74 @@ func TestResolveROCmRoots(t *testing.T) {
 			t.Error("bin-only shim accepted")
 		}
 	})
+}
+
+// TestReadMarker: .info/version and .info/version-dev are bounded markers
+// (docs/rocm-roots.md#version-markers): 4096 bytes, strict UTF-8 except a
+// sequence the limit cut, no newline translation, stripped. The spec's
+// three examples first.
+func TestReadMarker(t *testing.T) {
+	sp := func(n int) string { return strings.Repeat(" ", n) }
+	for _, tc := range []struct {
+		name string
+		data string
+		want string // "": null
+	}{
+		{"CR kept", "7.2\r1\r\n", "7.2\r1"},
+		{"5000 bytes: the first 4096", strings.Repeat("7", 5000), strings.Repeat("7", 4096)},
+		{"invalid byte past the limit", "7.2.1" + sp(4100) + "\xff", "7.2.1"},
+		{"CRLF inside", "7.2\r\n1", "7.2\r\n1"},
+		{"cut inside a multibyte sequence", strings.Repeat("7", 4095) + "\xc3\xa9", strings.Repeat("7", 4095)},
+		{"incomplete sequence at the real end", "7.2\xc3", ""},
+		{"invalid byte before the limit", "7.2\xff", ""},
+		{"invalid lead cut at the limit", strings.Repeat("7", 4095) + "\xff\xa9", ""},
+		{"blank", " \n\t\r", ""},
+		{"empty", "", ""},
+	} {
+		d := t.TempDir()
+		os.WriteFile(filepath.Join(d, "v"), []byte(tc.data), 0o644)
+		got := newRootFS(d, "/", false).readMarker("/v")
+		if (got == nil) != (tc.want == "") || got != nil && *got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, ptrV(got), tc.want)
+		}
+	}
+	d := t.TempDir()
+	os.Mkdir(filepath.Join(d, "dir"), 0o755)
+	os.Symlink("loop", filepath.Join(d, "loop"))
+	r := newRootFS(d, "/", false)
+	for _, p := range []string{"/dir", "/loop", "/missing"} {
+		if got := r.readMarker(p); got != nil {
+			t.Errorf("%s: %q, want null", p, *got)
+		}
+	}
+}
+
+// TestOptROCmVersionDev: .info/version-dev makes /opt/rocm usable only when
+// it reads as a marker; a blank, non-UTF-8, unreadable or directory one
+// does not (the spec's example: bin/ and a " " version-dev).
+func TestOptROCmVersionDev(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mk   func(p string) error
+		want bool
+	}{
+		{"non-blank", func(p string) error { return os.WriteFile(p, []byte("7.2.1-81\n"), 0o644) }, true},
+		{"blank", func(p string) error { return os.WriteFile(p, []byte(" "), 0o644) }, false},
+		{"empty", func(p string) error { return os.WriteFile(p, nil, 0o644) }, false},
+		{"not UTF-8", func(p string) error { return os.WriteFile(p, []byte("7.2\xff"), 0o644) }, false},
+		{"a directory", func(p string) error { return os.Mkdir(p, 0o755) }, false},
+		{"a dangling link", func(p string) error { return os.Symlink("gone", p) }, false},
+	} {
+		d := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(d, "opt/rocm/bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(d, "opt/rocm/.info"), 0o755)
+		if err := tc.mk(filepath.Join(d, "opt/rocm/.info/version-dev")); err != nil {
+			t.Fatal(err)
+		}
+		if got := usableOptROCm(newRootFS(d, "/", false)); got != tc.want {
+			t.Errorf("%s: usable = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
