@@ -3,6 +3,7 @@ package probe
 import (
 	"regexp"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -14,7 +15,8 @@ import (
 // keeps its filesystem stand-in for that case.
 
 // pyDistVersion is importlib.metadata.version(name) in the workload
-// interpreter, for name rocm or rocm-sdk-core; any error is no answer.
+// interpreter, for name rocm or rocm-sdk-core, stripped; any error, and a
+// value empty after stripping, is no answer.
 func pyDistVersion(s *state, name string) (v *string, known bool) {
 	in := s.python().Interpreter
 	if in == nil {
@@ -25,8 +27,8 @@ func pyDistVersion(s *state, name string) (v *string, known bool) {
 		return nil, true
 	}
 	str, _ := d.Value.(string)
-	if str == "" {
-		return nil, true
+	if str = pyfmt.Strip(str); str == "" {
+		return nil, true // stripped empty: the chain goes on
 	}
 	return &str, true
 }
@@ -35,7 +37,8 @@ var torchROCmVersionRe = regexp.MustCompile(`\+rocm([0-9][0-9A-Za-z.\-]*)`)
 
 // pyTorchROCmVersion is the torch step of the rocm.version chain, with
 // torch imported (silently) at the helper's rocm.version site: the part of
-// str(torch.__version__) after "+rocm", else a truthy torch.version.hip.
+// str(torch.__version__) after "+rocm", else torch.version.hip, stripped
+// and non-empty.
 func pyTorchROCmVersion(s *state) (v *string, known bool) {
 	f := s.python()
 	if f.Interpreter == nil {
@@ -51,7 +54,11 @@ func pyTorchROCmVersion(s *state) (v *string, known bool) {
 		}
 	}
 	if t.VersionModule != nil {
-		return truthyStr(t.VersionModule.HIP), true
+		if hip := truthyStr(t.VersionModule.HIP); hip != nil {
+			if v := pyfmt.Strip(*hip); v != "" {
+				return &v, true
+			}
+		}
 	}
 	return nil, true
 }

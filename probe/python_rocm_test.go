@@ -41,3 +41,44 @@ func TestPythonROCmFacts(t *testing.T) {
 		t.Error("no interpreter must leave the answer to the filesystem stand-in")
 	}
 }
+
+// TestROCmVersionChainStrips: the pip and torch steps of rocm.version strip
+// their value and skip it when empty, so the chain goes on
+// (docs/fields-process.md#rocm-filesystem-kmd_version-host-kernel).
+func TestROCmVersionChainStrips(t *testing.T) {
+	dist := func(v any) pyCall { return pyCall{State: "ok", Value: v} }
+	for _, tc := range []struct {
+		name         string
+		rocm, sdk    pyCall
+		hip          any
+		torchVersion string
+		want, source string // want "": null
+	}{
+		{"pip value stripped", dist("  7.1.0  "), pyCall{State: "missing"}, nil, "2.9.0", "7.1.0", "pip:rocm"},
+		{"blank pip:rocm skipped", dist("   "), dist(" 7.2.0\n"), nil, "2.9.0", "7.2.0", "pip:rocm-sdk-core"},
+		{"empty rocm-sdk-core goes on to torch", pyCall{State: "missing"}, dist(""), " 7.0.1 ", "2.9.0", "7.0.1", "torch"},
+		{"torch +rocm segment", pyCall{State: "missing"}, dist(" "), nil, "2.9.0+rocm7.1.1", "7.1.1", "torch"},
+		{"blank torch hip: nothing", pyCall{State: "missing"}, dist(""), "  ", "2.9.0", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testState(t, t.TempDir())
+			s.collector.rocm = func() rocmRoots { return classicRoots("/opt/rocm", "none") }
+			tv := tc.torchVersion
+			f := &pyFacts{
+				Interpreter: &pyInterpreter{Dists: map[string]pyCall{"rocm": tc.rocm, "rocm-sdk-core": tc.sdk}},
+				TorchSites:  map[string]string{"rocm.version": "ok"},
+				Torch:       &pyTorch{Version: &tv, VersionModule: &pyTorchVersionMod{HIP: tc.hip}},
+			}
+			s.collector.python = func() *pyFacts { return f }
+			finishBlock(s, theRockBlock, theRock{}, "rocm")
+			r := collectROCm(s)
+			if ptrV(r.Version) != map[bool]string{true: "null", false: tc.want}[tc.want == ""] ||
+				ptrV(r.VersionSource) != map[bool]string{true: "null", false: tc.source}[tc.source == ""] {
+				t.Errorf("version %s source %s, want %q %q", ptrV(r.Version), ptrV(r.VersionSource), tc.want, tc.source)
+			}
+			if tc.want == "" && (len(s.reasons) == 0 || !strings.HasPrefix(s.reasons[0], "rocm.version: no version from")) {
+				t.Errorf("reasons %q", s.reasons)
+			}
+		})
+	}
+}
