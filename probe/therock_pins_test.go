@@ -121,7 +121,7 @@ func TestTheRockInvalid(t *testing.T) {
 	const m = "/opt/rocm/share/therock/therock_manifest.json"
 	for _, tc := range []struct {
 		name    string
-		content any    // string or []byte: the file; nil: none
+		content any // string or []byte: the file; nil: none
 		setup   func(t *testing.T, s *state, host string)
 		reason  string // "": absent, no reason
 	}{
