@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand"
 	"os/exec"
@@ -111,5 +112,75 @@ json.dump(res, sys.stdout)
 				t.Errorf("input %q part %d: go %s, python %s", s, k, ga, wb)
 			}
 		}
+	}
+}
+
+// TestDifferentialMarker compares the version-marker decoding (readMarker,
+// docs/rocm-roots.md#version-markers) with Python's: the first 4096 bytes
+// through an incremental UTF-8 decoder, final only when the read was not
+// cut, then str.strip(); a decode error is no value. Inputs sit around the
+// limit, with multibyte sequences, invalid bytes and Unicode whitespace.
+func TestDifferentialMarker(t *testing.T) {
+	python := needPython(t)
+	rng := rand.New(rand.NewSource(2))
+	pieces := []string{"7", ".", " ", "\r", "\n", "\t", "\x0b", "\x1c", "\xc2\x85", "\xc2\xa0", "\xe3\x80\x80", "é", "\xe2\x82\xac",
+		"\xf0\x9f\x98\x80", "\xff", "\xc3", "\xe2\x82", "\xf0\x9f\x98", "\x80", "\xe0\x80", "\xed\xa0\x80", "\x00"}
+	var inputs [][]byte
+	for i := 0; i < 600; i++ {
+		b := []byte{} // not nil: nil marshals as null
+		if i%3 != 0 {
+			b = append(b, strings.Repeat([]string{"7", " "}[i%2], 4090+rng.Intn(4))...)
+		}
+		for n := rng.Intn(8); n > 0; n-- {
+			b = append(b, pieces[rng.Intn(len(pieces))]...)
+		}
+		if len(b) > markerLimit+1 {
+			b = b[:markerLimit+1] // what readMarker reads at most
+		}
+		inputs = append(inputs, b)
+	}
+	script := `import base64, codecs, json, sys
+res = []
+for s in json.load(sys.stdin):
+    raw = base64.b64decode(s)
+    cut = len(raw) > 4096
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(raw[:4096], final=not cut)
+    except UnicodeDecodeError:
+        res.append(None)
+        continue
+    res.append(text.strip() or None)
+json.dump(res, sys.stdout)
+`
+	in, _ := json.Marshal(inputs) // []byte marshals as base64
+	cmd := exec.Command(python, "-c", script)
+	cmd.Stdin = strings.NewReader(string(in))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	var want []*string
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for i, b := range inputs {
+		if len(b) > markerLimit && bytes.HasSuffix(b[:markerLimit-1], []byte{0xed}) && b[markerLimit-1] >= 0xa0 && b[markerLimit-1] <= 0xbf {
+			// CPython's incremental decoder takes a cut "\xed\xa0".."\xed\xbf"
+			// (the start of a UTF-16 surrogate, never valid UTF-8) as
+			// incomplete; the marker rule drops only a sequence that could
+			// still complete (docs/rocm-roots.md#version-markers).
+			continue
+		}
+		compared++
+		got := markerText(b)
+		if (got == nil) != (want[i] == nil) || got != nil && *got != *want[i] {
+			t.Errorf("input %q: go %q, python %q", b[max(0, len(b)-12):], ptrV(got), ptrV(want[i]))
+		}
+	}
+	if compared < 500 {
+		t.Errorf("only %d inputs compared", compared)
 	}
 }

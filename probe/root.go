@@ -40,6 +40,11 @@ func (r *rootFS) readMarker(p string) *string {
 	if err != nil {
 		return nil
 	}
+	return markerText(b)
+}
+
+// markerText is readMarker's decoding of the (at most 4097) bytes read.
+func markerText(b []byte) *string {
 	cut := len(b) > markerLimit
 	if cut {
 		b = b[:markerLimit]

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
+
+	"aorta-probe/internal/pyfmt"
 )
 
 // TestReadTextHostile: read-text never hangs or reads unbounded data, and
@@ -219,4 +222,24 @@ func TestOptROCmVersionDev(t *testing.T) {
 			t.Errorf("%s: usable = %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// FuzzMarkerText: whatever the bytes, a marker is valid UTF-8, stripped, at
+// most 4096 bytes, and a substring of what was read.
+func FuzzMarkerText(f *testing.F) {
+	f.Add([]byte("7.2\r1\r\n"))
+	f.Add(append(bytes.Repeat([]byte("7"), 4095), 0xc3, 0xa9))
+	f.Add(append([]byte("7.2.1"), append(bytes.Repeat([]byte(" "), 4100), 0xff)...))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > markerLimit+1 {
+			b = b[:markerLimit+1]
+		}
+		got := markerText(b)
+		if got == nil {
+			return
+		}
+		if !utf8.ValidString(*got) || *got == "" || pyfmt.Strip(*got) != *got || len(*got) > markerLimit || !bytes.Contains(b, []byte(*got)) {
+			t.Errorf("markerText(%q) = %q", b, *got)
+		}
+	})
 }

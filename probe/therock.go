@@ -75,7 +75,13 @@ func readManifest(root *rootFS, p string) (pyjson.Map[any], string) {
 			return nil, p + " could not be checked (" + pyfmt.ExcStr(err) + ")"
 		}
 	}
-	v, err := pyjson.Decode(*text)
+	return readManifestText(*text, p)
+}
+
+// readManifestText is readManifest's JSON step over the stripped text of
+// the manifest at p.
+func readManifestText(text, p string) (pyjson.Map[any], string) {
+	v, err := pyjson.Decode(text)
 	if err != nil {
 		return nil, p + " is not valid JSON (" + err.Error() + ")"
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
 )
 
 // TestManifestPin: pin_sha is cleaned, lower-cased and kept only as a full
@@ -165,4 +166,39 @@ func TestTheRockInvalid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzTheRockManifest: any manifest text gives a block whose pins are full
+// lower-case ids or null, and at most one submodules-counter reason.
+func FuzzTheRockManifest(f *testing.F) {
+	f.Add(`{"submodules": [{"submodule_name": "rocm-libraries", "pin_sha": "ABCDEF0123456789ABCDEF0123456789ABCDEF01"}, {"submodule_name": "x", "pin_sha": "abc1234"}, "junk", {"pin_sha": 1}]}`)
+	f.Add(`[1]`)
+	f.Add(`{"submodules": {"a": []}}`)
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		m, why := readManifestText(text, "/m.json")
+		if m == nil {
+			if why == "" || !strings.HasPrefix(why, "/m.json ") {
+				t.Errorf("%q: no object and reason %q", text, why)
+			}
+			return
+		}
+		s := testState(t, root)
+		b := absentTheRock("/m.json")
+		manifestSubmodules(s, m, &b)
+		for _, sub := range append(b.Submodules, schema.TheRockSubmodule{PinSHA: b.GemmLibrariesCommit}) {
+			if sub.PinSHA != nil && !fullPin.MatchString(*sub.PinSHA) {
+				t.Errorf("%q: pin %q", text, *sub.PinSHA)
+			}
+		}
+		n := 0
+		for _, r := range s.reasons {
+			if strings.Contains(r, " without a full 40-char pin_sha in ") {
+				n++
+			}
+		}
+		if n > 1 {
+			t.Errorf("%q: %d counter reasons", text, n)
+		}
+	})
 }
