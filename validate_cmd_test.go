@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/pyjson"
 )
 
 // TestValidateLiveDocuments: what this probe writes now validates, with and
@@ -63,6 +65,34 @@ func TestE2EValidate(t *testing.T) {
 		return p
 	}
 	badPath := write("bad.json", bad)
+	// An older 1.16 revision's document: therock last, no probe_provenance;
+	// and one with therock in neither place.
+	reorder := func(after string) string {
+		v, err := pyjson.Decode(string(golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr pyjson.Entry[any]
+		var out pyjson.Map[any]
+		for _, e := range v.(pyjson.Map[any]) {
+			switch e.Key {
+			case "therock":
+				tr = e
+			case "probe_provenance":
+			default:
+				out = append(out, e)
+			}
+		}
+		for i, e := range out {
+			if e.Key == after {
+				out = append(out[:i+1], append(pyjson.Map[any]{tr}, out[i+1:]...)...)
+				break
+			}
+		}
+		return string(pyjson.Encode(out))
+	}
+	olderPath := write("older.json", reorder("partial_reasons"))
+	misplacedPath := write("misplaced.json", reorder("hip"))
 	garbage := write("garbage.json", "garbage\n")
 	goldens, _ := filepath.Glob("testdata/golden/*.json")
 
@@ -81,6 +111,8 @@ func TestE2EValidate(t *testing.T) {
 	}{
 		{"goldens", "", goldens, 0, "", ""},
 		{"stdin", string(golden), []string{"-"}, 0, "", ""},
+		{"older 1.16 order (therock last)", "", []string{olderPath}, 0, "", ""},
+		{"therock misplaced", "", []string{misplacedPath}, 1, misplacedPath + `: $: keys out of order: expected "therock", got "amdgpu_driver"` + "\n", ""},
 		{"invalid", "", []string{badPath}, 1,
 			badPath + ": $.hostname: unexpected key\n" +
 				badPath + `: $.runtime_context.type: expected one of "docker", "podman", "singularity", "baremetal", got "lxc"` + "\n", ""},
