@@ -23,7 +23,11 @@
 //	                       their offsets (with [size N]: the text runs of a
 //	                       large binary, docs/capture.md)
 //	-- path [errno NAME] -- not a file: the error (EACCES, …) reading path gave
-//	                       when captured (File.Errno); Expand creates nothing
+//	                       when captured (File.Errno); Expand creates nothing.
+//	                       NAME is "OP ERRNO" (open EACCES); the probe's
+//	                       scenario tests answer OP on /path with ERRNO in a
+//	                       plain scenario too (beside [dir]: an unlistable
+//	                       directory)
 //
 // Paths are relative to the root ("proc/self/cgroup"). Settings in the
 // free text are lines "key: value" (see Archive.Settings).
