@@ -74,15 +74,15 @@ func TestCompare(t *testing.T) {
 			verdict: SamePlace, exit: 0, diffs: []string{},
 		},
 		{
-			name: "proof on one side only: inode hashes decide, advisory",
-			a:    []edit{placed, identityEdit("boot:aa", hostIDs, []any{"mnt:1", "net:2"})},
-			b:    []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"})},
+			name:    "proof on one side only: inode hashes decide, advisory",
+			a:       []edit{placed, identityEdit("boot:aa", hostIDs, []any{"mnt:1", "net:2"})},
+			b:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"})},
 			verdict: SamePlace + Advisory, exit: 0,
 		},
 		{
-			name: "older kernel, another network namespace inode",
-			a:    []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"})},
-			b:    []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:3"})},
+			name:    "older kernel, another network namespace inode",
+			a:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"})},
+			b:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:3"})},
 			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another namespace: net",
 		},
 		{
