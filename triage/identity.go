@@ -161,7 +161,7 @@ func decideIdentity(a, b identity) idDecision {
 	switch {
 	case bootSame && len(idDiffer) > 0:
 		dec.grade, dec.level, dec.differ = GradeProof, LevelAnotherNamespace, idDiffer
-		dec.because = append(dec.because, "same machine and boot, another namespace: "+strings.Join(idDiffer, ", ")+" (the kernel's namespace ids differ)")
+		dec.because = append(dec.because, "same machine and boot, another namespace: "+strings.Join(idDiffer, ", "))
 	case bootSame && slices.Contains(compared, "mnt") && len(inoDiffer) == 0:
 		dec.grade, dec.level = GradeProof, LevelSamePlace
 	case len(inoDiffer) > 0:
@@ -172,7 +172,7 @@ func decideIdentity(a, b identity) idDecision {
 		if bootSame {
 			what = "same machine and boot, another namespace: "
 		}
-		dec.because = append(dec.because, what+strings.Join(inoDiffer, ", ")+" (the namespace inode hashes differ)")
+		dec.because = append(dec.because, what+strings.Join(inoDiffer, ", ")+" (inode hashes)")
 	case len(advisoryOnly) > 0 || len(compared) > 0:
 		dec.grade, dec.level = GradeAdvisory, LevelSamePlace
 	}
