@@ -135,7 +135,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 	}
 	if len(f.Split) > 0 {
 		l.add("")
-		l.add(fmt.Sprintf("No majority (%d field%s; vary by node, not used to flag nodes)", len(f.Split), plural(len(f.Split))))
+		l.add(fmt.Sprintf("No majority (%d field%s; host fields vary by node and split nothing)", len(f.Split), plural(len(f.Split))))
 		for _, s := range f.Split {
 			kv(&l, "  "+s.Key, fmt.Sprintf("%d distinct, commonest %d/%d", s.Distinct, s.Top, f.Documents))
 		}
