@@ -281,3 +281,43 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("minimal documents: %q", r.Verdict)
 	}
 }
+
+// TestEvidenceTexts: the two texts that misled. Fired signals that are
+// all about the mount namespace say so (the ids and probe_namespace cover
+// it), others are named by side; a container id on one side only is not
+// "another container id".
+func TestEvidenceTexts(t *testing.T) {
+	sig := func(names ...string) edit {
+		var list []any
+		for _, n := range names {
+			list = append(list, object{{Key: "name", Value: n}, {Key: "fired", Value: true}})
+		}
+		return set("probe_provenance.isolation.signals", list)
+	}
+	says := func(r *Result, key string) string {
+		for _, p := range r.Placement {
+			if p.Key == key {
+				return p.Says
+			}
+		}
+		return ""
+	}
+	const g = "rocm-classic-7.2.json"
+	r := Compare(doc(t, "a", g, placed, sig()), doc(t, "b", g, placed, sig("mnt_ns_differs_from_parent", "mnt_ns_differs_from_ancestor")))
+	if got, want := says(r, "probe_provenance.isolation"), "fired in B only: mnt_ns_differs_from_parent, mnt_ns_differs_from_ancestor (another mount namespace: the namespace ids and probe_namespace say it)"; got != want {
+		t.Errorf("mount-only signals: %q, want %q", got, want)
+	}
+	r = Compare(doc(t, "a", g, placed, sig("dockerenv")), doc(t, "b", g, placed, sig("net_ns_differs_from_ancestor")))
+	if got, want := says(r, "probe_provenance.isolation"), "fired in A only: dockerenv; fired in B only: net_ns_differs_from_ancestor"; got != want {
+		t.Errorf("other signals: %q, want %q", got, want)
+	}
+	withID := set("docker", object{{Key: "container_id", Value: "0123456789abcdef"}})
+	r = Compare(doc(t, "a", g, placed, withID), doc(t, "b", g, placed))
+	if got, want := says(r, "docker.container_id"), "a container id in the cgroup path on A only"; got != want {
+		t.Errorf("one-sided container id: %q, want %q", got, want)
+	}
+	r = Compare(doc(t, "a", g, placed, withID), doc(t, "b", g, placed, set("docker", object{{Key: "container_id", Value: "fedcba9876543210"}})))
+	if got, want := says(r, "docker.container_id"), "another container id in the cgroup path"; got != want {
+		t.Errorf("two container ids: %q, want %q", got, want)
+	}
+}
