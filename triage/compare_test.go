@@ -321,3 +321,25 @@ func TestEvidenceTexts(t *testing.T) {
 		t.Errorf("two container ids: %q, want %q", got, want)
 	}
 }
+
+// TestIdentityWithoutBoot: namespace ids are small counters (every boot
+// has a mount namespace 4), so equal ids prove nothing without both boot
+// fingerprints; different ids still prove different places.
+func TestIdentityWithoutBoot(t *testing.T) {
+	const g = "rocm-classic-7.2.json"
+	ino := []any{"mnt:1", "net:2"}
+	r := Compare(doc(t, "a", g, placed, identityEdit("boot:aa", hostIDs, ino)), doc(t, "b", g, placed, identityEdit(nil, hostIDs, ino)))
+	if r.Verdict != SamePlace+Advisory || r.Grade != GradeAdvisory {
+		t.Errorf("equal ids, one boot unknown: %q %q, want advisory", r.Verdict, r.Grade)
+	}
+	r = Compare(doc(t, "a", g, placed, identityEdit("boot:aa", hostIDs, ino)), doc(t, "b", g, placed, identityEdit(nil, withIDs(map[string]string{"mnt": "9"}), ino)))
+	if r.Verdict != DifferentPlaces || len(r.Because) == 0 || r.Because[0] != "another namespace, or another boot: mnt" {
+		t.Errorf("different ids, one boot unknown: %q %q", r.Verdict, r.Because)
+	}
+	r = Compare(doc(t, "a", g, placed, proven), doc(t, "b", g, placed, identityEdit("boot:bb", hostIDs, nil)))
+	for _, p := range r.Placement {
+		if p.Key == "probe_provenance.identity.mnt" && (p.State != StateNotComparable || p.Role != RoleInfo) {
+			t.Errorf("ids of two boots: %+v", p)
+		}
+	}
+}

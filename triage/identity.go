@@ -116,35 +116,48 @@ func decideIdentity(a, b identity) idDecision {
 		}
 	}
 	// Ids on both sides, per type; where a side lacks one, the inode hash.
-	var idDiffer, inoDiffer, compared, advisoryOnly []string
+	var idDiffer, unbootedDiffer, inoDiffer, compared, advisoryOnly []string
 	for _, t := range types {
 		ia, aok := a.ids[t]
 		ib, bok := b.ids[t]
 		row := PlacementField{Key: "probe_provenance.identity." + t, Role: RoleProof}
+		bootsDiffer := a.boot != nil && b.boot != nil && !bootSame
 		switch {
-		case aok && bok:
+		case bootsDiffer:
+			row.Role, row.State = RoleInfo, StateNotComparable
+			row.A, row.B = Value{Present: aok, JSON: ia}, Value{Present: bok, JSON: ib}
+			if !aok {
+				row.A = strValue(nil)
+			}
+			if !bok {
+				row.B = strValue(nil)
+			}
+			row.Says = "ids of different boots are not comparable"
+		case aok && bok && (bootSame || ia != ib):
 			row.A, row.B = Value{Present: true, JSON: ia}, Value{Present: true, JSON: ib}
-			compared = append(compared, t)
-			if ia != ib {
+			switch {
+			case ia == ib:
+				row.State = StateSame
+				compared = append(compared, t)
+			case bootSame:
 				row.State, row.Says = StateDiffers, "another "+t+" namespace (the kernel never reuses an id during a boot)"
 				idDiffer = append(idDiffer, t)
-			} else {
-				row.State = StateSame
-			}
-			if !bootSame {
-				row.Role = RoleInfo // ids of two boots are not comparable
-				row.State, row.Says = StateNotComparable, ""
-				if a.boot != nil && b.boot != nil {
-					row.Says = "ids of different boots are not comparable"
-				}
+			default:
+				// Without both boot fingerprints, different ids are still
+				// different places: another namespace, or another boot.
+				row.State, row.Says = StateDiffers, "another "+t+" namespace, or another boot (no boot fingerprint on "+sides(a.boot == nil, b.boot == nil)+")"
+				unbootedDiffer = append(unbootedDiffer, t)
 			}
 		default:
+			// No id on a side, or equal ids without both boot
+			// fingerprints (ids are small counters: every boot has a 4):
+			// the inode hashes, advisory.
 			ha, hb := a.inodes[t], b.inodes[t]
 			row.A, row.B = strValue(ptr(ha)), strValue(ptr(hb))
 			row.Role = RoleEvidence
 			switch {
 			case ha == "" || hb == "":
-				row.State, row.Says = StateMissing, "no id and no inode hash on "+sides(ha == "", hb == "")
+				row.State, row.Says = StateMissing, "no comparable id and no inode hash on "+sides(ha == "", hb == "")
 			case ha != hb:
 				row.State, row.Says = StateDiffers, "another "+t+" namespace, or another boot (inode hashes)"
 				inoDiffer = append(inoDiffer, t)
@@ -162,6 +175,9 @@ func decideIdentity(a, b identity) idDecision {
 	case bootSame && len(idDiffer) > 0:
 		dec.grade, dec.level, dec.differ = GradeProof, LevelAnotherNamespace, idDiffer
 		dec.because = append(dec.because, "same machine and boot, another namespace: "+strings.Join(idDiffer, ", "))
+	case len(unbootedDiffer) > 0:
+		dec.grade, dec.level, dec.differ = GradeProof, LevelAnotherNamespace, unbootedDiffer
+		dec.because = append(dec.because, "another namespace, or another boot: "+strings.Join(unbootedDiffer, ", "))
 	case bootSame && slices.Contains(compared, "mnt") && len(inoDiffer) == 0:
 		dec.grade, dec.level = GradeProof, LevelSamePlace
 	case len(inoDiffer) > 0:
@@ -173,7 +189,7 @@ func decideIdentity(a, b identity) idDecision {
 			what = "same machine and boot, another namespace: "
 		}
 		dec.because = append(dec.because, what+strings.Join(inoDiffer, ", ")+" (inode hashes)")
-	case len(advisoryOnly) > 0 || len(compared) > 0:
+	case len(advisoryOnly) > 0:
 		dec.grade, dec.level = GradeAdvisory, LevelSamePlace
 	}
 	return dec
