@@ -219,3 +219,34 @@ func (p *places) docker(ctx context.Context, key string) placeDoc {
 	}
 	return p.done[key]
 }
+
+// TestTruthTableDocumented: every verdict of the truth table is in the
+// table of docs/triage.md, with its exit status, so the docs and the test
+// describe the same runs.
+func TestTruthTableDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("docs", "triage.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "## The truth table")
+	if i < 0 {
+		t.Fatal("docs/triage.md has no truth table section")
+	}
+	table := doc[i:]
+	table = table[:strings.Index(table[3:], "\n## ")+3]
+	rows := -2 // the header and its rule
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(l, "| ") {
+			rows++
+		}
+	}
+	if rows != len(truthRows) {
+		t.Errorf("docs/triage.md's truth table has %d rows, TestDiffTruthTable %d", rows, len(truthRows))
+	}
+	for _, r := range truthRows {
+		if want := fmt.Sprintf("| %d | `%s`", r.code, strings.TrimSuffix(r.first, "\n")); !strings.Contains(table, want) {
+			t.Errorf("docs/triage.md's truth table lacks %q (%s vs %s)", want, r.a, r.b)
+		}
+	}
+}
