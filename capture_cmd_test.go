@@ -55,6 +55,12 @@ func TestE2ECaptureReplay(t *testing.T) {
 	if strings.Contains(again, "planted") || strings.Contains(again, "exited 99") {
 		t.Errorf("the replay read or ran something of the replaying host")
 	}
+	// The one difference a replay names (docs/capture.md): its identity
+	// is the captured process's.
+	if !strings.Contains(again, `"answered_by": "capture"`) || !strings.Contains(doc, `"answered_by": "kernel"`) {
+		t.Errorf("probe_provenance.identity.answered_by: want kernel live, capture in the replay")
+	}
+	again = strings.Replace(again, `"answered_by": "capture"`, `"answered_by": "kernel"`, 1)
 	if a, b := withoutTimings(doc), withoutTimings(again); a != b {
 		t.Errorf("replay differs from the live document:\n%s", firstDiff(a, b))
 	}

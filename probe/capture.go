@@ -92,7 +92,8 @@ type Recorder struct {
 	withheld map[string]bool
 	uname    *Uname
 	unameErr string
-	temps    map[int]string // TempName's answer by attempt, the first one
+	temps    map[int]string             // TempName's answer by attempt, the first one
+	nsIDs    map[string]NamespaceAnswer // NamespaceID's answers by type
 	opt      Options
 	// buckRedact removes Buck config values (--buck-option) from
 	// everything recorded, as from the document (buck_invocation.go).
@@ -181,6 +182,20 @@ func (rc *Recorder) attach(opt Options, root *rootFS) Options {
 		return v, ok
 	}
 	opt.Runner = recRunner{runner, rc}
+	nsID := opt.NamespaceID
+	if nsID == nil {
+		nsID = rc.fs.namespaceID
+	}
+	opt.NamespaceID = func(kind string) NamespaceAnswer {
+		a := nsID(kind)
+		rc.mu.Lock()
+		if rc.nsIDs == nil {
+			rc.nsIDs = map[string]NamespaceAnswer{}
+		}
+		rc.nsIDs[kind] = a
+		rc.mu.Unlock()
+		return a
+	}
 	opt.Uname = func() (Uname, error) {
 		u, err := uname()
 		rc.mu.Lock()
@@ -433,6 +448,13 @@ func (rc *Recorder) settings(header string, red func(string) string) string {
 		fmt.Fprintf(&set, "uname: %s | %s | %s\n", rc.uname.Release, rc.uname.Version, rc.uname.Machine)
 	} else if rc.unameErr != "" {
 		fmt.Fprintf(&set, "uname-error: %s\n", rc.unameErr)
+	}
+	for _, kind := range namespaceTypes {
+		if a, ok := rc.nsIDs[kind]; ok && a.Reason == "" {
+			fmt.Fprintf(&set, "namespace-id: %s %d %s\n", kind, a.ID, a.Source)
+		} else if ok {
+			fmt.Fprintf(&set, "namespace-id-reason: %s %s\n", kind, a.Reason)
+		}
 	}
 	if rc.opt.Extended {
 		set.WriteString("extended: true\n")

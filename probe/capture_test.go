@@ -45,6 +45,12 @@ func replayArchive(t *testing.T, data []byte, base Options) []byte {
 	opt := r.Options(Options{Now: fixedNow, Buck: base.Buck})
 	snap := Collect(context.Background(), opt)
 	snap.Provenance.Root = "/"
+	// The one difference a replay names: its identity is the captured
+	// process's (docs/capture.md).
+	if got := snap.Provenance.Identity.AnsweredBy; got != "capture" {
+		t.Errorf("replay: identity.answered_by = %q, want capture", got)
+	}
+	snap.Provenance.Identity.AnsweredBy = "kernel"
 	return pyjson.Encode(snap)
 }
 

@@ -34,6 +34,11 @@ type Options struct {
 	Now func() time.Time
 	// Uname answers uname(2); default the syscall.
 	Uname func() (Uname, error)
+	// NamespaceID answers the nsfs ioctl for one namespace type of the
+	// probe process (probe_identity.go); default the kernel, through the
+	// root's /proc. Tests set it to simulate an older kernel; a replay
+	// answers from the archive.
+	NamespaceID func(kind string) NamespaceAnswer
 	// Cwd is the working directory relative paths resolve against;
 	// default os.Getwd. Under a Root other than "/" it is taken as a
 	// path inside that root (docs/rocm-roots.md).
@@ -648,6 +653,8 @@ func newProvenance(opt Options, started time.Time) *schema.Provenance {
 		Probes:         []schema.ProbeRecord{},
 		Commands:       []schema.CommandRecord{},
 		Isolation:      schema.Isolation{Verdict: "not_captured", Signals: []schema.Signal{}, Contradictions: []string{}},
+		Identity: schema.Identity{Grade: "none", AnsweredBy: "kernel", Namespaces: []schema.NamespaceIdentity{},
+			Boot: schema.BootIdentity{Reason: schema.Str("not captured: the probe_namespace probe did not finish")}},
 		Placement: schema.Placement{Suggests: "not_captured", Signals: []schema.PlacementSignal{}, Evidence: []string{},
 			LikelyExecutionPlatform: schema.PlatformEvidence{Reason: schema.Str("not captured: the execution_context probe did not finish")}},
 	}

@@ -31,7 +31,8 @@
 // Nothing is global: everything a collection reads from outside comes
 // through Options — Root (the filesystem), Env (variables, looked up by
 // name, never listed), Path (where tools are found), Runner (commands),
-// Uname, Now, Cwd, TempName (rdhc's temp file name) — and tests, capture
+// Uname, NamespaceID (the kernel's namespace ids), Now, Cwd, TempName
+// (rdhc's temp file name) — and tests, capture
 // and replay swap those, never a package variable. Record wraps them to
 // write a capture archive; Replay answers them from one
 // (docs/capture.md).

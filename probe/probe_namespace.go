@@ -2,6 +2,7 @@ package probe
 
 import (
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
 
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,9 +12,21 @@ import (
 // (docs/fields-process.md#probe_namespace-process): a salted hash of the
 // mount namespace handle (else the cgroup namespace handle), so two documents
 // can be compared for "same namespace on the same boot" without publishing
-// inode numbers.
-func collectProbeNamespace(s *state) *string {
+// inode numbers. The same row records probe_provenance.identity
+// (probe_identity.go), which adds no partial reason.
+func collectProbeNamespace(s *state) placeIdentity {
 	bootID := s.root.readText("/proc/sys/kernel/random/boot_id")
+	return placeIdentity{probeNamespace(s, bootID), collectIdentity(s, bootID)}
+}
+
+// placeIdentity is the probe_namespace row: the aorta key and the
+// provenance identity.
+type placeIdentity struct {
+	namespace *string
+	identity  schema.Identity
+}
+
+func probeNamespace(s *state, bootID *string) *string {
 	if bootID == nil {
 		s.reason("probe_namespace.boot_id: unavailable; fingerprint is local-only")
 	}

@@ -33,6 +33,7 @@ type Replay struct {
 	errs     map[string]syscall.Errno
 	sums     map[string]string // machine path → "sha256:…"
 	temps    map[int]string    // the captured TempName answers by attempt
+	nsIDs    map[string]NamespaceAnswer
 
 	mu   sync.Mutex
 	cmds map[string][]recCmd
@@ -120,6 +121,21 @@ func (r *Replay) setting(k, v string) error {
 		}
 	case "uname-error":
 		r.unameErr = v
+	case "namespace-id", "namespace-id-reason":
+		if r.nsIDs == nil {
+			r.nsIDs = map[string]NamespaceAnswer{}
+		}
+		kind, rest, _ := strings.Cut(v, " ")
+		if k == "namespace-id-reason" {
+			r.nsIDs[kind] = NamespaceAnswer{Reason: rest}
+			break
+		}
+		id, src, _ := strings.Cut(rest, " ")
+		n, err := strconv.ParseUint(id, 10, 64)
+		if err != nil {
+			return fmt.Errorf("namespace-id: %q: %w", v, err)
+		}
+		r.nsIDs[kind] = NamespaceAnswer{ID: n, Source: src}
 	case "env":
 		n, val, _ := strings.Cut(v, "=")
 		r.env[n] = val
@@ -284,6 +300,12 @@ func (r *Replay) Options(opt Options) Options {
 	}
 	opt.Env = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	opt.Runner = replayRunner{r, opt.Buck.Context.Redact}
+	opt.NamespaceID = func(kind string) NamespaceAnswer {
+		if a, ok := r.nsIDs[kind]; ok {
+			return a
+		}
+		return NamespaceAnswer{Reason: "not in the capture (an archive of an older aorta-probe)"}
+	}
 	opt.Uname = func() (Uname, error) {
 		if r.uname == nil {
 			msg := r.unameErr

@@ -28,7 +28,10 @@ func probeTable() []probe {
 			s.ContainerDetected = v.detected
 			s.Provenance.Isolation = v.evidence
 		}),
-		block("probe_namespace", collectProbeNamespace, func(s *schema.Snapshot, v *string) { s.ProbeNamespace = v }),
+		block("probe_namespace", collectProbeNamespace, func(s *schema.Snapshot, v placeIdentity) {
+			s.ProbeNamespace = v.namespace
+			s.Provenance.Identity = v.identity
+		}),
 		block("execution_context", collectExecutionContext, func(s *schema.Snapshot, v execContext) {
 			s.ExecutionContext = v.block
 			s.Provenance.Placement = v.placement

@@ -48,6 +48,10 @@ var Enums = map[string][]any{
 	"Provenance.detail":         {"compact", "full"},
 	"ProbeRecord.outcome":       {"ok", "partial", "panic", "deadline"},
 	"Isolation.verdict":         {"isolated", "no_signal", "not_captured"},
+	"Identity.grade":            {"proof", "advisory", "none"},
+	"Identity.answered_by":      {"kernel", "capture"},
+	"NamespaceIdentity.type":    {"mnt", "net", "pid", "user", "uts", "ipc", "cgroup", "time"},
+	"NamespaceIdentity.source":  {"NS_GET_ID", "NS_GET_MNTNS_ID"},
 	"Placement.suggests":        {"local_action", "remote_action", "local_test", "not_an_action", "inconclusive", "not_captured"},
 	"PlacementSignal.name": {
 		"BUCK_SCRATCH_PATH", "BUCK2_DAEMON_UUID", "BUCK_BUILD_ID", "TMPDIR", "PWD", "PATH", "AORTA_RE_IMAGE",

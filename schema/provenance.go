@@ -24,6 +24,9 @@ type Provenance struct {
 	OSRelease *OSRelease `py:"os_release"`
 	// Isolation is every isolation signal checked, in order.
 	Isolation Isolation `py:"isolation"`
+	// Identity is the kernel's placement identity: boot fingerprint and
+	// namespace ids.
+	Identity Identity `py:"identity"`
 	// Placement is the native evidence of where a Buck2 action ran.
 	Placement Placement `py:"placement"`
 }

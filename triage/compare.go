@@ -98,41 +98,73 @@ type Side struct {
 type Result struct {
 	A, B    Side
 	Verdict string
+	// Level is how far apart the two places are: another_boot,
+	// another_namespace, same_place or cannot_tell.
+	Level string
+	// Grade is what decided: proof (the kernel's boot fingerprint and
+	// namespace ids), advisory (namespace inode hashes, which the kernel
+	// reuses, or the older proof fields), or none.
+	Grade string
 	// Because holds the proofs (different places), what is missing or
 	// unequal (cannot tell), one sentence each; empty otherwise.
-	Because     []string
+	Because []string
+	// Evidence explains the verdict (a local Buck2 action, a replay, a
+	// container id); it never overrides a proof.
+	Evidence    []string
 	Placement   []PlacementField
 	Differences []Difference
 }
 
-// ExitCode is diff(1)'s: 0 when the verdict is "same place" and nothing
-// differs, 1 otherwise.
+// ExitCode is diff(1)'s: 0 when the verdict is "same place" (a proof, or
+// advisory) and nothing differs, 1 otherwise.
 func (r *Result) ExitCode() int {
-	if r.Verdict == SamePlace && len(r.Differences) == 0 {
+	if (r.Verdict == SamePlace || r.Verdict == SamePlace+Advisory) && len(r.Differences) == 0 {
 		return 0
 	}
 	return 1
 }
 
-// Compare diffs two documents: the placement block decides the verdict,
-// the identity fields are ranked.
+// Compare diffs two documents. The kernel's proofs decide first
+// (docs/triage.md, "Verdicts"): the boot fingerprints, then the namespace
+// ids; evidence explains and never overrides them. Without ids on a side,
+// the older proof fields and the namespace inode hashes decide, and an
+// equal hash is advisory. The identity fields are ranked.
 func Compare(a, b *Document) *Result {
-	r := &Result{
-		A: side(a), B: side(b),
-	}
-	proofs, missing, evidence := r.placement(a, b)
+	r := &Result{A: side(a), B: side(b)}
+	ia, ib := identityOf(a), identityOf(b)
+	dec := decideIdentity(ia, ib)
+	proven := dec.grade == GradeProof
+	bootProofs, proofs, missing, evidence := r.placement(a, b, proven)
+	r.Placement = append(dec.rows, r.Placement...)
 	r.Differences = differences(a, b)
+	r.Evidence = explain(a, b, ia, ib)
 	switch {
+	case dec.level == LevelAnotherBoot || len(bootProofs) > 0:
+		r.Verdict, r.Level, r.Because = DifferentPlaces, LevelAnotherBoot, append(dec.because, bootProofs...)
+		r.Grade = GradeProof
+		if dec.level != LevelAnotherBoot {
+			r.Grade = GradeAdvisory
+		}
+	case dec.level == LevelAnotherNamespace:
+		r.Verdict, r.Level, r.Grade = DifferentPlaces, LevelAnotherNamespace, dec.grade
+		r.Because = []string{strings.Replace(dec.because[0], "another namespace", "another "+containerWord(a, b), 1)}
+		r.Because = append(r.Because, proofs...)
+	case proven: // same boot, every id recorded on both sides equal
+		r.Level, r.Grade, r.Verdict = LevelSamePlace, GradeProof, SamePlace
+		if len(r.Differences) > 0 {
+			r.Verdict = DifferentSoftware
+		}
 	case len(proofs) > 0:
-		r.Verdict, r.Because = DifferentPlaces, proofs
+		r.Verdict, r.Level, r.Grade, r.Because = DifferentPlaces, LevelAnotherNamespace, GradeAdvisory, proofs
 	case len(missing) > 0:
-		r.Verdict, r.Because = CannotTell, missing
+		r.Verdict, r.Level, r.Grade, r.Because = CannotTell, LevelCannotTell, GradeNone, missing
 	case len(evidence) > 0:
-		r.Verdict, r.Because = CannotTell, evidence
-	case len(r.Differences) > 0:
-		r.Verdict = DifferentSoftware
+		r.Verdict, r.Level, r.Grade, r.Because = CannotTell, LevelCannotTell, GradeNone, evidence
 	default:
-		r.Verdict = SamePlace
+		r.Level, r.Grade, r.Verdict = LevelSamePlace, GradeAdvisory, SamePlace+Advisory
+		if len(r.Differences) > 0 {
+			r.Verdict = DifferentSoftware + Advisory
+		}
 	}
 	return r
 }
@@ -146,24 +178,31 @@ func side(d *Document) Side {
 // places differ.
 type proofField struct {
 	key string
-	// runbook fields are required for "same place": absent or null is
-	// "cannot tell".
+	// runbook fields are required for "same place" when the kernel's ids
+	// do not decide: absent or null is "cannot tell". Where the ids decide
+	// they are evidence only.
 	runbook bool
-	says    string
+	// boot fields describe the running kernel: a difference is another
+	// machine or another boot.
+	boot bool
+	says string
 }
 
 var proofFields = []proofField{
-	{"runtime_context.type", true, "another container runtime, or none"},
-	{"container_detected", true, "one side saw an isolation boundary the other did not"},
-	{"probe_namespace", true, ""}, // placementNamespace
-	{"amdgpu_driver.kfd_device_present", true, "/dev/kfd is visible on one side only: the GPUs are not reachable the same way"},
-	{"host.kernel_release", false, "another running kernel: another machine, VM or boot"},
-	{"host.kernel_version", false, "another running kernel build: another machine, VM or boot"},
-	{"host.machine", false, "another CPU architecture"},
-	{"rocm.kmd_version", false, "another loaded amdgpu module: another host"},
+	{"runtime_context.type", true, false, "another container runtime, or none"},
+	{"container_detected", true, false, "one side saw an isolation boundary the other did not"},
+	{"probe_namespace", true, false, ""}, // namespaceState
+	{"amdgpu_driver.kfd_device_present", true, false, "/dev/kfd is visible on one side only: the GPUs are not reachable the same way"},
+	{"host.kernel_release", false, true, "another running kernel: another machine, VM or boot"},
+	{"host.kernel_version", false, true, "another running kernel build: another machine, VM or boot"},
+	{"host.machine", false, true, "another CPU architecture"},
+	{"rocm.kmd_version", false, true, "another loaded amdgpu module: another host"},
 }
 
-func (r *Result) placement(a, b *Document) (proofs, missing, evidence []string) {
+// placement fills the placement block. With proven set (the kernel's ids
+// decided), the runbook fields are evidence: they neither prove nor leave
+// the verdict open.
+func (r *Result) placement(a, b *Document, proven bool) (bootProofs, proofs, missing, evidence []string) {
 	for _, f := range proofFields {
 		av, aok := a.Lookup(f.key)
 		bv, bok := b.Lookup(f.key)
@@ -188,7 +227,17 @@ func (r *Result) placement(a, b *Document) (proofs, missing, evidence []string) 
 				pf.State, pf.Says = StateDiffers, f.says
 			}
 		}
+		if proven && f.runbook {
+			pf.Role = RoleEvidence
+			if f.key == "probe_namespace" && pf.State == StateSame {
+				pf.Says = "advisory: the kernel reuses namespace inodes; the ids decide"
+			}
+			r.Placement = append(r.Placement, pf)
+			continue
+		}
 		switch {
+		case pf.State == StateDiffers && f.boot:
+			bootProofs = append(bootProofs, fmt.Sprintf("%s differs: %s", f.key, pf.Says))
 		case pf.State == StateDiffers:
 			proofs = append(proofs, fmt.Sprintf("%s differs: %s", f.key, pf.Says))
 		case f.runbook && (pf.State == StateMissing || pf.State == StateNotComparable || pf.A.isNull()):
@@ -208,11 +257,15 @@ func (r *Result) placement(a, b *Document) (proofs, missing, evidence []string) 
 	av, aok := a.Lookup("docker.container_id")
 	bv, bok := b.Lookup("docker.container_id")
 	if aok || bok {
-		ev("docker.container_id", valueOf(av, aok), valueOf(bv, bok), "another container id in the cgroup path")
+		says := "another container id in the cgroup path"
+		if x, y := valueOf(av, aok), valueOf(bv, bok); x.isNull() != y.isNull() {
+			says = "a container id in the cgroup path on " + sides(!x.isNull(), !y.isNull()) + " only"
+		}
+		ev("docker.container_id", valueOf(av, aok), valueOf(bv, bok), says)
 	}
 	if r.A.Provenance && r.B.Provenance {
-		ev("probe_provenance.isolation", firedSignals(a), firedSignals(b),
-			"other isolation signals fired (another namespace the mount hash does not cover?)")
+		fa, fb := firedSignals(a), firedSignals(b)
+		ev("probe_provenance.isolation", fa, fb, isolationSays(a, b))
 		av, aok = a.Lookup("probe_provenance.placement.suggests")
 		bv, bok = b.Lookup("probe_provenance.placement.suggests")
 		ev("probe_provenance.placement.suggests", valueOf(av, aok), valueOf(bv, bok),
@@ -234,7 +287,7 @@ func (r *Result) placement(a, b *Document) (proofs, missing, evidence []string) 
 		}
 		r.Placement = append(r.Placement, pf)
 	}
-	return proofs, missing, evidence
+	return bootProofs, proofs, missing, evidence
 }
 
 // namespaceState compares probe_namespace: a different value of the same
@@ -290,6 +343,55 @@ func whichMissing(a, b Value, key string) string {
 		return key + " is " + sa + " in A" + why[sa]
 	}
 	return key + " is " + sa + " in A" + why[sa] + ", " + sb + " in B" + why[sb]
+}
+
+// isolationSays words a difference of the fired isolation signals: which
+// fired on one side only, and, when they are all about the mount
+// namespace, that the mount namespace differs (which the namespace ids and
+// probe_namespace cover).
+func isolationSays(a, b *Document) string {
+	fa, fb := firedNames(a), firedNames(b)
+	var onlyA, onlyB []string
+	for _, n := range fa {
+		if !slices.Contains(fb, n) {
+			onlyA = append(onlyA, n)
+		}
+	}
+	for _, n := range fb {
+		if !slices.Contains(fa, n) {
+			onlyB = append(onlyB, n)
+		}
+	}
+	var parts []string
+	if len(onlyA) > 0 {
+		parts = append(parts, "fired in A only: "+strings.Join(onlyA, ", "))
+	}
+	if len(onlyB) > 0 {
+		parts = append(parts, "fired in B only: "+strings.Join(onlyB, ", "))
+	}
+	if len(parts) == 0 {
+		return "the isolation verdicts differ"
+	}
+	says := strings.Join(parts, "; ")
+	if !slices.ContainsFunc(append(onlyA, onlyB...), func(n string) bool { return !strings.HasPrefix(n, "mnt_ns_") }) {
+		says += " (another mount namespace: the namespace ids and probe_namespace say it)"
+	}
+	return says
+}
+
+func firedNames(d *Document) []string {
+	v, _ := d.Lookup("probe_provenance.isolation.signals")
+	list, _ := v.([]any)
+	var out []string
+	for _, sg := range list {
+		sm, _ := sg.(object)
+		f, _ := sm.Get("fired")
+		n, _ := sm.Get("name")
+		if name, ok := n.(string); ok && f == true {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // firedSignals is probe_provenance.isolation as "verdict: a, b".

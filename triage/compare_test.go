@@ -31,19 +31,59 @@ func TestCompare(t *testing.T) {
 		// diffs are the identity differences, in rank order (nil: any).
 		diffs []string
 	}{
-		{name: "identical", a: []edit{placed}, b: []edit{placed}, verdict: SamePlace, exit: 0, diffs: []string{}},
+		{name: "identical", a: []edit{placed, proven}, b: []edit{placed, proven}, verdict: SamePlace, exit: 0, diffs: []string{}},
+		{name: "identical, inode hashes only", a: []edit{placed}, b: []edit{placed}, verdict: SamePlace + Advisory, exit: 0, diffs: []string{}},
 		{
 			name: "noise only",
-			a:    []edit{placed},
-			b: []edit{placed, set("captured_at", "2030-01-01T00:00:00Z"),
+			a:    []edit{placed, proven},
+			b: []edit{placed, proven, set("captured_at", "2030-01-01T00:00:00Z"),
 				set("probe_provenance.duration_us", "7"), set("probe_provenance.commands", []any{"x"}),
 				set("probe_provenance.started_at", "2030"), set("partial_reasons", []any{"r"}), set("partial", true),
 				set("tensile_catalog.hipblaslt.menu.files", nil)},
 			verdict: SamePlace, exit: 0, diffs: []string{},
 		},
 		{
-			name: "no provenance on one side", a: []edit{placed}, b: []edit{placed, del("probe_provenance")},
+			name: "no provenance on one side", a: []edit{placed, proven}, b: []edit{placed, del("probe_provenance")},
+			verdict: SamePlace + Advisory, exit: 0, diffs: []string{},
+		},
+		// The kernel's proofs (docs/triage.md, "Verdicts").
+		{
+			name: "another boot", a: []edit{placed, proven}, b: []edit{placed, identityEdit("boot:bb", hostIDs, nil)},
+			verdict: DifferentPlaces, exit: 1, because: "another machine or another boot",
+		},
+		{
+			name: "reused inode, another mount namespace id", a: []edit{placed, proven},
+			b:       []edit{placed, identityEdit("boot:aa", withIDs(map[string]string{"mnt": "4329"}), nil)},
+			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another namespace: mnt",
+		},
+		{
+			name: "another network namespace", a: []edit{placed, proven},
+			b:       []edit{placed, identityEdit("boot:aa", withIDs(map[string]string{"net": "4400"}), nil)},
+			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another namespace: net",
+		},
+		{
+			name: "another container", a: []edit{placed, proven},
+			b: []edit{placed, set("runtime_context.type", "docker"),
+				identityEdit("boot:aa", withIDs(map[string]string{"mnt": "9", "net": "10", "pid": "11", "uts": "12", "ipc": "13", "cgroup": "14"}), nil)},
+			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another container: mnt, net, pid, uts, ipc, cgroup",
+		},
+		{
+			name: "local Buck2 action on the host: evidence never overrides the proof", a: []edit{placed, proven},
+			b: []edit{placed, proven, set("probe_provenance.placement.suggests", "local_action"),
+				set("probe_provenance.isolation.signals", []any{object{{Key: "name", Value: "net_ns_differs_from_ancestor"}, {Key: "fired", Value: true}}})},
 			verdict: SamePlace, exit: 0, diffs: []string{},
+		},
+		{
+			name:    "proof on one side only: inode hashes decide, advisory",
+			a:       []edit{placed, identityEdit("boot:aa", hostIDs, []any{"mnt:1", "net:2"})},
+			b:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"})},
+			verdict: SamePlace + Advisory, exit: 0,
+		},
+		{
+			name:    "older kernel, another network namespace inode",
+			a:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"})},
+			b:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:3"})},
+			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another namespace: net",
 		},
 		{
 			name: "another mount namespace", a: []edit{placed}, b: []edit{set("probe_namespace", "mnt:8021806755e296c7")},
@@ -79,8 +119,8 @@ func TestCompare(t *testing.T) {
 			verdict: CannotTell, exit: 1, because: "probe_provenance.isolation differs",
 		},
 		{
-			name: "ranked software differences", a: []edit{placed},
-			b: []edit{placed,
+			name: "ranked software differences", a: []edit{placed, proven},
+			b: []edit{placed, proven,
 				set("host.glibc_version", "2.39"),
 				set("env_vars.NCCL_NET_PLUGIN", "none"),
 				set("env_vars.MY_SECRET", "x"), // off the canonical list: ignored
@@ -96,8 +136,8 @@ func TestCompare(t *testing.T) {
 				"tensile_catalog.hipblaslt.menu.combined_content_hash", "pytorch_version", "env_vars.NCCL_NET_PLUGIN", "host.glibc_version"},
 		},
 		{
-			name: "catalog hashes before catalog status", a: []edit{placed},
-			b: []edit{placed, set("tensile_catalog.status", "partial"), set("rocfft_catalog.kernel_cache.sha256", "sha256:00"),
+			name: "catalog hashes before catalog status", a: []edit{placed, proven},
+			b: []edit{placed, proven, set("tensile_catalog.status", "partial"), set("rocfft_catalog.kernel_cache.sha256", "sha256:00"),
 				set("tensile_catalog.rocblas.menu.combined_content_hash", "content-sha256:00")},
 			verdict: DifferentSoftware, exit: 1,
 			diffs: []string{"tensile_catalog.rocblas.menu.combined_content_hash", "rocfft_catalog.kernel_cache.sha256", "tensile_catalog.status"},
@@ -181,7 +221,7 @@ func TestCompareRealScenarios(t *testing.T) {
 	for _, x := range names {
 		for _, y := range names {
 			r := Compare(doc(t, x, x), doc(t, y, y))
-			if !slices.Contains([]string{SamePlace, DifferentPlaces, DifferentSoftware, CannotTell}, r.Verdict) {
+			if !slices.Contains([]string{SamePlace, SamePlace + Advisory, DifferentPlaces, DifferentSoftware, DifferentSoftware + Advisory, CannotTell}, r.Verdict) {
 				t.Errorf("%s vs %s: verdict %q", x, y, r.Verdict)
 			}
 			checkRenders(t, r)
@@ -239,5 +279,67 @@ func TestParseErrors(t *testing.T) {
 	}
 	if r := Compare(d, d); r.Verdict != CannotTell {
 		t.Errorf("minimal documents: %q", r.Verdict)
+	}
+}
+
+// TestEvidenceTexts: the two texts that misled. Fired signals that are
+// all about the mount namespace say so (the ids and probe_namespace cover
+// it), others are named by side; a container id on one side only is not
+// "another container id".
+func TestEvidenceTexts(t *testing.T) {
+	sig := func(names ...string) edit {
+		var list []any
+		for _, n := range names {
+			list = append(list, object{{Key: "name", Value: n}, {Key: "fired", Value: true}})
+		}
+		return set("probe_provenance.isolation.signals", list)
+	}
+	says := func(r *Result, key string) string {
+		for _, p := range r.Placement {
+			if p.Key == key {
+				return p.Says
+			}
+		}
+		return ""
+	}
+	const g = "rocm-classic-7.2.json"
+	r := Compare(doc(t, "a", g, placed, sig()), doc(t, "b", g, placed, sig("mnt_ns_differs_from_parent", "mnt_ns_differs_from_ancestor")))
+	if got, want := says(r, "probe_provenance.isolation"), "fired in B only: mnt_ns_differs_from_parent, mnt_ns_differs_from_ancestor (another mount namespace: the namespace ids and probe_namespace say it)"; got != want {
+		t.Errorf("mount-only signals: %q, want %q", got, want)
+	}
+	r = Compare(doc(t, "a", g, placed, sig("dockerenv")), doc(t, "b", g, placed, sig("net_ns_differs_from_ancestor")))
+	if got, want := says(r, "probe_provenance.isolation"), "fired in A only: dockerenv; fired in B only: net_ns_differs_from_ancestor"; got != want {
+		t.Errorf("other signals: %q, want %q", got, want)
+	}
+	withID := set("docker", object{{Key: "container_id", Value: "0123456789abcdef"}})
+	r = Compare(doc(t, "a", g, placed, withID), doc(t, "b", g, placed))
+	if got, want := says(r, "docker.container_id"), "a container id in the cgroup path on A only"; got != want {
+		t.Errorf("one-sided container id: %q, want %q", got, want)
+	}
+	r = Compare(doc(t, "a", g, placed, withID), doc(t, "b", g, placed, set("docker", object{{Key: "container_id", Value: "fedcba9876543210"}})))
+	if got, want := says(r, "docker.container_id"), "another container id in the cgroup path"; got != want {
+		t.Errorf("two container ids: %q, want %q", got, want)
+	}
+}
+
+// TestIdentityWithoutBoot: namespace ids are small counters (every boot
+// has a mount namespace 4), so equal ids prove nothing without both boot
+// fingerprints; different ids still prove different places.
+func TestIdentityWithoutBoot(t *testing.T) {
+	const g = "rocm-classic-7.2.json"
+	ino := []any{"mnt:1", "net:2"}
+	r := Compare(doc(t, "a", g, placed, identityEdit("boot:aa", hostIDs, ino)), doc(t, "b", g, placed, identityEdit(nil, hostIDs, ino)))
+	if r.Verdict != SamePlace+Advisory || r.Grade != GradeAdvisory {
+		t.Errorf("equal ids, one boot unknown: %q %q, want advisory", r.Verdict, r.Grade)
+	}
+	r = Compare(doc(t, "a", g, placed, identityEdit("boot:aa", hostIDs, ino)), doc(t, "b", g, placed, identityEdit(nil, withIDs(map[string]string{"mnt": "9"}), ino)))
+	if r.Verdict != DifferentPlaces || len(r.Because) == 0 || r.Because[0] != "another namespace, or another boot: mnt" {
+		t.Errorf("different ids, one boot unknown: %q %q", r.Verdict, r.Because)
+	}
+	r = Compare(doc(t, "a", g, placed, proven), doc(t, "b", g, placed, identityEdit("boot:bb", hostIDs, nil)))
+	for _, p := range r.Placement {
+		if p.Key == "probe_provenance.identity.mnt" && (p.State != StateNotComparable || p.Role != RoleInfo) {
+			t.Errorf("ids of two boots: %+v", p)
+		}
 	}
 }

@@ -59,6 +59,7 @@ type FleetDoc struct {
 	Name   string
 	Err    error
 	leaves []leaf
+	place  fleetPlace
 	// Problems counts what validate finds in a document read (Document.Problems).
 	Problems int
 }
@@ -80,6 +81,15 @@ type FleetResult struct {
 	// Split are the fields without a strict majority: they vary across
 	// the fleet and are not used to flag nodes.
 	Split []SplitField
+	// Groups partition the documents when a software, driver, GPU or
+	// placement field has no strict majority (a fleet split in two): each
+	// group with its size and its values of those fields. Empty when
+	// every such field has a majority.
+	Groups []FleetGroup
+	// Places says what the documents' boot fingerprints and mount
+	// namespace ids show: several boots, several containers of one
+	// machine, copies of one place.
+	Places []string
 }
 
 // MajorityField is a field's majority value.
@@ -114,12 +124,13 @@ type SplitField struct {
 	Top      int // documents holding the commonest value
 }
 
-// ExitCode: 0 no outlier, 1 outliers, 2 unreadable documents.
+// ExitCode: 0 no outlier, 1 outliers or a fleet split without a majority
+// (groups), 2 unreadable documents.
 func (f *FleetResult) ExitCode() int {
 	switch {
 	case len(f.Unreadable) > 0:
 		return 2
-	case len(f.Outliers) > 0:
+	case len(f.Outliers) > 0 || len(f.Groups) > 1:
 		return 1
 	}
 	return 0
@@ -162,7 +173,7 @@ func Fleet(paths []string, workers int) *FleetResult {
 		if err != nil {
 			return FleetDoc{Name: p, Err: err}
 		}
-		return FleetDoc{Name: p, leaves: flatten(d), Problems: d.Problems}
+		return FleetDoc{Name: p, leaves: flatten(d), place: placeOf(d), Problems: d.Problems}
 	}
 	return fleetOf(len(paths), func(i int) FleetDoc { return read(paths[i]) }, workers)
 }
@@ -225,6 +236,7 @@ type tally struct {
 	fields []*fieldTally
 	names  []string
 	rows   [][]int32 // per document: value id per field (0 = absent)
+	places []fleetPlace
 }
 
 type fieldTally struct {
@@ -262,6 +274,7 @@ func (t *tally) add(d FleetDoc) {
 	}
 	t.names = append(t.names, d.Name)
 	t.rows = append(t.rows, row)
+	t.places = append(t.places, d.place)
 }
 
 func (t *tally) finish(res *FleetResult) {
@@ -269,6 +282,7 @@ func (t *tally) finish(res *FleetResult) {
 	res.Documents = n
 	byName := map[string]*Outlier{}
 	var order []string
+	var splitting []int
 	for fi, f := range t.fields {
 		counts := make([]int, len(f.values)+1)
 		for _, row := range t.rows {
@@ -294,6 +308,9 @@ func (t *tally) finish(res *FleetResult) {
 		rank, group, why := classifyFleet(path)
 		if counts[top]*2 <= n {
 			res.Split = append(res.Split, SplitField{Key: f.path, Distinct: distinct, Top: counts[top]})
+			if splits(group) {
+				splitting = append(splitting, fi)
+			}
 			continue
 		}
 		maj := f.value(int32(top))
@@ -333,6 +350,13 @@ func (t *tally) finish(res *FleetResult) {
 	}
 	slices.SortFunc(res.Outliers, func(a, b Outlier) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(res.Split, func(a, b SplitField) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortStableFunc(splitting, func(a, b int) int {
+		ra, _, _ := classifyFleet(strings.Split(t.fields[a].path, "."))
+		rb, _, _ := classifyFleet(strings.Split(t.fields[b].path, "."))
+		return ra - rb
+	})
+	res.Groups = t.groups(splitting)
+	res.Places = t.placeNotes()
 }
 
 func (f *fieldTally) value(id int32) Value {

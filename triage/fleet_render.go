@@ -43,10 +43,21 @@ func (f *FleetResult) headline() string {
 	if len(f.Outliers) != 1 {
 		s += "s"
 	}
+	if len(f.Groups) > 1 {
+		s += fmt.Sprintf(", no majority: %d groups", len(f.Groups))
+	}
 	if len(f.Unreadable) > 0 {
 		s += fmt.Sprintf(", %d unreadable", len(f.Unreadable))
 	}
 	return s
+}
+
+// groupNames lists up to three names of a group.
+func groupNames(g FleetGroup) string {
+	if len(g.Names) <= 3 {
+		return strings.Join(g.Names, ", ")
+	}
+	return strings.Join(g.Names[:3], ", ") + fmt.Sprintf(" and %d more", len(g.Names)-3)
 }
 
 func (f *FleetResult) majority(key string) (MajorityField, bool) {
@@ -64,7 +75,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 	head := f.headline()
 	if o.Color {
 		c := ansiGreen
-		if len(f.Outliers) > 0 || len(f.Unreadable) > 0 {
+		if len(f.Outliers) > 0 || len(f.Unreadable) > 0 || len(f.Groups) > 1 {
 			c = ansiRed
 		}
 		l.b.WriteString(ansiBold + c + cut(head, Width) + ansiReset + "\n")
@@ -100,9 +111,31 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 			}
 		}
 	}
+	if len(f.Groups) > 1 {
+		l.add("")
+		l.add(fmt.Sprintf("Groups (%d): no strict majority; the fields that split them", len(f.Groups)))
+		for i, g := range f.Groups {
+			l.add(fmt.Sprintf("  group %d: %d document%s", i+1, g.Size, plural(g.Size)))
+			for _, v := range g.Values {
+				valueLines(&l, "    "+v.Key+": ", display(v.Value))
+			}
+			for _, s := range wrap("    ", groupNames(g), Width) {
+				l.add(s)
+			}
+		}
+	}
+	if len(f.Places) > 0 {
+		l.add("")
+		l.add("Places (boot fingerprints and mount namespace ids)")
+		for _, p := range f.Places {
+			for _, s := range wrap("  - ", p, Width) {
+				l.add(s)
+			}
+		}
+	}
 	if len(f.Split) > 0 {
 		l.add("")
-		l.add(fmt.Sprintf("No majority (%d field%s; vary by node, not used to flag nodes)", len(f.Split), plural(len(f.Split))))
+		l.add(fmt.Sprintf("No majority (%d field%s; host fields vary by node and split nothing)", len(f.Split), plural(len(f.Split))))
 		for _, s := range f.Split {
 			kv(&l, "  "+s.Key, fmt.Sprintf("%d distinct, commonest %d/%d", s.Distinct, s.Top, f.Documents))
 		}
@@ -145,6 +178,20 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 			for _, d := range o.Differences {
 				fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s (%d/%d) | %s |\n", mdText(o.Name), d.Key, mdCell(d.Value), mdCell(d.Majority), d.Count, f.Documents, mdText(d.Why))
 			}
+		}
+	}
+	if len(f.Groups) > 1 {
+		b.WriteString("\n### Groups (no strict majority)\n\n| group | documents | field | value |\n|---|---|---|---|\n")
+		for i, g := range f.Groups {
+			for _, v := range g.Values {
+				fmt.Fprintf(&b, "| %d | %d (%s) | `%s` | %s |\n", i+1, g.Size, mdText(groupNames(g)), v.Key, mdCell(v.Value))
+			}
+		}
+	}
+	if len(f.Places) > 0 {
+		b.WriteString("\n### Places\n\n")
+		for _, p := range f.Places {
+			fmt.Fprintf(&b, "- %s\n", mdText(p))
 		}
 	}
 	if len(f.Unreadable) > 0 {
@@ -192,6 +239,16 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		Name  string `json:"name"`
 		Error string `json:"error"`
 	}
+	type groupValue struct {
+		Key     string `json:"key"`
+		Value   any    `json:"value"`
+		Present bool   `json:"present"`
+	}
+	type group struct {
+		Size      int          `json:"size"`
+		Values    []groupValue `json:"values"`
+		Documents []string     `json:"documents"`
+	}
 	out := struct {
 		Format     string       `json:"format"`
 		Documents  int          `json:"documents"`
@@ -199,9 +256,21 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		Majority   []maj        `json:"majority"`
 		Outliers   []outlier    `json:"outliers"`
 		Split      []split      `json:"split"`
+		Groups     []group      `json:"groups"`
+		Places     []string     `json:"places"`
 		Unreadable []unreadable `json:"unreadable"`
 	}{Format: FleetJSONFormat, Documents: f.Documents, ExitStatus: f.ExitCode(),
-		Majority: []maj{}, Outliers: []outlier{}, Split: []split{}, Unreadable: []unreadable{}}
+		Majority: []maj{}, Outliers: []outlier{}, Split: []split{}, Groups: []group{}, Places: append([]string{}, f.Places...),
+		Unreadable: []unreadable{}}
+	if len(f.Groups) > 1 {
+		for _, g := range f.Groups {
+			vs := []groupValue{}
+			for _, v := range g.Values {
+				vs = append(vs, groupValue{v.Key, raw(v.Value), v.Value.Present})
+			}
+			out.Groups = append(out.Groups, group{g.Size, vs, g.Names})
+		}
+	}
 	for _, m := range f.Majority {
 		out.Majority = append(out.Majority, maj{m.Key, m.Group, raw(m.Value), m.Value.Present, m.Count})
 	}

@@ -127,3 +127,82 @@ func TestFleetWindow(t *testing.T) {
 		t.Errorf("%d documents", r.Documents)
 	}
 }
+
+// TestFleetNoMajority: 5 nodes on one ROCm, 5 on another: no strict
+// majority, so no outlier, but two groups with the field that splits them
+// and exit 1. A per-node host field (a NIC uuid) splits nothing.
+func TestFleetNoMajority(t *testing.T) {
+	var docs []FleetDoc
+	for i := range 10 {
+		v := `"7.2.1"`
+		if i >= 5 {
+			v = `"7.1.0"`
+		}
+		docs = append(docs, FleetDoc{Name: fmt.Sprintf("node-%d", i),
+			leaves: []leaf{{"rocm.version", v}, {"nics.ainic.card.uuid", fmt.Sprint(i)}},
+			place:  fleetPlace{boot: fmt.Sprintf("boot:%02d", i), mnt: "4"}})
+	}
+	r := fleetOf(len(docs), func(i int) FleetDoc { return docs[i] }, 2)
+	if len(r.Outliers) != 0 {
+		t.Errorf("outliers %+v", r.Outliers)
+	}
+	if len(r.Groups) != 2 || r.Groups[0].Size != 5 || r.Groups[1].Size != 5 ||
+		len(r.Groups[0].Values) != 1 || r.Groups[0].Values[0].Key != "rocm.version" {
+		t.Fatalf("groups %+v", r.Groups)
+	}
+	if r.ExitCode() != 1 {
+		t.Errorf("exit %d, want 1", r.ExitCode())
+	}
+	var text bytes.Buffer
+	r.Text(&text, RenderOptions{})
+	checkWidth(t, text.String())
+	for _, want := range []string{"fleet: 10 documents, 0 outliers, no majority: 2 groups\n", "  group 1: 5 documents\n",
+		"    rocm.version: 7.2.1\n", "    rocm.version: 7.1.0\n", "the documents come from 10 boots"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	var js bytes.Buffer
+	r.JSON(&js)
+	var got struct {
+		ExitStatus int `json:"exit_status"`
+		Groups     []struct {
+			Size int `json:"size"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || got.ExitStatus != 1 || len(got.Groups) != 2 {
+		t.Errorf("json: %v %+v\n%s", err, got, js.String())
+	}
+	var md bytes.Buffer
+	r.Markdown(&md)
+	if !strings.Contains(md.String(), "### Groups (no strict majority)") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+}
+
+// TestFleetPlaces: documents of one boot say so, with how many mount
+// namespaces (containers) they came from; copies of one place are named.
+func TestFleetPlaces(t *testing.T) {
+	docs := []FleetDoc{
+		{Name: "a", place: fleetPlace{"boot:aa", "4"}},
+		{Name: "b", place: fleetPlace{"boot:aa", "6"}},
+		{Name: "c", place: fleetPlace{"boot:aa", "7"}},
+	}
+	for i := range docs {
+		docs[i].leaves = []leaf{{"rocm.version", `"7.2.1"`}}
+	}
+	r := fleetOf(len(docs), func(i int) FleetDoc { return docs[i] }, 1)
+	want := []string{"3 documents come from one machine and boot (boot:aa)",
+		"boot:aa: 3 documents from 3 containers or namespaces of one machine (mount namespace ids differ)"}
+	if strings.Join(r.Places, "\n") != strings.Join(want, "\n") {
+		t.Errorf("places %q, want %q", r.Places, want)
+	}
+	if r.ExitCode() != 0 {
+		t.Errorf("exit %d", r.ExitCode())
+	}
+	docs[1].place.mnt, docs[2].place.mnt = "4", "4"
+	r = fleetOf(len(docs), func(i int) FleetDoc { return docs[i] }, 1)
+	if !strings.Contains(strings.Join(r.Places, "\n"), "boot:aa: 3 documents from one place (mount namespace id 4): copies or reruns") {
+		t.Errorf("places %q", r.Places)
+	}
+}

@@ -133,3 +133,61 @@ func writeFleet(t testing.TB, n int, tmpl []byte, planted map[int][]byte) (dir s
 	}
 	return dir, paths
 }
+
+// nsTypes are the namespace types of probe_provenance.identity, in order.
+var nsTypes = []string{"mnt", "net", "pid", "user", "uts", "ipc", "cgroup", "time"}
+
+// identityEdit sets probe_provenance.identity: boot (nil: unreadable),
+// ids (nil entries: the ioctl failed with ENOTTY) and inode hashes (nil:
+// none) for nsTypes in order; a short list leaves the rest null.
+func identityEdit(boot any, ids []any, inodes []any) edit {
+	return func(t testing.TB, m object) object {
+		var nss []any
+		grade := "none"
+		for i, typ := range nsTypes {
+			var id, ino, src, reason any = nil, nil, nil, "NS_GET_ID: ENOTTY (a kernel before 6.18)"
+			if i < len(ids) && ids[i] != nil {
+				id, src, reason = ids[i], "NS_GET_ID", nil
+			}
+			if i < len(inodes) {
+				ino = inodes[i]
+			}
+			if typ == "mnt" && ino != nil {
+				grade = "advisory"
+			}
+			if typ == "mnt" && id != nil && boot != nil {
+				grade = "proof"
+			}
+			nss = append(nss, object{{Key: "type", Value: typ}, {Key: "id", Value: id}, {Key: "source", Value: src},
+				{Key: "reason", Value: reason}, {Key: "inode_hash", Value: ino}})
+		}
+		var bootReason any
+		if boot == nil {
+			bootReason = "/proc/sys/kernel/random/boot_id unreadable"
+		}
+		id := object{{Key: "grade", Value: grade}, {Key: "answered_by", Value: "kernel"},
+			{Key: "boot", Value: object{{Key: "fingerprint", Value: boot}, {Key: "reason", Value: bootReason}}},
+			{Key: "namespaces", Value: nss}}
+		return set("probe_provenance.identity", id)(t, m)
+	}
+}
+
+// num is a JSON integer as the decoder gives it.
+func num(s string) any { return number(s) }
+
+// hostIDs are the namespace ids of a host process on boot "boot:aa".
+var hostIDs = []any{num("4"), num("3"), num("4100"), num("4099"), num("1"), num("4098"), num("5"), num("2")}
+
+// proven gives a document the host's proof-grade identity.
+var proven = identityEdit("boot:aa", hostIDs, nil)
+
+// withIDs is hostIDs with the ids of the named types replaced.
+func withIDs(repl map[string]string) []any {
+	out := append([]any{}, hostIDs...)
+	for i, typ := range nsTypes {
+		if v, ok := repl[typ]; ok {
+			out[i] = num(v)
+		}
+	}
+	return out
+}

@@ -14,20 +14,23 @@ const diffUsage = `Usage: aorta-probe diff [--format text|markdown|json] A.json 
 Compare env.json documents written by aorta-probe (any schema 1.x, with or
 without probe_provenance). "-" reads one side from standard input.
 
-  (default)       verdict (same place / different places / same place,
-                  different software / cannot tell), the placement block,
-                  then the identity differences ranked by how likely they
-                  change numerics
+  (default)       verdict on the kernel's proofs first (different places:
+                  another machine or boot, or another container or
+                  namespace / same place / same place (advisory:
+                  namespace inodes are reused) / cannot tell), the
+                  placement block, then the identity differences ranked
+                  by how likely they change numerics
   --fleet         many documents (files, or every *.json in DIR): the
-                  majority identity and each outlier with what differs
+                  majority identity, each outlier with what differs, the
+                  groups when no strict majority, the boots and places
   --env-markers   two 'aorta-probe env-names' outputs: variable names
                   present in one placement and not the other
   --format F      text (default; 80 columns, colour only on a terminal
                   without NO_COLOR), markdown, or json (docs/triage.md)
 
-Exit status: 0 same place and same software (fleet: no outlier; markers:
-same names), 1 any difference, 2 trouble (unreadable file, not JSON, not
-an env document, usage error).
+Exit status: 0 same place and same software (fleet: no outlier and a
+strict majority; markers: same names), 1 any difference, 2 trouble
+(unreadable file, not JSON, not an env document, usage error).
 `
 
 // IO is what a subcommand talks to.

@@ -29,8 +29,8 @@ func runMain(args []string, color bool) (int, string, string) {
 // trouble with one line on stderr naming the file and the decoder error.
 func TestMainExitStatus(t *testing.T) {
 	dir := t.TempDir()
-	same := writeDoc(t, dir, "same.json", doc(t, "", "rocm-classic-7.2.json", placed))
-	other := writeDoc(t, dir, "other.json", doc(t, "", "rocm-classic-7.2.json", placed, set("rocm.version", "7.1.0")))
+	same := writeDoc(t, dir, "same.json", doc(t, "", "rocm-classic-7.2.json", placed, proven))
+	other := writeDoc(t, dir, "other.json", doc(t, "", "rocm-classic-7.2.json", placed, proven, set("rocm.version", "7.1.0")))
 	garbage := filepath.Join(dir, "garbage.json")
 	os.WriteFile(garbage, []byte("\x00\x01 not json"), 0o644)
 	cases := []struct {
@@ -78,7 +78,7 @@ func TestMainStdin(t *testing.T) {
 // (and NO_COLOR is unset: StdIO decides); never in a file.
 func TestColour(t *testing.T) {
 	dir := t.TempDir()
-	p := writeDoc(t, dir, "a.json", doc(t, "", "rocm-classic-7.2.json", placed))
+	p := writeDoc(t, dir, "a.json", doc(t, "", "rocm-classic-7.2.json", placed, proven))
 	if _, out, _ := runMain([]string{p, p}, true); !strings.HasPrefix(out, ansiBold+ansiGreen+"same place"+ansiReset+"\n") {
 		t.Errorf("coloured output starts %q", out[:min(40, len(out))])
 	}
@@ -105,8 +105,8 @@ func TestColour(t *testing.T) {
 // same way.
 func TestMainSchemaNote(t *testing.T) {
 	dir := t.TempDir()
-	good := writeDoc(t, dir, "good.json", doc(t, "", "rocm-classic-7.2.json", placed))
-	bad := writeDoc(t, dir, "bad.json", doc(t, "", "rocm-classic-7.2.json", placed, set("rocm.version", pyjson.Number("3")), set("hostname", "x")))
+	good := writeDoc(t, dir, "good.json", doc(t, "", "rocm-classic-7.2.json", placed, proven))
+	bad := writeDoc(t, dir, "bad.json", doc(t, "", "rocm-classic-7.2.json", placed, proven, set("rocm.version", pyjson.Number("3")), set("hostname", "x")))
 	code, out, errs := runMain([]string{good, bad}, false)
 	if want := "aorta-probe diff: " + bad + ": 2 schema problems (run aorta-probe validate " + bad + ")\n"; code != 1 || errs != want {
 		t.Errorf("diff good bad: exit %d, stderr %q; want 1, %q", code, errs, want)

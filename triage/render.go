@@ -129,7 +129,7 @@ func (r *Result) Text(w io.Writer, o RenderOptions) error {
 	if o.Color {
 		c := ansiYellow
 		switch r.Verdict {
-		case SamePlace:
+		case SamePlace, SamePlace + Advisory:
 			c = ansiGreen
 		case DifferentPlaces:
 			c = ansiRed
@@ -143,6 +143,11 @@ func (r *Result) Text(w io.Writer, o RenderOptions) error {
 			for _, s := range wrap("  - ", b, Width) {
 				l.add(s)
 			}
+		}
+	}
+	for _, e := range r.Evidence {
+		for _, s := range wrap("  evidence: ", e, Width) {
+			l.add(s)
 		}
 	}
 	l.add("A: " + sideLine(r.A))
@@ -236,10 +241,13 @@ func (r *Result) Markdown(w io.Writer) error {
 	for _, s := range r.Because {
 		fmt.Fprintf(&b, "- %s\n", mdText(s))
 	}
-	if len(r.Because) > 0 {
+	for _, e := range r.Evidence {
+		fmt.Fprintf(&b, "- evidence: %s\n", mdText(e))
+	}
+	if len(r.Because) > 0 || len(r.Evidence) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "- A: `%s`\n- B: `%s`\n\n", mdText(sideLine(r.A)), mdText(sideLine(r.B)))
+	fmt.Fprintf(&b, "- Level: %s (%s)\n- A: `%s`\n- B: `%s`\n\n", r.Level, r.Grade, mdText(sideLine(r.A)), mdText(sideLine(r.B)))
 	b.WriteString("### Placement\n\n| field | role | state | A | B | meaning |\n|---|---|---|---|---|---|\n")
 	for _, p := range r.Placement {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", p.Key, p.Role, p.State, mdCell(p.A), mdCell(p.B), mdText(p.Says))
@@ -291,8 +299,11 @@ type jsonDifference struct {
 type jsonResult struct {
 	Format      string           `json:"format"`
 	Verdict     string           `json:"verdict"`
+	Level       string           `json:"level"`
+	Grade       string           `json:"grade"`
 	ExitStatus  int              `json:"exit_status"`
 	Because     []string         `json:"because"`
+	Evidence    []string         `json:"evidence"`
 	A           jsonSide         `json:"a"`
 	B           jsonSide         `json:"b"`
 	Placement   []jsonPlacement  `json:"placement"`
@@ -315,8 +326,9 @@ func raw(v Value) json.RawMessage {
 // JSON writes the machine-readable result (shape in docs/triage.md).
 func (r *Result) JSON(w io.Writer) error {
 	out := jsonResult{
-		Format: JSONFormat, Verdict: r.Verdict, ExitStatus: r.ExitCode(),
+		Format: JSONFormat, Verdict: r.Verdict, Level: r.Level, Grade: r.Grade, ExitStatus: r.ExitCode(),
 		Because:     append([]string{}, r.Because...),
+		Evidence:    append([]string{}, r.Evidence...),
 		A:           jsonSide{r.A.Name, r.A.Schema, r.A.Provenance},
 		B:           jsonSide{r.B.Name, r.B.Schema, r.B.Provenance},
 		Placement:   []jsonPlacement{},

@@ -34,12 +34,30 @@ func runDocker(ctx context.Context, bin, dir string, log io.Writer) (doc []byte,
 	if err != nil {
 		return nil, err
 	}
+	err = withDocker(ctx, dir, log, func(cli func(args ...string) []string) error {
+		if _, err := command(ctx, log, cli("import", tarball, image)...); err != nil {
+			return err
+		}
+		defer command(context.WithoutCancel(ctx), log, cli("rmi", "--force", image)...)
+		_, err := command(ctx, log, cli("run", "--rm", "--network", "none",
+			"-v", out+":/out", image, "/"+ProbeName, "/out/env.json")...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return readDoc(filepath.Join(out, "env.json"))
+}
+
+// withDocker starts the private engine, runs use with the CLI prefix that
+// talks to it, and stops it.
+func withDocker(ctx context.Context, dir string, log io.Writer, use func(cli func(args ...string) []string) error) (err error) {
 	// A unix socket path has at most 107 bytes; containerd's socket lives
 	// several levels under the exec root, so the engine's state goes in a
 	// short directory of its own.
 	state, err := os.MkdirTemp("", "apd-")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		if rmErr := os.RemoveAll(state); rmErr != nil {
@@ -50,7 +68,7 @@ func runDocker(ctx context.Context, bin, dir string, log io.Writer) (doc []byte,
 	execRoot := filepath.Join(state, "exec")
 	daemonLog, err := os.Create(filepath.Join(dir, "dockerd.log"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer daemonLog.Close()
 	argv := []string{"dockerd", "--storage-driver", "vfs", "--iptables=false", "--ip6tables=false", "--bridge=none",
@@ -61,7 +79,7 @@ func runDocker(ctx context.Context, bin, dir string, log io.Writer) (doc []byte,
 	daemon.Stdout, daemon.Stderr = daemonLog, daemonLog
 	daemon.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := daemon.Start(); err != nil {
-		return nil, fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
+		return fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- daemon.Wait() }()
@@ -82,21 +100,13 @@ func runDocker(ctx context.Context, bin, dir string, log io.Writer) (doc []byte,
 		select {
 		case e := <-exited:
 			exited <- e
-			return nil, fmt.Errorf("dockerd exited before answering: %v", e)
+			return fmt.Errorf("dockerd exited before answering: %v", e)
 		case <-wait.Done():
-			return nil, fmt.Errorf("%w within %s", errNoDaemon, dockerReady)
+			return fmt.Errorf("%w within %s", errNoDaemon, dockerReady)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-	if _, err := command(ctx, log, cli("import", tarball, image)...); err != nil {
-		return nil, err
-	}
-	defer command(context.WithoutCancel(ctx), log, cli("rmi", "--force", image)...)
-	if _, err := command(ctx, log, cli("run", "--rm", "--network", "none",
-		"-v", out+":/out", image, "/"+ProbeName, "/out/env.json")...); err != nil {
-		return nil, err
-	}
-	return readDoc(filepath.Join(out, "env.json"))
+	return use(cli)
 }
 
 // stopDaemon sends SIGTERM to the dockerd this package started and waits;

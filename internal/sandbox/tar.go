@@ -10,7 +10,31 @@ import (
 // writeTar writes a tarball at path holding one executable, name, with the
 // contents of bin: the whole root filesystem of a FROM-scratch image.
 func writeTar(path, bin, name string) error {
-	in, err := os.Open(bin)
+	return writeTarFiles(path, [][2]string{{name, bin}})
+}
+
+// writeTarFiles is writeTar for several executables: {name, source} pairs.
+func writeTarFiles(path string, files [][2]string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(f)
+	for _, nf := range files {
+		if err := addFile(tw, nf[0], nf[1]); err != nil {
+			f.Close()
+			return fmt.Errorf("tar %s: %w", path, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		f.Close()
+		return fmt.Errorf("tar %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func addFile(tw *tar.Writer, name, src string) error {
+	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
@@ -19,23 +43,10 @@ func writeTar(path, bin, name string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	tw := tar.NewWriter(f)
 	hdr := &tar.Header{Name: name, Mode: 0o755, Size: fi.Size(), ModTime: fi.ModTime(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 	if err := tw.WriteHeader(hdr); err != nil {
-		f.Close()
-		return fmt.Errorf("tar %s: %w", path, err)
+		return err
 	}
-	if _, err := io.Copy(tw, in); err != nil {
-		f.Close()
-		return fmt.Errorf("tar %s: %w", path, err)
-	}
-	if err := tw.Close(); err != nil {
-		f.Close()
-		return fmt.Errorf("tar %s: %w", path, err)
-	}
-	return f.Close()
+	_, err = io.Copy(tw, in)
+	return err
 }

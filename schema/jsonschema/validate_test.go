@@ -168,6 +168,12 @@ func TestMutations(t *testing.T) {
 			set(t, d, "host", host)
 			return d
 		}, []string{"$.host.uptime: unexpected key"}},
+		{"identity grade and id", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			set(t, d, "probe_provenance.identity.grade", "maybe")
+			set(t, d, "probe_provenance.identity.answered_by", "guess")
+			return d
+		}, []string{`$.probe_provenance.identity.grade: expected one of "proof", "advisory", "none", got "maybe"`,
+			`$.probe_provenance.identity.answered_by: expected one of "kernel", "capture", got "guess"`}},
 		{"bad enum", "mi350-host.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
 			set(t, d, "runtime_context.type", "lxc")
 			return d

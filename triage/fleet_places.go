@@ -1,0 +1,130 @@
+package triage
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// fleetPlace is where one fleet document was taken, from
+// probe_provenance.identity (docs/isolation.md#placement-identity).
+type fleetPlace struct {
+	boot string // boot fingerprint, "" when not recorded
+	mnt  string // mount namespace id, "" when not recorded
+}
+
+func placeOf(d *Document) fleetPlace {
+	id := identityOf(d)
+	p := fleetPlace{mnt: id.ids["mnt"]}
+	if id.boot != nil {
+		p.boot = *id.boot
+	}
+	return p
+}
+
+// FleetGroup is one group of a fleet split without a strict majority:
+// the documents that agree on every splitting field.
+type FleetGroup struct {
+	Size   int
+	Values []FleetGroupValue // the splitting fields, in rank order
+	Names  []string
+}
+
+// FleetGroupValue is a splitting field's value in one group.
+type FleetGroupValue struct {
+	Key   string
+	Value Value
+}
+
+// splits reports whether a field without a strict majority splits the
+// fleet into groups: a software, driver, GPU, placement or knob field. Host
+// fields (NICs, health) and unranked fields vary by node by nature.
+func splits(g Group) bool { return g != GroupHost && g != GroupOther }
+
+// groups partitions the documents by the values of the splitting fields
+// without a strict majority, largest group first.
+func (t *tally) groups(split []int) []FleetGroup {
+	if len(split) == 0 {
+		return nil
+	}
+	byKey := map[string]*FleetGroup{}
+	var order []string
+	for di, row := range t.rows {
+		var key strings.Builder
+		vals := make([]FleetGroupValue, 0, len(split))
+		for _, fi := range split {
+			var id int32
+			if fi < len(row) {
+				id = row[fi]
+			}
+			fmt.Fprintf(&key, "%d,", id)
+			vals = append(vals, FleetGroupValue{Key: t.fields[fi].path, Value: t.fields[fi].value(id)})
+		}
+		g := byKey[key.String()]
+		if g == nil {
+			g = &FleetGroup{Values: vals}
+			byKey[key.String()] = g
+			order = append(order, key.String())
+		}
+		g.Size++
+		g.Names = append(g.Names, t.names[di])
+	}
+	var out []FleetGroup
+	for _, k := range order {
+		out = append(out, *byKey[k])
+	}
+	slices.SortStableFunc(out, func(a, b FleetGroup) int { return b.Size - a.Size })
+	return out
+}
+
+// placeNotes says what the documents' identities show about where they
+// were taken: several boots, several namespaces of one boot, or copies
+// of one place. A document records no machine id: two boots may be two
+// machines or one rebooted.
+func (t *tally) placeNotes() []string {
+	boots := map[string]map[string]int{} // boot → mnt id → documents
+	var order []string
+	missing := 0
+	for _, p := range t.places {
+		if p.boot == "" {
+			missing++
+			continue
+		}
+		if boots[p.boot] == nil {
+			boots[p.boot] = map[string]int{}
+			order = append(order, p.boot)
+		}
+		boots[p.boot][p.mnt]++
+	}
+	var notes []string
+	switch {
+	case len(order) == 1:
+		notes = append(notes, fmt.Sprintf("%d documents come from one machine and boot (%s)", len(t.places)-missing, order[0]))
+	case len(order) > 1:
+		notes = append(notes, fmt.Sprintf("the documents come from %d boots: %d machines, or reboots of fewer", len(order), len(order)))
+	}
+	for _, b := range order {
+		mnts := boots[b]
+		n := 0
+		for _, c := range mnts {
+			n += c
+		}
+		if n < 2 {
+			continue
+		}
+		switch {
+		case len(mnts) > 1:
+			notes = append(notes, fmt.Sprintf("%s: %d documents from %d containers or namespaces of one machine (mount namespace ids differ)", b, n, len(mnts)))
+		case len(mnts) == 1:
+			for m := range mnts {
+				if m != "" {
+					notes = append(notes, fmt.Sprintf("%s: %d documents from one place (mount namespace id %s): copies or reruns", b, n, m))
+				}
+			}
+		}
+	}
+	if missing > 0 {
+		notes = append(notes, fmt.Sprintf("%d documents without a boot fingerprint (older aorta-probe or no /proc)", missing))
+	}
+	return notes
+}
