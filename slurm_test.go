@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,9 +25,12 @@ import (
 // that `srun -N3 --ntasks-per-node=1 aorta-probe --out-dir D` (no shell
 // anywhere) writes D/node1.json..node3.json and that `diff --fleet D` finds
 // no outlier; that node2 rerun with HSA_OVERRIDE_GFX_VERSION exported is
-// the one named outlier; and that a step run with `srun --container` (runc,
+// the one named outlier; that deploy/slurm/probe-array.sbatch writes one
+// document per array task; and that a step run with `srun --container` (runc,
 // a bundle holding only the binary) is a different place from the bare
-// step on the same node. Every daemon is stopped by its pid, on failure
+// step on the same node; and that deploy/slurm/task-prolog.sh, the
+// cluster's TaskProlog, probes inside a step that asks for it, with the
+// step's environment. Every daemon is stopped by its pid, on failure
 // too, and a process left behind fails the test. It skips without root or
 // the binaries (apt-get install slurm-wlm munge runc), and fails instead
 // under AORTA_PROBE_REQUIRE_SANDBOXES=1.
@@ -35,7 +39,7 @@ func TestSlurmCluster(t *testing.T) {
 	if os.Geteuid() != 0 {
 		skipOrFail(t, "the Slurm cluster needs root (slurmd starts the tasks)")
 	}
-	for _, tool := range []string{"munged", "slurmctld", "slurmd", "srun", "sinfo", "runc"} {
+	for _, tool := range []string{"munged", "slurmctld", "slurmd", "srun", "sbatch", "sinfo", "runc"} {
 		if _, err := lookTool(tool); err != nil {
 			skipOrFail(t, fmt.Sprintf("the Slurm cluster needs %s (apt-get install slurm-wlm munge runc): %v", tool, err))
 		}
@@ -93,6 +97,57 @@ func TestSlurmCluster(t *testing.T) {
 		code, report, errs := runCmd(t, exec.Command(bin, "diff", filepath.Join(out, "node1.json"), filepath.Join(inner, entries[0].Name())))
 		if code != 1 || !strings.HasPrefix(report, "different places") {
 			t.Errorf("diff bare vs container: exit %d, want 1 and \"different places\"\n%s%s", code, report, errs)
+		}
+	})
+
+	t.Run("sbatch array", func(t *testing.T) {
+		// deploy/slurm/probe-array.sbatch: one document per array task,
+		// each in DIR/array-JOBID/TASKID/, named after its node.
+		dir := filepath.Join(c.dir, "array-env")
+		os.Mkdir(dir, 0o755)
+		script, err := filepath.Abs("deploy/slurm/probe-array.sbatch")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.run(t, "sbatch", "--wait", "--quiet", "--array=1-3", "--export=ALL,AORTA_PROBE="+bin+",AORTA_PROBE_PYTHON=/nonexistent/python3", script, dir)
+		docs, _ := filepath.Glob(filepath.Join(dir, "array-*", "*", "*.json"))
+		if len(docs) != 3 {
+			t.Fatalf("the array wrote %q, want 3 documents", docs)
+		}
+		for _, d := range docs {
+			task := filepath.Base(filepath.Dir(d))
+			if !slices.Contains([]string{"1", "2", "3"}, task) || !slices.Contains([]string{"node1.json", "node2.json", "node3.json"}, filepath.Base(d)) {
+				t.Errorf("unexpected %s", d)
+			}
+			b, _ := os.ReadFile(d)
+			checkDocument(t, string(b))
+		}
+	})
+
+	t.Run("task prolog", func(t *testing.T) {
+		// deploy/slurm/task-prolog.sh probes in the step's own place and
+		// environment when the step exports AORTA_PROBE_OUT_DIR.
+		prolog := filepath.Join(c.dir, "prolog-env")
+		os.Mkdir(prolog, 0o755)
+		c.srun(t, "-N3", "--ntasks-per-node=1",
+			"--export=ALL,AORTA_PROBE_OUT_DIR="+prolog+",AORTA_PROBE="+bin+",AORTA_PROBE_PYTHON=/nonexistent/python3,HSA_OVERRIDE_GFX_VERSION=9.4.2",
+			"/bin/true")
+		steps, _ := filepath.Glob(filepath.Join(prolog, "*.0"))
+		if len(steps) != 1 {
+			t.Fatalf("the prolog wrote %v, want one JOBID.0 directory", steps)
+		}
+		for _, n := range []string{"node1", "node2", "node3"} {
+			b, err := os.ReadFile(filepath.Join(steps[0], n+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := field(checkDocument(t, string(b)), "env_vars.HSA_OVERRIDE_GFX_VERSION"); v != "9.4.2" {
+				t.Errorf("%s: env_vars.HSA_OVERRIDE_GFX_VERSION %v, want the step's 9.4.2", n, v)
+			}
+		}
+		code, report, errs := runCmd(t, exec.Command(bin, "diff", filepath.Join(out, "node1.json"), filepath.Join(steps[0], "node1.json")))
+		if code != 1 || !strings.HasPrefix(report, "same place, different software") {
+			t.Errorf("diff bare step vs prolog: exit %d, want 1 and \"same place, different software\"\n%s%s", code, report, errs)
 		}
 	})
 }
@@ -163,6 +218,10 @@ func startSlurm(t *testing.T) *slurmCluster {
 	c.waitFor(t, "munged's socket", func() bool { _, err := os.Stat(sock); return err == nil })
 
 	p := freePorts(t, 4)
+	prolog, err := filepath.Abs("deploy/slurm/task-prolog.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
 	conf := fmt.Sprintf(`ClusterName=aortaprobe
 SlurmctldHost=localhost
 SlurmctldPort=%d
@@ -179,6 +238,7 @@ SlurmctldLogFile=%[2]s/log/slurmctld.log
 SlurmdLogFile=%[2]s/log/slurmd-%%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
+TaskProlog=%[6]s
 MpiDefault=none
 MailProg=/bin/true
 SwitchType=switch/none
@@ -186,13 +246,14 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 SchedulerType=sched/builtin
+SchedulerParameters=sched_interval=1
 SelectType=select/linear
 ReturnToService=2
 NodeName=node1 NodeHostname=localhost Port=%[3]d CPUs=1 State=UNKNOWN
 NodeName=node2 NodeHostname=localhost Port=%[4]d CPUs=1 State=UNKNOWN
 NodeName=node3 NodeHostname=localhost Port=%[5]d CPUs=1 State=UNKNOWN
 PartitionName=debug Nodes=node[1-3] Default=YES MaxTime=INFINITE State=UP
-`, p[0], dir, p[1], p[2], p[3])
+`, p[0], dir, p[1], p[2], p[3], prolog)
 	// oci.conf sits beside slurm.conf: srun --container runs runc with
 	// its state under the test's own root.
 	oci := fmt.Sprintf(`RunTimeQuery="runc --root=%[1]s state %%n.%%u.%%j.%%s.%%t"
@@ -252,16 +313,27 @@ func (c *slurmCluster) waitFor(t *testing.T, what string, ready func() bool) {
 	t.Fatalf("no %s after 30 s", what)
 }
 
-// srun runs one step and fails the test unless it exits 0 within 60 s.
+// srun runs one step (at most 2 minutes of the cluster's time).
 func (c *slurmCluster) srun(t *testing.T, args ...string) {
 	t.Helper()
+	c.run(t, "srun", append([]string{"--time=2"}, args...)...)
+}
+
+// run runs a Slurm client and fails the test unless it exits 0 within
+// 60 s.
+func (c *slurmCluster) run(t *testing.T, tool string, args ...string) {
+	t.Helper()
+	path, err := lookTool(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/usr/bin/srun", append([]string{"--time=2"}, args...)...)
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env, cmd.Dir = c.env, c.dir
 	if b, err := cmd.CombinedOutput(); err != nil {
 		c.logs(t)
-		t.Fatalf("srun %q: %v\n%s", args, err, b)
+		t.Fatalf("%s %q: %v\n%s", tool, args, err, b)
 	}
 }
 
