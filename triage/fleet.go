@@ -225,6 +225,7 @@ type tally struct {
 	fields []*fieldTally
 	names  []string
 	rows   [][]int32 // per document: value id per field (0 = absent)
+	pool   rowPool   // shares equal rows (fleet_memory.go)
 }
 
 type fieldTally struct {
@@ -261,7 +262,7 @@ func (t *tally) add(d FleetDoc) {
 		row[fi] = id
 	}
 	t.names = append(t.names, d.Name)
-	t.rows = append(t.rows, row)
+	t.rows = append(t.rows, t.pool.intern(row))
 }
 
 func (t *tally) finish(res *FleetResult) {
