@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +45,10 @@ func TestSlurmCluster(t *testing.T) {
 			skipOrFail(t, fmt.Sprintf("the Slurm cluster needs %s (apt-get install slurm-wlm munge runc): %v", tool, err))
 		}
 	}
+	// The daemons' Pdeathsig follows the thread that started them: keep
+	// this goroutine on one thread, which then outlives them.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	c := startSlurm(t)
 
 	out := filepath.Join(c.dir, "env")
@@ -280,7 +285,7 @@ RunTimeRun="runc --root=%[1]s run %%n.%%u.%%j.%%s.%%t -b %%b"
 }
 
 // start runs a daemon in the foreground, its own process group, its
-// output in log/NAME.out.
+// output in log/NAME.out, killed when the test process dies.
 func (c *slurmCluster) start(t *testing.T, name, tool string, args ...string) {
 	t.Helper()
 	path, err := lookTool(tool)
@@ -294,7 +299,9 @@ func (c *slurmCluster) start(t *testing.T, name, tool string, args ...string) {
 	defer logf.Close()
 	cmd := exec.Command(path, args...)
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = c.env, c.dir, logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: a test process killed outright (a -timeout panic) takes
+	// its daemons with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
