@@ -36,6 +36,9 @@ Subcommands (each takes --help):
 
 Flags:
   -o, --output PATH          write the document to PATH (same as OUT)
+  --out-dir DIR              write it atomically to DIR/NODE.json, NODE being
+                             $SLURMD_NODENAME, else $NODE_NAME, else the host
+                             name, escaped for a file name (docs/fleet.md)
   --extended                 keep the per-file catalog lists
   --execution-context LABEL  direct (default), buck2_run or buck2_action:
                              how the probe was invoked, as the caller asserts
@@ -72,6 +75,7 @@ type config struct {
 	options probe.Options
 	out     string
 	outFlag string // -o/--output as given; out once OUT is weighed
+	outDir  string // --out-dir (outdir.go): out is DIR/NODE.json
 	summary bool
 	field   *string
 	help    bool
@@ -92,8 +96,9 @@ type option struct {
 }
 
 // flagTable is every flag of the command line: the general ones here, then
-// the Python (flags_python.go) and Buck (flags_buck.go) ones.
-var flagTable = slices.Concat(generalOptions, pythonOptions, buckOptions)
+// the Python (flags_python.go), Buck (flags_buck.go) and --out-dir
+// (outdir.go) ones.
+var flagTable = slices.Concat(generalOptions, pythonOptions, buckOptions, outDirOptions)
 
 var generalOptions = []option{
 	{names: []string{"-o", "--output"}, value: true, set: func(c *config, name, v string) error {
@@ -183,6 +188,9 @@ func parseArgs(args []string) (config, error) {
 		}
 	}
 	if err := c.setOut(positional); err != nil {
+		return c, err
+	}
+	if err := c.checkOutDir(positional); err != nil {
 		return c, err
 	}
 	return c, validateBuck(&c)

@@ -121,6 +121,9 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 	}
 
 	doc := pyjson.Encode(snap)
+	if cfg.outDir != "" {
+		cfg.out = outDirPath(cfg.outDir, os.LookupEnv, os.Hostname) // outdir.go
+	}
 	if cfg.out == "-" {
 		return emit(append(doc, '\n'))
 	}

@@ -28,7 +28,7 @@ var specRef = regexp.MustCompile(`(?:^|[^/\w.-])((?:core|context|buck2|peers|arc
 func TestDocReferences(t *testing.T) {
 	var files []string
 	for _, pattern := range []string{"*.go", "*/*.go", "*/*/*.go", "*/*/*/*.go", "*.md", "docs/*.md", "probe/*.py",
-		"scripts/*.sh", "buck/*.bzl", "BUILD.buck", "testdata/fakebuck2/*", "testdata/roots/*.txtar"} {
+		"scripts/*.sh", "buck/*.bzl", "BUILD.buck", "deploy/Containerfile", "deploy/*/*.yaml", "deploy/*/*.sh", "deploy/*/*.sbatch", "testdata/fakebuck2/*", "testdata/roots/*.txtar"} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)
 	}

@@ -237,6 +237,7 @@ type tally struct {
 	names  []string
 	rows   [][]int32 // per document: value id per field (0 = absent)
 	places []fleetPlace
+	pool   rowPool // shares equal rows (fleet_memory.go)
 }
 
 type fieldTally struct {
@@ -273,7 +274,7 @@ func (t *tally) add(d FleetDoc) {
 		row[fi] = id
 	}
 	t.names = append(t.names, d.Name)
-	t.rows = append(t.rows, row)
+	t.rows = append(t.rows, t.pool.intern(row))
 	t.places = append(t.places, d.place)
 }
 

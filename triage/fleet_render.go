@@ -28,7 +28,9 @@ func fleetMain(c diffArgs, io IO) int {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: no *.json documents in %s\n", strings.Join(c.files, " "))
 		return 2
 	}
+	restore := fleetGC() // fleet_memory.go
 	r := Fleet(paths, 0)
+	restore()
 	for _, u := range r.Unreadable {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(u.Err))
 	}

@@ -12,6 +12,8 @@ func TestDecode(t *testing.T) {
 	}{
 		{"object order kept", `{"b": 1, "a": [true, false, null]}`, `{"b": 1, "a": [true, false, null]}`},
 		{"duplicate key: last value, first position", `{"a": 1, "b": 2, "a": 3}`, `{"a": 3, "b": 2}`},
+		{"nested containers and duplicates", `{"a": [{"b": 1, "c": [2, {"b": 3, "b": 4}, []], "b": 5}, [], {}], "d": {"e": {}}, "a2": [[[]]]}`,
+			`{"a": [{"b": 5, "c": [2, {"b": 4}, []]}, [], {}], "d": {"e": {}}, "a2": [[[]]]}`},
 		{"float re-rendered", `[1e5, 2.50, -0.0, 1E-7]`, `[100000.0, 2.5, -0.0, 1e-07]`},
 		{"big int exact", `123456789012345678901234567890`, `123456789012345678901234567890`},
 		{"python constants", `[NaN, Infinity, -Infinity]`, `[NaN, Infinity, -Infinity]`},

@@ -37,8 +37,16 @@ var schemas = sync.OnceValue(func() map[string]pyjson.Map[any] {
 // missing and the top-level order is not checked (it changed in 1.10 and
 // 1.16). Any other value of schema_version is itself a problem and the rest
 // is checked as 1.16.
-func Validate(doc any) []Problem {
-	v := &validator{docs: schemas(), minor: 16}
+func Validate(doc any) []Problem { return validate(doc, true) }
+
+// Count is len(Validate(doc)) without building the problems' paths, the
+// most of Validate's work on a valid document: diff --fleet counts the
+// problems of thousands of documents (docs/triage.md, "Fleet").
+func Count(doc any) int { return len(validate(doc, false)) }
+
+// validate is Validate; without paths every Problem.Path is "".
+func validate(doc any, paths bool) []Problem {
+	v := &validator{docs: schemas(), minor: 16, paths: paths}
 	if sv, err := CheckDocument(doc); err == nil {
 		if n, ok := parseMinor(sv); ok {
 			v.minor = n
@@ -123,8 +131,25 @@ func parseMinor(v any) (int, bool) {
 
 type validator struct {
 	docs     map[string]pyjson.Map[any]
-	minor    int // the document's schema 1.N
+	minor    int  // the document's schema 1.N
+	paths    bool // build each value's path (Count does not)
 	problems []Problem
+}
+
+// member is path's member key, or "" when no path is built.
+func (v *validator) member(path, key string) string {
+	if !v.paths {
+		return ""
+	}
+	return member(path, key)
+}
+
+// item is path's array item i, or "" when no path is built.
+func (v *validator) item(path string, i int) string {
+	if !v.paths {
+		return ""
+	}
+	return path + "[" + strconv.Itoa(i) + "]"
 }
 
 func (v *validator) add(path, format string, args ...any) {
@@ -191,7 +216,7 @@ func (v *validator) check(s, doc pyjson.Map[any], val any, path string) {
 	case []any:
 		if items, ok := s.Get("items"); ok {
 			for i, it := range val {
-				v.check(items.(pyjson.Map[any]), doc, it, fmt.Sprintf("%s[%d]", path, i))
+				v.check(items.(pyjson.Map[any]), doc, it, v.item(path, i))
 			}
 		}
 	}
@@ -209,22 +234,22 @@ func (v *validator) object(s, doc pyjson.Map[any], val pyjson.Map[any], path str
 			if p, ok := pm.Get(key); ok && v.addedLater(p.(pyjson.Map[any])) {
 				continue
 			}
-			v.add(member(path, key), "missing")
+			v.add(v.member(path, key), "missing")
 		}
 	}
 	extra, _ := s.Get("additionalProperties") // absent: any member allowed
 	for _, e := range val {
 		if p, ok := pm.Get(e.Key); ok {
-			v.check(p.(pyjson.Map[any]), doc, e.Value, member(path, e.Key))
+			v.check(p.(pyjson.Map[any]), doc, e.Value, v.member(path, e.Key))
 			continue
 		}
 		switch x := extra.(type) {
 		case bool:
 			if !x {
-				v.add(member(path, e.Key), "unexpected key")
+				v.add(v.member(path, e.Key), "unexpected key")
 			}
 		case pyjson.Map[any]:
-			v.check(x, doc, e.Value, member(path, e.Key))
+			v.check(x, doc, e.Value, v.member(path, e.Key))
 		}
 	}
 }
@@ -254,7 +279,7 @@ func (v *validator) alternatives(kw string, alts []any, doc pyjson.Map[any], val
 		if !typeMatches(ts, val) {
 			continue
 		}
-		sub := &validator{docs: v.docs, minor: v.minor}
+		sub := &validator{docs: v.docs, minor: v.minor, paths: v.paths}
 		sub.check(as, doc, val, path)
 		if len(sub.problems) == 0 {
 			matched++

@@ -244,13 +244,17 @@ func TestMutations(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := tc.mutate(t, load(t, tc.golden))
 			var got []string
+			var n int
 			if doc == nil {
-				got = strs(Validate(nil))
+				got, n = strs(Validate(nil)), Count(nil)
 			} else {
-				got = strs(Validate(doc))
+				got, n = strs(Validate(doc)), Count(doc)
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+			if n != len(got) {
+				t.Errorf("Count %d, Validate %d problems", n, len(got))
 			}
 		})
 	}
@@ -361,6 +365,9 @@ func FuzzValidateJSON(f *testing.F) {
 		ps, err := ValidateJSON(text)
 		if err != nil {
 			return
+		}
+		if doc, err := pyjson.Decode(text); err == nil && Count(doc) != len(ps) {
+			t.Fatalf("Count %d, Validate %d problems", Count(doc), len(ps))
 		}
 		for _, p := range ps {
 			if !strings.HasPrefix(p.Path, "$") || p.Msg == "" {
