@@ -193,6 +193,27 @@ func (w *signalWatch) writing() context.Context {
 	return w.write
 }
 
+// beginWrite is writing for a subcommand (interruptible): ok is false
+// when a signal already came, which then ends the command instead.
+func (w *signalWatch) beginWrite() (ctx context.Context, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.collect.Err() != nil {
+		return nil, false
+	}
+	if w.write == nil {
+		w.write, w.endWrite = context.WithCancelCause(context.Background())
+	}
+	return w.write, true
+}
+
+// writeStarted reports whether writing or beginWrite was called.
+func (w *signalWatch) writeStarted() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.write != nil
+}
+
 func (w *signalWatch) stop() {
 	close(w.done)
 	w.mu.Lock()

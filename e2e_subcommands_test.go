@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The subcommands (diff, validate, env-names, help) through the static
+// binary: signals, bounded input, write errors (docs/usage.md).
+
+// blockedInOpen waits (bounded) until a thread of pid sits in openat(2):
+// the subcommand has passed its start-up (the signal handler is in place)
+// and waits for the other end of a FIFO.
+func blockedInOpen(t *testing.T, p *probeRun) {
+	t.Helper()
+	pid := p.cmd.Process.Pid
+	limit := time.Now().Add(hangGuard)
+	for time.Now().Before(limit) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/syscall", pid))
+		for _, task := range tasks {
+			b, _ := os.ReadFile(task)
+			if nr, _, _ := strings.Cut(string(b), " "); nr == fmt.Sprint(syscall.SYS_OPENAT) {
+				return
+			}
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("exited before blocking on the FIFO; stderr %q", p.stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	t.Fatalf("not blocked in openat after %v", hangGuard)
+}
+
+// TestE2ESubcommandSignals: diff, diff --fleet, diff --env-markers and
+// validate waiting on a FIFO nobody writes stop at SIGINT, SIGTERM and
+// SIGHUP with one line and 128+N; env-names writing into a FIFO nobody
+// reads ends as the capture's write does (exit 1, one line).
+func TestE2ESubcommandSignals(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	env := baseEnv(t)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"diff", []string{"diff", fifo, fifo}},
+		{"diff", []string{"diff", "--fleet", fifo}},
+		{"diff", []string{"diff", "--env-markers", fifo, fifo}},
+		{"validate", []string{"validate", fifo}},
+		{"env-names", []string{"env-names", fifo}},
+	} {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+			t.Run(strings.Join(tc.args[:len(tc.args)-1], " ")+" "+sig.String(), func(t *testing.T) {
+				p := startProbe(t, bin, dir, env, tc.args...)
+				blockedInOpen(t, p)
+				p.cmd.Process.Signal(sig)
+				code := p.wait(t)
+				name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[sig]
+				wantCode, want := 128+int(sig), "aorta-probe "+tc.name+": interrupted by "+name+"\n"
+				if tc.name == "env-names" {
+					wantCode, want = 1, "aorta-probe env-names: failed to write "+fifo+": interrupted by "+name+"\n"
+				}
+				if code != wantCode || p.stderr.String() != want || p.stdout.Len() != 0 {
+					t.Errorf("exit %d, stderr %q, stdout %q; want exit %d and %q", code, p.stderr.String(), p.stdout.String(), wantCode, want)
+				}
+			})
+		}
+	}
+}
+
+// TestE2EBoundedInput: diff and validate read every input through one
+// bounded reader: /dev/zero is refused at its first byte, an endless
+// stream at the cap (64 MiB), each with exit 2 and one line naming the
+// input, and the process never holds much more than the cap.
+func TestE2EBoundedInput(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	env := baseEnv(t)
+	good := filepath.Join("testdata", "golden", "rocm-classic-7.2.json")
+	abs, _ := filepath.Abs(good)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "/dev/zero", abs}, "aorta-probe diff: /dev/zero: not JSON: Expecting value: line 1 column 1 (char 0)\n"},
+		{[]string{"validate", "/dev/zero"}, "/dev/zero: not JSON: Expecting value: line 1 column 1 (char 0)\n"},
+		{[]string{"diff", "-", abs}, "aorta-probe diff: -: larger than 64 MiB: not an env.json document\n"},
+		{[]string{"diff", "--env-markers", "-", abs}, "aorta-probe diff: -: larger than 64 MiB: not an env.json document\n"},
+		{[]string{"validate", "-"}, "-: larger than 64 MiB: not an env.json document\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Dir, cmd.Env = dir, env
+			if slices.Contains(tc.args, "-") {
+				// An endless stream of blanks: valid JSON whitespace,
+				// so only the cap can stop it.
+				w, err := cmd.StdinPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				go func() {
+					blanks := bytes.Repeat([]byte{' '}, 1<<20)
+					for {
+						if _, err := w.Write(blanks); err != nil {
+							return
+						}
+					}
+				}()
+			}
+			p := startCmd(t, cmd)
+			code := p.wait(t)
+			if code != 2 || p.stderr.String() != tc.want || p.stdout.Len() != 0 {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, p.stderr.String(), tc.want)
+			}
+			if rss := p.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > 160<<10 { // KiB
+				t.Errorf("peak RSS %d KiB: more than 160 MiB for a 64 MiB cap", rss)
+			}
+		})
+	}
+}
+
+// TestE2EEnvNamesWriteErrors: env-names keeps the capture's contract:
+// stdout that cannot be written (full, closed, a closed pipe) or OUT a
+// directory is exit 1 and one line.
+func TestE2EEnvNamesWriteErrors(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	env := baseEnv(t)
+	for _, tc := range []struct{ redir, want string }{
+		{">/dev/full", "aorta-probe env-names: failed to write to stdout: [Errno 28] No space left on device\n"},
+		{">&-", "aorta-probe env-names: failed to write to stdout: [Errno 9] Bad file descriptor\n"},
+		{"adir", "aorta-probe env-names: failed to write adir: [Errno 21] Is a directory: 'adir'\n"},
+	} {
+		t.Run(tc.redir, func(t *testing.T) {
+			os.Mkdir(filepath.Join(dir, "adir"), 0o755)
+			sh := exec.Command("/bin/sh", "-c", `exec "$0" env-names `+tc.redir, bin)
+			sh.Dir, sh.Env = dir, env
+			code, _, stderr := runCmd(t, sh)
+			if code != 1 || stderr != tc.want {
+				t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+	t.Run("broken pipe", func(t *testing.T) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		cmd := exec.Command(bin, "env-names")
+		cmd.Dir, cmd.Env, cmd.Stdout = dir, env, w
+		p := startCmd(t, cmd)
+		w.Close()
+		want := "aorta-probe env-names: failed to write to stdout: [Errno 32] Broken pipe\n"
+		if code := p.wait(t); code != 1 || p.stderr.String() != want {
+			t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, p.stderr.String(), want)
+		}
+	})
+	t.Run("written", func(t *testing.T) {
+		code, stdout, stderr := runProbe(t, bin, dir, env, "env-names")
+		if code != 0 || stderr != "" || !strings.Contains(stdout, `"aorta-probe-env-names/1"`) {
+			t.Errorf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+		}
+	})
+}
