@@ -112,13 +112,19 @@ var generalOptions = []option{
 		return nil
 	}, missing: func(string) error { return executionContextError("(missing)") }},
 	{names: []string{"--summary"}, set: func(c *config, _, _ string) error { c.summary = true; return nil }},
-	{names: []string{"--field"}, value: true, set: func(c *config, _, v string) error { c.field = &v; return nil }},
+	{names: []string{"--field"}, value: true, set: func(c *config, _, v string) error {
+		c.field = &v
+		if v == "" {
+			return errors.New("--field needs a non-empty path")
+		}
+		return nil
+	}},
 	{names: []string{"--deadline"}, value: true, set: func(c *config, _, v string) error {
 		// ParseDuration rejects what overflows (beyond ~292 years).
 		d, err := time.ParseDuration(v)
 		c.options.Deadline = d
 		if err != nil || d <= 0 {
-			return fmt.Errorf("--deadline needs a positive duration such as 30s or 2m (got %s)", pyfmt.Repr(v))
+			return fmt.Errorf("--deadline needs a duration from 1ns to 2562047h47m16s, in Go syntax such as 30s or 2m (got %s)", pyfmt.Repr(v))
 		}
 		return nil
 	}},
@@ -184,6 +190,15 @@ func parseArgs(args []string) (config, error) {
 	}
 	if err := c.setOut(positional); err != nil {
 		return c, err
+	}
+	// --summary and --field print to stdout: a path given with them would
+	// be silently ignored (docs/usage.md).
+	switch {
+	case c.summary && c.field != nil:
+		return c, errors.New("--summary and --field are mutually exclusive")
+	case (c.summary || c.field != nil) && c.out != "-":
+		flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
+		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(c.out))
 	}
 	return c, validateBuck(&c)
 }

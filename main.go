@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
 	"aorta-probe/probe"
@@ -58,10 +60,11 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 	defer w.stop()
 
 	cfg, err := parseArgs(args)
+	if err == nil && !cfg.help && !cfg.version {
+		err = checkRoot(cfg.options.Root)
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
-		fmt.Fprintln(stderr, "Try 'aorta-probe --help' for help.")
-		return 2
+		return usageError(stderr, err)
 	}
 	deadline := cfg.options.Deadline
 	if deadline <= 0 {
@@ -80,14 +83,14 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 		return emit([]byte(usage))
 	case cfg.version:
 		return emit(fmt.Appendf(nil, "aorta-probe %s (schema %s, %s)\n", binaryVersion(), schema.Version, runtime.Version()))
-	case cfg.summary && cfg.field != nil:
-		fmt.Fprintln(stderr, "Error: --summary and --field are mutually exclusive")
-		return 1
 	}
 
 	opt := cfg.options
 	opt.Version = binaryVersion()
 	opt, after, err := hook(opt)
+	if errors.Is(err, probe.ErrNotArchive) {
+		return usageError(stderr, fmt.Errorf("--root %v", err))
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 		return 1
@@ -105,7 +108,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 	case cfg.field != nil:
 		out, err := lookupField(snap, *cfg.field)
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
+			fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 			return 1
 		}
 		return emit(append(out, '\n'))
@@ -129,6 +132,30 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 		return 1
 	}
 	return 0
+}
+
+// usageError reports a bad command line: one line and the hint, exit 2.
+func usageError(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+	fmt.Fprintln(stderr, "Try 'aorta-probe --help' for help.")
+	return 2
+}
+
+// checkRoot refuses a --root that names nothing to describe: it must be a
+// directory (a mounted image, a host root) or a regular file, a capture
+// archive, which the replay then reads (docs/usage.md).
+func checkRoot(root string) error {
+	if root == "" {
+		return nil
+	}
+	fi, err := os.Stat(root)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--root: %s", pyError(err, root))
+	case !fi.IsDir() && !fi.Mode().IsRegular():
+		return fmt.Errorf("--root %s is neither a directory nor a capture archive", pyfmt.Repr(root))
+	}
+	return nil
 }
 
 // writeBy is when a write that waits for its reader (a FIFO nobody opened,
