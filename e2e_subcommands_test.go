@@ -176,3 +176,26 @@ func TestE2EEnvNamesWriteErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestE2ESetsidDescendants: tools whose descendants leave their process
+// group with setsid and outlive them: the probe, their subreaper, kills
+// and reaps every one before it exits.
+func TestE2ESetsidDescendants(t *testing.T) {
+	bin := e2eBinary(t)
+	escaper := `#!/bin/sh
+setsid -f sh -c 'echo $$ >> "$E2E_PIDS"; exec sleep 1000' </dev/null >/dev/null 2>&1
+setsid -f sh -c 'sleep 1000 & echo $! >> "$E2E_PIDS"; wait' </dev/null >/dev/null 2>&1
+exit 0
+`
+	tools := fakeTools(t, map[string]string{"hipconfig": escaper, "rocm_agent_enumerator": escaper, "lspci": escaper})
+	pids, env := pidFile(t, baseEnv(t, tools))
+	dir := t.TempDir()
+	code, stdout, stderr := runProbe(t, bin, dir, env, "--no-python", "--field", "schema_version")
+	if code != 0 || stdout != "\"1.16\"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if n := len(readPids(t, pids)); n < 6 {
+		t.Fatalf("only %d escaped processes were started (want 6): the fakes did not all run", n)
+	}
+	checkNoSurvivors(t, pids)
+}

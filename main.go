@@ -37,7 +37,14 @@ func main() {
 	if stdoutClosedAtStart() {
 		stdout = closedStdout{}
 	}
-	os.Exit(run(signals.Received(), os.Args[1:], stdout, os.Stderr))
+	// A tool's descendant that leaves its process group (setsid) is
+	// re-parented here when its parent exits, and killed and reaped after
+	// each command and before exit (probe/reap.go, docs/usage.md). Where
+	// prctl is refused, group kills remain the only cleanup.
+	_ = probe.BecomeSubreaper()
+	code := run(signals.Received(), os.Args[1:], stdout, os.Stderr)
+	probe.ReapOrphans()
+	os.Exit(code)
 }
 
 // run is the whole program behind main: parse, collect, write. It returns
