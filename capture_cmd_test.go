@@ -55,6 +55,11 @@ func TestE2ECaptureReplay(t *testing.T) {
 	if strings.Contains(again, "planted") || strings.Contains(again, "exited 99") {
 		t.Errorf("the replay read or ran something of the replaying host")
 	}
+	// The replay names its archive as the root it described.
+	if !strings.Contains(again, `"root": "`+archive+`"`) {
+		t.Errorf("the replay's probe_provenance.root is not %s", archive)
+	}
+	again = strings.Replace(again, `"root": "`+archive+`"`, `"root": "/"`, 1)
 	if a, b := withoutTimings(doc), withoutTimings(again); a != b {
 		t.Errorf("replay differs from the live document:\n%s", firstDiff(a, b))
 	}

@@ -40,15 +40,21 @@ var subcommandTable = []struct {
 	{"capture", runCapture}, // capture_cmd.go, docs/capture.md
 }
 
+// help reads subcommandTable, so it joins it here (an entry in the
+// literal would make the table's initialisation refer to itself).
+func init() {
+	subcommandTable = append(subcommandTable, struct {
+		name string
+		run  func(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int
+	}{"help", runHelp})
+}
+
 // subcommand runs the command named by args[0] when it is one of
-// subcommandTable or help; ok is false for every other command line, which is a
+// subcommandTable; ok is false for every other command line, which is a
 // capture.
 func subcommand(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	if len(args) == 0 {
 		return 0, false
-	}
-	if args[0] == "help" { // not in the table, which it reads
-		return runHelp(sigs, args[1:], stdout, stderr), true
 	}
 	for _, c := range subcommandTable {
 		if c.name == args[0] {
@@ -68,7 +74,7 @@ func runHelp(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int
 		return helpUsageError(stderr, fmt.Sprintf("takes at most one subcommand (got %d arguments)", len(args)))
 	}
 	for _, c := range subcommandTable {
-		if c.name == args[0] {
+		if c.name == args[0] && c.name != "help" {
 			return c.run(sigs, []string{"--help"}, stdout, stderr)
 		}
 	}

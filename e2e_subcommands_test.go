@@ -199,3 +199,102 @@ exit 0
 	}
 	checkNoSurvivors(t, pids)
 }
+
+// TestE2EHelpAndUsageErrors: help is a subcommand (a document named help
+// needs ./help); --root must name a directory or a capture archive;
+// --summary and --field take no path and not each other.
+func TestE2EHelpAndUsageErrors(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	env := baseEnv(t)
+	code, stdout, stderr := runProbe(t, bin, dir, env, "help")
+	if code != 0 || !strings.HasPrefix(stdout, "Usage: aorta-probe [OUT|-] [flags]\n") || stderr != "" {
+		t.Errorf("help: exit %d, stdout %.60q, stderr %q", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "aorta-probe --root ARCHIVE [OUT|-] [flags]") {
+		t.Errorf("help lacks the --root ARCHIVE line")
+	}
+	code, stdout, _ = runProbe(t, bin, dir, env, "help", "diff")
+	if code != 0 || !strings.HasPrefix(stdout, "Usage: aorta-probe diff") {
+		t.Errorf("help diff: exit %d, stdout %.60q", code, stdout)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("help wrote %v", entries)
+	}
+	notArchive := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notArchive, []byte("not an archive\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "nope"}, "aorta-probe help: no subcommand \"nope\""},
+		{[]string{"--root", "/nonexistent"}, "aorta-probe: --root: [Errno 2] No such file or directory: '/nonexistent'"},
+		{[]string{"--root", "/dev/null"}, "aorta-probe: --root '/dev/null' is neither a directory nor a capture archive"},
+		{[]string{"--root", notArchive}, "aorta-probe: --root " + notArchive + ": not a capture archive"},
+		{[]string{"--summary", "x.json"}, "aorta-probe: --summary prints to stdout and takes no output path (got 'x.json')"},
+		{[]string{"--field", "rocm", "-o", "x.json"}, "aorta-probe: --field prints to stdout and takes no output path (got 'x.json')"},
+		{[]string{"--summary", "--field", "rocm"}, "aorta-probe: --summary and --field are mutually exclusive"},
+		{[]string{"--deadline", "2562048h"}, "aorta-probe: --deadline needs a duration from 1ns to 2562047h47m16s, in Go syntax such as 30s or 2m (got '2562048h')"},
+	} {
+		code, stdout, stderr := runProbe(t, bin, dir, env, tc.args...)
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, tc.want) || strings.Count(stderr, "\n") != 2 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
+		t.Errorf("a usage error wrote x.json")
+	}
+}
+
+// TestE2EFieldIndexes: --field indexes lists; its errors are one
+// aorta-probe: line, exit 1.
+func TestE2EFieldIndexes(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	env := baseEnv(t)
+	quick := []string{"--no-python", "--root", dir}
+	code, stdout, _ := runProbe(t, bin, dir, env, append(quick, "--field", "partial_reasons[-1]")...)
+	if code != 0 || stdout != "\"python_version: Python bridge disabled (--no-python)\"\n" {
+		t.Errorf("partial_reasons[-1]: exit %d, stdout %q", code, stdout)
+	}
+	code, _, stderr := runProbe(t, bin, dir, env, append(quick, "--field", "rocm[0]")...)
+	if want := "aorta-probe: --field rocm[0]: rocm is an object, not an array\n"; code != 1 || stderr != want {
+		t.Errorf("rocm[0]: exit %d, stderr %q; want %q", code, stderr, want)
+	}
+}
+
+// TestE2ECaptureKeepsItsArchive: capture refuses an OUT that is its
+// ARCHIVE (the same path, another path to the same file) before anything
+// is collected; a replay names its archive in probe_provenance.root and
+// says that the archive holds no answer for another --python.
+func TestE2ECaptureKeepsItsArchive(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	env := baseEnv(t)
+	archive := filepath.Join(dir, "node.cap")
+	code, _, stderr := runProbe(t, bin, dir, env, "capture", archive, "--no-python", "-o", filepath.Join(dir, "env.json"))
+	if code != 0 {
+		t.Fatalf("capture: exit %d, %s", code, stderr)
+	}
+	before, _ := os.ReadFile(archive)
+	os.Link(archive, filepath.Join(dir, "hard.cap"))
+	os.Symlink("node.cap", filepath.Join(dir, "soft.cap"))
+	for _, out := range []string{"node.cap", "./node.cap", archive, "hard.cap", "soft.cap"} {
+		code, _, stderr := runProbe(t, bin, dir, env, "capture", "node.cap", out, "--no-python")
+		want := "aorta-probe capture: OUT " + out + " is the ARCHIVE itself; give the document another path\n"
+		if code != 2 || !strings.HasPrefix(stderr, want) {
+			t.Errorf("capture node.cap %s: exit %d, stderr %q; want exit 2 and %q", out, code, stderr, want)
+		}
+	}
+	if after, _ := os.ReadFile(archive); !bytes.Equal(before, after) {
+		t.Errorf("the archive was changed")
+	}
+	code, stdout, stderr := runProbe(t, bin, dir, env, "--root", "node.cap", "--field", "probe_provenance.root")
+	if code != 0 || stdout != fmt.Sprintf("%q\n", archive) {
+		t.Errorf("replay root: exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, archive)
+	}
+	code, stdout, _ = runProbe(t, bin, dir, env, "--root", "node.cap", "--python", "/usr/bin/python3", "--field", "partial_reasons[-1]")
+	if want := "\"python_version: interpreter /usr/bin/python3: the capture archive holds no answer for it (the capture ran no interpreter)\"\n"; code != 0 || stdout != want {
+		t.Errorf("replay --python: exit %d, stdout %q; want %q", code, stdout, want)
+	}
+}

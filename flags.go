@@ -18,6 +18,8 @@ const usage = `Usage: aorta-probe [OUT|-] [flags]
        aorta-probe diff --env-markers [--format F] A B
        aorta-probe env-names [OUT|-]
        aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
+       aorta-probe --root ARCHIVE [OUT|-] [flags]
+       aorta-probe help [SUBCOMMAND]
 
 Capture the environment this process runs in (ROCm, amdgpu, GPUs, NICs,
 Python/PyTorch, env knobs, container and namespace signals, Buck2) and write
@@ -33,6 +35,7 @@ Subcommands (each takes --help):
               diff --env-markers (docs/triage.md)
   capture     run and record what was read and run into ARCHIVE, which
               --root ARCHIVE replays on any machine (docs/capture.md)
+  help        this text, or a subcommand's: help diff (docs/usage.md)
 
 Flags:
   -o, --output PATH          write the document to PATH (same as OUT)
@@ -40,7 +43,9 @@ Flags:
   --execution-context LABEL  direct (default), buck2_run or buck2_action:
                              how the probe was invoked, as the caller asserts
   --summary                  print the human brief and partial reasons only
-  --field PATH               print one value (dotted path) as compact JSON
+                             (to stdout: no OUT)
+  --field PATH               print one value (dotted path, [N] indexes a
+                             list) as JSON on one line (to stdout: no OUT)
   --deadline DURATION        bound the whole capture (default 60s)
   --root DIR|ARCHIVE         describe the filesystem under DIR instead of /,
                              or replay a capture ARCHIVE (docs/capture.md)
