@@ -298,3 +298,42 @@ func TestE2ECaptureKeepsItsArchive(t *testing.T) {
 		t.Errorf("replay --python: exit %d, stdout %q; want %q", code, stdout, want)
 	}
 }
+
+// TestE2ERDHCTempAfterSIGKILL: a probe killed (SIGKILL) while rdhc runs
+// leaves rdhc's temp file behind (no handler runs); the next run that
+// uses the same temp directory removes it once it is old enough
+// (docs/hardware.md).
+func TestE2ERDHCTempAfterSIGKILL(t *testing.T) {
+	bin := e2eBinary(t)
+	tmp := t.TempDir()
+	sudo := "#!/bin/sh\n[ \"$1 $2\" = \"-n -E\" ] || { echo unexpected sudo \"$@\" >&2; exit 64; }\nshift 2\nexec \"$@\"\n"
+	hang := "#!/bin/sh\necho $$ >> \"$E2E_PIDS\"\nexec sleep 1000\n"
+	quick := "#!/bin/sh\n[ \"$1 $2\" = \"--quick --json\" ] || { echo unexpected rdhc \"$@\" >&2; exit 64; }\necho '{\"rdhc_version\": \"1.0\"}' > \"$3\"\n"
+	pids, env := pidFile(t, append(baseEnv(t, fakeTools(t, map[string]string{"sudo": sudo, "rdhc": hang})), "TMPDIR="+tmp))
+	p := startProbe(t, bin, tmp, env, "--no-python", filepath.Join(t.TempDir(), "env.json"))
+	waitForPids(t, pids, 1)
+	p.cmd.Process.Kill()
+	p.wait(t)
+	left, _ := filepath.Glob(filepath.Join(tmp, "rdhc_quick_*.json"))
+	if len(left) != 1 {
+		t.Fatalf("after SIGKILL: %v, want one rdhc temp file", left)
+	}
+	// Younger than the limit it is kept (a run may still be using it);
+	// older, the next run removes it.
+	env = append(baseEnv(t, fakeTools(t, map[string]string{"sudo": sudo, "rdhc": quick})), "TMPDIR="+tmp)
+	if code, _, stderr := runProbe(t, bin, tmp, env, "--no-python", "--field", "system_health"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(left[0]); err != nil {
+		t.Fatalf("a fresh temp file was removed: %v", err)
+	}
+	old := time.Now().Add(-16 * time.Minute)
+	os.Chtimes(left[0], old, old)
+	code, stdout, stderr := runProbe(t, bin, tmp, env, "--no-python", "--field", "system_health")
+	if code != 0 || stdout != "{\"rdhc_version\": \"1.0\"}\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if rest, _ := filepath.Glob(filepath.Join(tmp, "rdhc_quick_*.json")); len(rest) != 0 {
+		t.Errorf("left behind: %v", rest)
+	}
+}
