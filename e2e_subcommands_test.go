@@ -337,3 +337,43 @@ func TestE2ERDHCTempAfterSIGKILL(t *testing.T) {
 		t.Errorf("left behind: %v", rest)
 	}
 }
+
+// TestE2EBriefWords: the brief says in words what is not known: no amdgpu
+// found, torch not importable, and for Debian's torch (dist-packages, no
+// wheel RECORD, git_version "Unknown") neither "install=wheel" nor a
+// github link to tree/Unknown.
+func TestE2EBriefWords(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	env := baseEnv(t)
+	code, stdout, stderr := runProbe(t, bin, dir, env, "--no-python", "--root", dir, "--summary")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"\n  amdgpu:    absent (no amdgpu package or loaded module found)  kfd=no\n",
+		"\n  torch build: torch not importable: no build to describe\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("brief lacks %q:\n%s", want, stdout)
+		}
+	}
+	out, err := exec.Command("/usr/bin/python3", "-c", "import torch; print(torch.version.git_version)").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "Unknown" {
+		t.Skip("no torch whose git_version is Unknown (Debian's python3-torch) in /usr/bin/python3")
+	}
+	code, stdout, stderr = runProbe(t, bin, dir, env, "--python", "/usr/bin/python3", "--summary")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	line := ""
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "  torch build: ") {
+			line = l
+		}
+	}
+	want := "  torch build: git_commit=Unknown install=prebuilt (a wheel or a distribution package: no source tree, not editable) [third_party SHAs: this torch records no git commit; set AORTA_PYTORCH_SRC=<src>]"
+	if line != want {
+		t.Errorf("torch build line\n got %q\nwant %q", line, want)
+	}
+}
