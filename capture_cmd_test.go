@@ -141,7 +141,7 @@ func TestCaptureUsage(t *testing.T) {
 		{[]string{"capture"}, 2, "no ARCHIVE given"},
 		{[]string{"capture", filepath.Join(dir, "a.txtar"), "--bogus"}, 2, "unknown option --bogus"},
 		{[]string{"capture", filepath.Join(dir, "b.txtar"), "--root", notCapture, "-"}, 1, "a replay is not captured again"},
-		{[]string{"--root", notCapture, "-"}, 1, "not a capture archive"},
+		{[]string{"--root", notCapture, "-"}, 2, "not a capture archive"}, // a usage error (docs/usage.md)
 	} {
 		var out, errs strings.Builder
 		code := run(nil, tc.args, &out, &errs)

@@ -15,10 +15,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"syscall"
 	"time"
 
 	"aorta-probe/internal/pyfmt"
@@ -150,13 +152,17 @@ func usageError(stderr io.Writer, err error) int {
 
 // checkRoot refuses a --root that names nothing to describe: it must be a
 // directory (a mounted image, a host root) or a regular file, a capture
-// archive, which the replay then reads (docs/usage.md).
+// archive, which the replay then reads (docs/usage.md). A root that exists
+// but cannot be examined (permission) is described as far as it can be:
+// the capture never fails on a permission.
 func checkRoot(root string) error {
 	if root == "" {
 		return nil
 	}
 	fi, err := os.Stat(root)
 	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return nil
 	case err != nil:
 		return fmt.Errorf("--root: %s", pyError(err, root))
 	case !fi.IsDir() && !fi.Mode().IsRegular():
