@@ -46,7 +46,7 @@ func Brief(s *schema.Snapshot) string {
 		fmt.Sprintf("  runtime:   %s / python=%s  container_detected=%s  probe=%s  ns=%s", rt.Type, rt.PythonEnv, yn(s.ContainerDetected), ec.ProbeInvocation, short(s.ProbeNamespace)),
 		fmt.Sprintf("  host:      kernel=%s machine=%s  glibc=%s", orQ(h.KernelRelease), orQ(h.Machine), orQ(h.GlibcVersion)),
 		fmt.Sprintf("  rocm:      %s (dev: %s)", str(r.Version), str(r.VersionDev)),
-		fmt.Sprintf("  amdgpu:    %s pkg=%s (%s)  kmd=%s  kfd=%s", orQs(a.Status), pkgCell, orQ(a.PackageManager), orQ(a.KmdVersion), yn(a.KFDDevicePresent)),
+		amdgpuLine(a, pkgCell),
 		fmt.Sprintf("  hip:       %s (%s)", str(hip.Version), str(hip.Platform)),
 		fmt.Sprintf("  gpu_arch:  %s (counts=%s)", orQs(listRepr(ga.GfxTargets)), orQs(intMapRepr(ga.AgentArchCounts))),
 		"  nics:      " + nicsCell(s.NICs),
@@ -244,9 +244,35 @@ func buildSysCell(b schema.BuildSystem) string {
 	return fmt.Sprintf("buck2=%s repo_root=%s rev=%s", orQs(b.Version), orQs(b.RepoRoot), rev)
 }
 
+// amdgpuLine is the amdgpu line; where nothing was found (no package, no
+// module version) it says so in words instead of "pkg=?=? (?)".
+func amdgpuLine(a schema.AMDGPUDriver, pkgCell string) string {
+	if !truthy(a.PackageName) && !truthy(a.PackageVersion) && !truthy(a.PackageFullName) && !truthy(a.KmdVersion) {
+		return fmt.Sprintf("  amdgpu:    %s (no amdgpu package or loaded module found)  kfd=%s", orQs(a.Status), yn(a.KFDDevicePresent))
+	}
+	return fmt.Sprintf("  amdgpu:    %s pkg=%s (%s)  kmd=%s  kfd=%s", orQs(a.Status), pkgCell, orQ(a.PackageManager), orQ(a.KmdVersion), yn(a.KFDDevicePresent))
+}
+
+// installWords says what pytorch_build.install_kind knows: "wheel" only
+// means that no source tree and no editable install were found, which a
+// distribution's package (Debian's python3-torch in dist-packages, no
+// wheel RECORD) also is.
+func installWords(kind string) string {
+	switch kind {
+	case "wheel":
+		return "prebuilt (a wheel or a distribution package: no source tree, not editable)"
+	case "unknown":
+		return "unknown (torch not importable)"
+	}
+	return orQs(kind)
+}
+
 func torchBuildCell(p schema.PytorchBuild) string {
 	c := pyfmt.FirstRunes(orQ(p.GitCommit), 8)
-	k := orQs(p.InstallKind)
+	k := installWords(p.InstallKind)
+	if p.InstallKind == "unknown" && !truthy(p.GitCommit) {
+		return "torch not importable: no build to describe"
+	}
 	sc := p.SubmoduleCommits
 	if sc.Source != nil && *sc.Source == "git" {
 		var pairs []string
@@ -264,7 +290,24 @@ func torchBuildCell(p schema.PytorchBuild) string {
 		}
 		return fmt.Sprintf("git_commit=%s install=%s | submodules(git): %s", c, k, cell)
 	}
+	if !isCommit(orQ(p.GitCommit)) {
+		// No commit to link to (Debian's torch says "Unknown").
+		return fmt.Sprintf("git_commit=%s install=%s [third_party SHAs: this torch records no git commit; set AORTA_PYTORCH_SRC=<src>]", c, k)
+	}
 	return fmt.Sprintf("git_commit=%s install=%s [third_party SHAs: set AORTA_PYTORCH_SRC=<src> or look up github.com/pytorch/pytorch/tree/%s/third_party/<name>]", c, k, c)
+}
+
+// isCommit reports whether s looks like a git commit: 7 to 40 hex digits.
+func isCommit(s string) bool {
+	if len(s) < 7 || len(s) > 40 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }
 
 var torchFlagNames = []string{"USE_ROCM", "USE_CUDA", "USE_NCCL", "USE_MKL", "USE_MKLDNN", "USE_FBGEMM",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,6 +46,14 @@ func runCapture(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "Try 'aorta-probe capture --help' for help.")
 		return 2
 	}
+	// The document must never replace the archive it is recorded with
+	// (aorta-probe capture node.cap node.cap): the same path, or another
+	// name of the same file.
+	if cfg, err := parseArgs(rest); err == nil && cfg.out != "-" && !cfg.summary && cfg.field == nil && samePath(cfg.out, archive) {
+		fmt.Fprintf(stderr, "aorta-probe capture: OUT %s is the ARCHIVE itself; give the document another path\n", cfg.out)
+		fmt.Fprintln(stderr, "Try 'aorta-probe capture --help' for help.")
+		return 2
+	}
 	rec := probe.NewRecorder(redact)
 	return runWith(sigs, rest, stdout, stderr, func(opt probe.Options) (probe.Options, func(*schema.Snapshot) error, error) {
 		if probe.IsArchive(opt.Root) {
@@ -59,6 +68,20 @@ func runCapture(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) 
 			return nil
 		}, nil
 	})
+}
+
+// samePath reports whether a and b name the same file: the same path once
+// made absolute and clean, or the same device and inode (a link, a
+// bind mount) when both exist.
+func samePath(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // collectHook may change the options of a collection; the function it

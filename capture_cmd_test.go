@@ -61,6 +61,11 @@ func TestE2ECaptureReplay(t *testing.T) {
 		t.Errorf("probe_provenance.identity.answered_by: want kernel live, capture in the replay")
 	}
 	again = strings.Replace(again, `"answered_by": "capture"`, `"answered_by": "kernel"`, 1)
+	// The replay names its archive as the root it described.
+	if !strings.Contains(again, `"root": "`+archive+`"`) {
+		t.Errorf("the replay's probe_provenance.root is not %s", archive)
+	}
+	again = strings.Replace(again, `"root": "`+archive+`"`, `"root": "/"`, 1)
 	if a, b := withoutTimings(doc), withoutTimings(again); a != b {
 		t.Errorf("replay differs from the live document:\n%s", firstDiff(a, b))
 	}
@@ -142,7 +147,7 @@ func TestCaptureUsage(t *testing.T) {
 		{[]string{"capture"}, 2, "no ARCHIVE given"},
 		{[]string{"capture", filepath.Join(dir, "a.txtar"), "--bogus"}, 2, "unknown option --bogus"},
 		{[]string{"capture", filepath.Join(dir, "b.txtar"), "--root", notCapture, "-"}, 1, "a replay is not captured again"},
-		{[]string{"--root", notCapture, "-"}, 1, "not a capture archive"},
+		{[]string{"--root", notCapture, "-"}, 2, "not a capture archive"}, // a usage error (docs/usage.md)
 	} {
 		var out, errs strings.Builder
 		code := run(nil, tc.args, &out, &errs)

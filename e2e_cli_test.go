@@ -286,7 +286,7 @@ func TestE2EUsageErrors(t *testing.T) {
 		{[]string{"--buck-target", "//a:b", "--buck-timeout", "18446744074"}, "Invalid value for '--buck-timeout': 18446744074 is not in the range 1<=x<=9223372036."},
 		{[]string{"--buck-target", "//a:b", "--buck-timeout", "9223372037"}, "9223372037 is not in the range 1<=x<=9223372036."},
 		{[]string{"--buck-target", "//a:b", "--buck-timeout", "99999999999999999999999"}, "99999999999999999999999 is not in the range"},
-		{[]string{"--deadline", "9999999999h"}, "--deadline needs a positive duration such as 30s or 2m (got '9999999999h')"},
+		{[]string{"--deadline", "9999999999h"}, "--deadline needs a duration from 1ns to 2562047h47m16s, in Go syntax such as 30s or 2m (got '9999999999h')"},
 		{[]string{"--deadline", "2562048h"}, "(got '2562048h')"},
 	} {
 		code, stdout, stderr := runProbe(t, bin, dir, env, tc.args...)

@@ -18,6 +18,8 @@ const usage = `Usage: aorta-probe [OUT|-] [flags]
        aorta-probe diff --env-markers [--format F] A B
        aorta-probe env-names [OUT|-]
        aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
+       aorta-probe --root ARCHIVE [OUT|-] [flags]
+       aorta-probe help [SUBCOMMAND]
 
 Capture the environment this process runs in (ROCm, amdgpu, GPUs, NICs,
 Python/PyTorch, env knobs, container and namespace signals, Buck2) and write
@@ -33,6 +35,7 @@ Subcommands (each takes --help):
               diff --env-markers (docs/triage.md)
   capture     run and record what was read and run into ARCHIVE, which
               --root ARCHIVE replays on any machine (docs/capture.md)
+  help        this text, or a subcommand's: help diff (docs/usage.md)
 
 Flags:
   -o, --output PATH          write the document to PATH (same as OUT)
@@ -43,7 +46,9 @@ Flags:
   --execution-context LABEL  direct (default), buck2_run or buck2_action:
                              how the probe was invoked, as the caller asserts
   --summary                  print the human brief and partial reasons only
-  --field PATH               print one value (dotted path) as compact JSON
+                             (to stdout: no OUT)
+  --field PATH               print one value (dotted path, [N] indexes a
+                             list) as JSON on one line (to stdout: no OUT)
   --deadline DURATION        bound the whole capture (default 60s)
   --root DIR|ARCHIVE         describe the filesystem under DIR instead of /,
                              or replay a capture ARCHIVE (docs/capture.md)
@@ -117,13 +122,19 @@ var generalOptions = []option{
 		return nil
 	}, missing: func(string) error { return executionContextError("(missing)") }},
 	{names: []string{"--summary"}, set: func(c *config, _, _ string) error { c.summary = true; return nil }},
-	{names: []string{"--field"}, value: true, set: func(c *config, _, v string) error { c.field = &v; return nil }},
+	{names: []string{"--field"}, value: true, set: func(c *config, _, v string) error {
+		c.field = &v
+		if v == "" {
+			return errors.New("--field needs a non-empty path")
+		}
+		return nil
+	}},
 	{names: []string{"--deadline"}, value: true, set: func(c *config, _, v string) error {
 		// ParseDuration rejects what overflows (beyond ~292 years).
 		d, err := time.ParseDuration(v)
 		c.options.Deadline = d
 		if err != nil || d <= 0 {
-			return fmt.Errorf("--deadline needs a positive duration such as 30s or 2m (got %s)", pyfmt.Repr(v))
+			return fmt.Errorf("--deadline needs a duration from 1ns to 2562047h47m16s, in Go syntax such as 30s or 2m (got %s)", pyfmt.Repr(v))
 		}
 		return nil
 	}},
@@ -192,6 +203,18 @@ func parseArgs(args []string) (config, error) {
 	}
 	if err := c.checkOutDir(positional); err != nil {
 		return c, err
+	}
+	// --summary and --field print to stdout: a path given with them would
+	// be silently ignored (docs/usage.md).
+	switch {
+	case c.summary && c.field != nil:
+		return c, errors.New("--summary and --field are mutually exclusive")
+	case (c.summary || c.field != nil) && c.outDir != "":
+		flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
+		return c, fmt.Errorf("%s prints to stdout and takes no --out-dir", flag)
+	case (c.summary || c.field != nil) && c.out != "-":
+		flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
+		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(c.out))
 	}
 	return c, validateBuck(&c)
 }

@@ -12,14 +12,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"syscall"
 	"time"
 
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
 	"aorta-probe/probe"
@@ -35,7 +39,14 @@ func main() {
 	if stdoutClosedAtStart() {
 		stdout = closedStdout{}
 	}
-	os.Exit(run(signals.Received(), os.Args[1:], stdout, os.Stderr))
+	// A tool's descendant that leaves its process group (setsid) is
+	// re-parented here when its parent exits, and killed and reaped after
+	// each command and before exit (probe/reap.go, docs/usage.md). Where
+	// prctl is refused, group kills remain the only cleanup.
+	_ = probe.BecomeSubreaper()
+	code := run(signals.Received(), os.Args[1:], stdout, os.Stderr)
+	probe.ReapOrphans()
+	os.Exit(code)
 }
 
 // run is the whole program behind main: parse, collect, write. It returns
@@ -58,10 +69,11 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 	defer w.stop()
 
 	cfg, err := parseArgs(args)
+	if err == nil && !cfg.help && !cfg.version {
+		err = checkRoot(cfg.options.Root)
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
-		fmt.Fprintln(stderr, "Try 'aorta-probe --help' for help.")
-		return 2
+		return usageError(stderr, err)
 	}
 	deadline := cfg.options.Deadline
 	if deadline <= 0 {
@@ -80,14 +92,14 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 		return emit([]byte(usage))
 	case cfg.version:
 		return emit(fmt.Appendf(nil, "aorta-probe %s (schema %s, %s)\n", binaryVersion(), schema.Version, runtime.Version()))
-	case cfg.summary && cfg.field != nil:
-		fmt.Fprintln(stderr, "Error: --summary and --field are mutually exclusive")
-		return 1
 	}
 
 	opt := cfg.options
 	opt.Version = binaryVersion()
 	opt, after, err := hook(opt)
+	if errors.Is(err, probe.ErrNotArchive) {
+		return usageError(stderr, fmt.Errorf("--root %v", err))
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 		return 1
@@ -105,7 +117,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 	case cfg.field != nil:
 		out, err := lookupField(snap, *cfg.field)
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
+			fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 			return 1
 		}
 		return emit(append(out, '\n'))
@@ -132,6 +144,34 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 		return 1
 	}
 	return 0
+}
+
+// usageError reports a bad command line: one line and the hint, exit 2.
+func usageError(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+	fmt.Fprintln(stderr, "Try 'aorta-probe --help' for help.")
+	return 2
+}
+
+// checkRoot refuses a --root that names nothing to describe: it must be a
+// directory (a mounted image, a host root) or a regular file, a capture
+// archive, which the replay then reads (docs/usage.md). A root that exists
+// but cannot be examined (permission) is described as far as it can be:
+// the capture never fails on a permission.
+func checkRoot(root string) error {
+	if root == "" {
+		return nil
+	}
+	fi, err := os.Stat(root)
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--root: %s", pyError(err, root))
+	case !fi.IsDir() && !fi.Mode().IsRegular():
+		return fmt.Errorf("--root %s is neither a directory nor a capture archive", pyfmt.Repr(root))
+	}
+	return nil
 }
 
 // writeBy is when a write that waits for its reader (a FIFO nobody opened,
@@ -194,6 +234,27 @@ func (w *signalWatch) writing() context.Context {
 		w.write, w.endWrite = context.WithCancelCause(context.Background())
 	}
 	return w.write
+}
+
+// beginWrite is writing for a subcommand (interruptible): ok is false
+// when a signal already came, which then ends the command instead.
+func (w *signalWatch) beginWrite() (ctx context.Context, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.collect.Err() != nil {
+		return nil, false
+	}
+	if w.write == nil {
+		w.write, w.endWrite = context.WithCancelCause(context.Background())
+	}
+	return w.write, true
+}
+
+// writeStarted reports whether writing or beginWrite was called.
+func (w *signalWatch) writeStarted() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.write != nil
 }
 
 func (w *signalWatch) stop() {

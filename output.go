@@ -343,30 +343,41 @@ func errPath(err error) string {
 	return ""
 }
 
-// lookupField walks a dotted path through the document exactly as `aorta env
-// probe --field` does (--field, docs/usage.md#output) and returns the value
-// as compact JSON. It walks the typed snapshot: the document is neither
-// encoded whole nor decoded, so an unrelated deep or large value cannot make
-// the lookup fail.
+// lookupField walks a dotted path through the document (--field,
+// docs/usage.md#output) and returns the value as JSON on one line, as
+// Python's json.dumps writes it (", " and ": " between items). A segment
+// may end in list indexes: partial_reasons[0], gpu_arch.gfx_targets[-1].
+// It walks the typed snapshot: the document is neither encoded whole nor
+// decoded, so an unrelated deep or large value cannot make the lookup
+// fail. The error reads "--field PATH: what is wrong", JSON's type names.
 func lookupField(snap *schema.Snapshot, path string) ([]byte, error) {
-	if path == "" {
-		return nil, fmt.Errorf("--field path must be non-empty")
+	segs, err := fieldSegments(path)
+	if err != nil {
+		return nil, err
 	}
-	segs := strings.Split(path, ".")
 	out, err := pyjson.Field(snap, segs)
 	var fe *pyjson.FieldError
 	if !errors.As(err, &fe) {
 		return out, err
 	}
-	seg, prefix := segs[fe.At], "<root>"
+	seg, prefix := segs[fe.At], "the document"
 	if fe.At > 0 {
-		prefix = strings.Join(segs[:fe.At], ".")
+		prefix = joinSegments(segs[:fe.At])
+	}
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("--field %s: %s", path, fmt.Sprintf(format, a...))
 	}
 	switch {
 	case fe.Null:
-		return nil, fmt.Errorf("Cannot descend into '%s' at '%s': value is null", seg, prefix)
+		return nil, fail("%s is null", prefix)
+	case fe.OutOfRange:
+		return nil, fail("index %s out of range: %s has %d item(s)", strings.Trim(seg, "[]"), prefix, fe.Len)
 	case fe.Type != "":
-		return nil, fmt.Errorf("Cannot descend into '%s' at '%s': value is %s, not an object", seg, prefix, fe.Type)
+		want := "an object"
+		if strings.HasPrefix(seg, "[") {
+			want = "an array"
+		}
+		return nil, fail("%s is %s, not %s", prefix, jsonTypeName[fe.Type], want)
 	}
 	keys := fe.Keys
 	sort.Strings(keys)
@@ -375,5 +386,47 @@ func lookupField(snap *schema.Snapshot, path string) ([]byte, error) {
 		more = fmt.Sprintf(" (+ %d more)", len(keys)-10)
 		keys = keys[:10]
 	}
-	return nil, fmt.Errorf("Key '%s' not found at '%s'. Available keys: %s%s", seg, prefix, strings.Join(keys, ", "), more)
+	return nil, fail("no key %s in %s (keys: %s%s)", pyfmt.Repr(seg), prefix, strings.Join(keys, ", "), more)
+}
+
+// jsonTypeName names the Python types pyjson.FieldError reports as JSON
+// does.
+var jsonTypeName = map[string]string{"str": "a string", "int": "a number", "float": "a number", "bool": "a boolean", "list": "an array", "dict": "an object"}
+
+// fieldSegments splits a --field path at its dots and before each list
+// index: "a.b[0][1]" is a, b, [0], [1].
+func fieldSegments(path string) ([]string, error) {
+	if path == "" {
+		return nil, errors.New("--field needs a non-empty path")
+	}
+	var segs []string
+	for _, part := range strings.Split(path, ".") {
+		name := part
+		var idx []string
+		for strings.HasSuffix(name, "]") {
+			open := strings.LastIndexByte(name, '[')
+			if open < 0 {
+				break
+			}
+			idx = append([]string{name[open:]}, idx...)
+			name = name[:open]
+		}
+		if name != "" || len(idx) == 0 {
+			segs = append(segs, name)
+		}
+		segs = append(segs, idx...)
+	}
+	return segs, nil
+}
+
+// joinSegments is the inverse of fieldSegments.
+func joinSegments(segs []string) string {
+	var b strings.Builder
+	for i, s := range segs {
+		if i > 0 && !strings.HasPrefix(s, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
 }

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"aorta-probe/internal/docread"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"aorta-probe/schema/jsonschema"
@@ -21,10 +21,6 @@ prints nothing. See docs/schema.md.
 Exit status: 0 when every document is valid, 1 when one is invalid, 2 when a
 file cannot be read or is not JSON (one line on stderr), or for a usage error.
 `
-
-// maxDocument bounds what validate reads of one file: far above any real
-// env.json, low enough that /dev/zero cannot exhaust memory.
-const maxDocument = 64 << 20
 
 // runValidate is `aorta-probe validate FILE...`.
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -84,26 +80,15 @@ func validateUsageError(stderr io.Writer, msg string) int {
 	return 2
 }
 
-// readDocument reads a file, or stdin for "-", up to maxDocument bytes. The
-// error names the operation, not the path (the caller prints the path).
+// readDocument reads a file, or stdin for "-", through the bounded reader
+// diff shares (internal/docread, docs/usage.md). The error names the
+// operation, not the path (the caller prints the path).
 func readDocument(name string, stdin io.Reader) (string, error) {
-	r := stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return "", cannot(err)
-		}
-		defer f.Close()
-		r = f
-	}
-	b, err := io.ReadAll(io.LimitReader(r, maxDocument+1))
+	text, err := docread.Read(name, stdin)
 	if err != nil {
 		return "", cannot(err)
 	}
-	if len(b) > maxDocument {
-		return "", fmt.Errorf("larger than %d MiB: not an env.json document", maxDocument>>20)
-	}
-	return string(b), nil
+	return text, nil
 }
 
 func cannot(err error) error {

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -640,7 +641,9 @@ func (c *collector) startProbes() ([]*state, []time.Duration) {
 func newProvenance(opt Options, started time.Time) *schema.Provenance {
 	root := opt.Root
 	if opt.Replay != nil {
-		root = opt.Replay.root // the archive replayed, not its expansion
+		// The archive replayed (docs/capture.md), not its expansion;
+		// the root it described when loaded otherwise.
+		root = cmp.Or(opt.Replay.archive, opt.Replay.root)
 	}
 	return &schema.Provenance{
 		Implementation: "aorta-probe",

@@ -248,6 +248,12 @@ func runPythonBridge(c *collector) *pyFacts {
 	case r.TimedOut():
 		f.outcome = pyTimeout
 		f.detail = fmt.Sprintf("interpreter %s killed after %s while %s", argv0, cmd.Timeout, describeStage(f.stage))
+	case errors.As(r.Err, new(*NotCapturedError)):
+		// A replay (docs/capture.md): not a failure of the interpreter.
+		var nc *NotCapturedError
+		errors.As(r.Err, &nc)
+		f.outcome = pyNoStart
+		f.detail = fmt.Sprintf("interpreter %s: the capture archive holds no answer for it (%s)", argv0, heldInterpreters(nc.Held))
 	case isStartError(r.LaunchErr()):
 		f.outcome = pyNoStart
 		f.detail = fmt.Sprintf("interpreter %s could not be started (%s)", argv0, pyfmt.ExcStr(r.Err))
@@ -262,6 +268,15 @@ func runPythonBridge(c *collector) *pyFacts {
 		}
 	}
 	return f
+}
+
+// heldInterpreters says which interpreters a capture archive holds
+// answers for.
+func heldInterpreters(held []string) string {
+	if len(held) == 0 {
+		return "the capture ran no interpreter"
+	}
+	return "the capture ran " + strings.Join(held, ", ")
 }
 
 // refuseInterpreter says why the interpreter at path must not be run, or

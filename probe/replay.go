@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 type Replay struct {
 	dir      string // the expanded root (host)
 	root     string // the root the capture described ("/")
+	archive  string // the archive replayed, absolute ("" when not loaded from a file)
 	cwd      string
 	path     []string
 	uname    *Uname
@@ -55,6 +57,10 @@ func IsCapture(a *fakeroot.Archive) bool {
 	return false
 }
 
+// ErrNotArchive is the error of LoadReplay for a file that is no capture
+// archive (a usage error for --root: docs/usage.md).
+var ErrNotArchive = errors.New("not a capture archive")
+
 // LoadReplay parses the capture archive at path and expands it into a new
 // directory under tmp ("" is os.TempDir). Close removes it.
 func LoadReplay(path, tmp string) (*Replay, error) {
@@ -64,10 +70,10 @@ func LoadReplay(path, tmp string) (*Replay, error) {
 	}
 	a, err := fakeroot.Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrNotArchive, err)
 	}
 	if !IsCapture(a) {
-		return nil, fmt.Errorf("%s: not a capture archive (no capture-root setting)", path)
+		return nil, fmt.Errorf("%s: %w (no capture-root setting)", path, ErrNotArchive)
 	}
 	dir, err := os.MkdirTemp(tmp, "aorta-replay-")
 	if err != nil {
@@ -77,6 +83,9 @@ func LoadReplay(path, tmp string) (*Replay, error) {
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.archive, err = filepath.Abs(path); err != nil {
+		r.archive = path
 	}
 	return r, nil
 }
@@ -276,6 +285,35 @@ func decodeCmdError(v string, code int) error {
 	return nil
 }
 
+// NotCapturedError is a replayed command the archive holds no answer for:
+// another program (a --python the capture did not run), other arguments.
+type NotCapturedError struct {
+	Argv []string
+	// Held are the interpreters (argv[0] of a Python helper run,
+	// "INTERPRETER -" fed the helper on stdin) the archive holds answers
+	// for, sorted.
+	Held []string
+}
+
+func (e *NotCapturedError) Error() string {
+	return fmt.Sprintf("%q: not in the capture archive", e.Argv)
+}
+
+// programs lists the interpreters the archive holds a Python helper run
+// of (argv "INTERPRETER -" and a stdin), sorted and unique; callers hold mu.
+func (r *Replay) programs() []string {
+	var out []string
+	for _, rs := range r.cmds {
+		for _, c := range rs {
+			if len(c.argv) == 2 && c.argv[1] == "-" && c.stdin != "" && !slices.Contains(out, c.argv[0]) {
+				out = append(out, c.argv[0])
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Close removes the expanded root.
 func (r *Replay) Close() error { return os.RemoveAll(r.dir) }
 
@@ -401,7 +439,7 @@ func (w replayRunner) Run(_ context.Context, c Command) Result {
 		rs = w.r.cmds[key]
 	}
 	if len(rs) == 0 {
-		return Result{ExitCode: -1, Err: fmt.Errorf("%q: not in the capture archive", c.Argv)}
+		return Result{ExitCode: -1, Err: &NotCapturedError{Argv: c.Argv, Held: w.r.programs()}}
 	}
 	i := min(w.r.next[key], len(rs)-1)
 	w.r.next[key]++

@@ -153,13 +153,15 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 	stdout := &capped{max: orDefault(c.MaxOutput, DefaultMaxOutput), sink: c.StdoutTo}
 	stderr := &capped{max: orDefault(c.MaxStderr, DefaultMaxStderr)}
 	cmd := newExecCmd(ctx, c, stdout, stderr)
-	if err := cmd.Start(); err != nil {
+	if err := startChild(cmd.Start, func() int { return cmd.Process.Pid }); err != nil {
 		return Result{Err: fmt.Errorf("%q: %w", c.Argv, err), ExitCode: -1, Duration: time.Since(start)}
 	}
 	werr := cmd.Wait()
 	// The child is gone; kill anything it left in its group (a forked
-	// helper still holding our pipes, which WaitDelay stopped waiting for).
+	// helper still holding our pipes, which WaitDelay stopped waiting for),
+	// and what left the group and was re-parented to the probe (reap.go).
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	childDone(cmd.Process.Pid)
 	r := Result{
 		Stdout: stdout.buf, Stderr: stderr.buf, StdoutN: stdout.n,
 		Truncated: stdout.cut || stderr.cut, StdoutCut: stdout.cut, StderrCut: stderr.cut,

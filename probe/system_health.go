@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
@@ -116,6 +117,9 @@ func createRDHCTemp(s *state) (string, error) {
 			d = filepath.Join(s.opt.Cwd, d)
 		}
 		d = filepath.Clean(d)
+		if s.opt.Replay == nil {
+			removeStaleRDHCTemps(d, time.Now())
+		}
 		for attempt := 0; attempt < 100; attempt++ {
 			p := filepath.Join(d, "rdhc_quick_"+s.opt.TempName(attempt)+".json")
 			f, err := os.OpenFile(s.machinePath(p), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
@@ -136,6 +140,38 @@ func createRDHCTemp(s *state) (string, error) {
 		quoted[i] = pyfmt.Repr(d)
 	}
 	return "", noTempDirError("No usable temporary directory found in [" + strings.Join(quoted, ", ") + "]")
+}
+
+// rdhcStaleAge is how old an rdhc temp file must be before a later run
+// removes it: far beyond rdhc's 30 s timeout and the deadline of any run
+// that could still be using it.
+const rdhcStaleAge = 15 * time.Minute
+
+// removeStaleRDHCTemps removes what a probe killed during rdhc's run
+// (SIGKILL: no deferred removal runs) left in dir: regular files named
+// rdhc_quick_XXXXXXXX.json (8 characters of tempAlphabet, the name
+// createRDHCTemp and the Python probe give it), owned by this user, last
+// modified more than rdhcStaleAge ago (docs/hardware.md). The name holds
+// no writer PID (it is the Python probe's), so age alone tells an
+// abandoned file. Errors are ignored: the cleanup is a courtesy.
+func removeStaleRDHCTemps(dir string, now time.Time) {
+	names, err := filepath.Glob(filepath.Join(dir, "rdhc_quick_????????.json"))
+	if err != nil {
+		return
+	}
+	for _, p := range names {
+		mid := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "rdhc_quick_"), ".json")
+		if strings.Trim(mid, tempAlphabet) != "" {
+			continue
+		}
+		var st syscall.Stat_t
+		if syscall.Lstat(p, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != os.Geteuid() {
+			continue
+		}
+		if now.Sub(time.Unix(st.Mtim.Unix())) > rdhcStaleAge {
+			os.Remove(p)
+		}
+	}
 }
 
 // noTempDirError renders as Python's FileNotFoundError(ENOENT, msg).

@@ -66,11 +66,11 @@ func schemaNote(name string, problems int) string {
 
 // ReadFile reads and parses the document at path; "-" reads stdin.
 func ReadFile(path string, stdin *os.File) (*Document, error) {
-	b, err := readInput(path, stdin)
+	text, err := readInput(path, stdin)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, string(b))
+	return Parse(path, text)
 }
 
 // Lookup returns the value at a dotted path and whether every key on the

@@ -87,15 +87,30 @@ func EnvNamesMain(args []string, environ []string, io IO) int {
 		return 1
 	}
 	b = append(b, '\n')
-	if out == "-" {
-		io.Stdout.Write(b)
-		return 0
+	write := io.WriteOut
+	if write == nil {
+		write = writeOut(io.Stdout)
 	}
-	if err := writeAtomic(out, b); err != nil {
-		fmt.Fprintf(io.Stderr, "aorta-probe env-names: failed to write %s: %v\n", out, unwrapPath(err))
+	if err := write(out, b); err != nil {
+		where := out
+		if out == "-" {
+			where = "to stdout"
+		}
+		fmt.Fprintf(io.Stderr, "aorta-probe env-names: failed to write %s: %v\n", where, err)
 		return 1
 	}
 	return 0
+}
+
+// writeOut is IO.WriteOut's default: stdout as given, a file atomically.
+func writeOut(stdout io.Writer) func(string, []byte) error {
+	return func(out string, b []byte) error {
+		if out == "-" {
+			_, err := stdout.Write(b)
+			return err
+		}
+		return unwrapPath(writeAtomic(out, b))
+	}
 }
 
 // writeAtomic writes b to a temporary file next to path and renames it.
@@ -129,11 +144,11 @@ func writeAtomic(path string, b []byte) error {
 // ReadEnvNames reads an env-names document.
 func ReadEnvNames(path string, stdin *os.File) (EnvNames, error) {
 	var e EnvNames
-	b, err := readInput(path, stdin)
+	text, err := readInput(path, stdin)
 	if err != nil {
 		return e, err
 	}
-	v, err := decodeJSON(string(b))
+	v, err := decodeJSON(text)
 	if err != nil {
 		return e, fmt.Errorf("%s: not JSON: %v", path, err)
 	}

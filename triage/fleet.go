@@ -1,8 +1,9 @@
 package triage
 
 import (
+	"aorta-probe/internal/docread"
 	"fmt"
-	"io"
+
 	"os"
 	"path/filepath"
 	"runtime"
@@ -386,20 +387,6 @@ func classifyFleet(path []string) (int, Group, string) {
 	return classify(path)
 }
 
-// readText reads a file into a string without the copy string([]byte)
-// makes: a fleet reads hundreds of megabytes.
-func readText(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	var b strings.Builder
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		b.Grow(int(fi.Size()) + 1)
-	}
-	if _, err := io.Copy(&b, f); err != nil {
-		return "", err
-	}
-	return b.String(), nil
-}
+// readText reads one fleet document through the bounded reader
+// (internal/docread): a regular file costs one allocation of its size.
+func readText(path string) (string, error) { return docread.Read(path, nil) }

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"aorta-probe/internal/docread"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -109,23 +110,19 @@ func shown(v any) string {
 	return "<" + strconv.Itoa(n) + " items, sha256 " + hex.EncodeToString(sum[:6]) + ">"
 }
 
-// readInput reads the file at path, or stdin when path is "-"; the error
-// names the path once.
-func readInput(path string, stdin *os.File) ([]byte, error) {
-	var b []byte
-	var err error
-	switch {
-	case path != "-":
-		b, err = os.ReadFile(path)
-	case stdin == nil:
-		err = errors.New("no standard input")
-	default:
-		b, err = io.ReadAll(stdin)
+// readInput reads the file at path, or stdin when path is "-", through
+// the bounded reader validate shares (internal/docread, docs/usage.md);
+// the error names the path once.
+func readInput(path string, stdin *os.File) (string, error) {
+	var in io.Reader
+	if stdin != nil {
+		in = stdin
 	}
+	text, err := docread.Read(path, in)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+		return "", fmt.Errorf("%s: %v", path, unwrapPath(err))
 	}
-	return b, nil
+	return text, nil
 }
 
 // unwrapPath drops the path an *fs.PathError repeats; callers name the file.

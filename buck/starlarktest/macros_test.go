@@ -333,12 +333,67 @@ func buildProbe(t *testing.T, dir string) string {
 	return bin
 }
 
-func TestBuildFile(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(repo, "BUILD.buck"))
-	if err != nil {
-		t.Fatal(err)
+// defaultBuildFiles are the names Buck2 looks for without a [buildfile]
+// name setting (docs/buck2.md).
+var defaultBuildFiles = []string{"BUCK.v2", "BUCK"}
+
+// buildFileNames is [buildfile] name of a buckconfig (comma- or
+// space-separated), or the defaults without one.
+func buildFileNames(config string) []string {
+	section := ""
+	for _, line := range strings.Split(config, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";"):
+		case strings.HasPrefix(line, "["):
+			section = strings.Trim(line, "[] ")
+		case section == "buildfile":
+			k, v, ok := strings.Cut(line, "=")
+			if ok && strings.TrimSpace(k) == "name" {
+				return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+			}
+		}
 	}
-	rules, err := eval(t, nil, string(src))
+	return defaultBuildFiles
+}
+
+// buildFile loads the package's build file the way Buck2 finds it: the
+// first of the names the buckconfig's [buildfile] name gives that exists.
+// The repository's own .buckconfig when there is one, else the fragment
+// docs/buck2.md tells a project to use (buck/buckconfig).
+func buildFile(t *testing.T) (name, src string) {
+	t.Helper()
+	config, err := os.ReadFile(filepath.Join(repo, ".buckconfig"))
+	if err != nil {
+		if config, err = os.ReadFile(filepath.Join(repo, "buck", "buckconfig")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range buildFileNames(string(config)) {
+		if b, err := os.ReadFile(filepath.Join(repo, n)); err == nil {
+			return n, string(b)
+		}
+	}
+	t.Fatalf("no build file named %q at the repo root", buildFileNames(string(config)))
+	return "", ""
+}
+
+// TestBuildFileName: without the [buildfile] setting Buck2 finds no build
+// file at the repo root (the default names), with it BUILD.buck.
+func TestBuildFileName(t *testing.T) {
+	for _, n := range buildFileNames("") {
+		if _, err := os.Stat(filepath.Join(repo, n)); err == nil {
+			t.Errorf("%s exists: the default names would find it, docs/buck2.md says they do not", n)
+		}
+	}
+	if name, _ := buildFile(t); name != "BUILD.buck" {
+		t.Errorf("the build file found is %s, want BUILD.buck", name)
+	}
+}
+
+func TestBuildFile(t *testing.T) {
+	_, src := buildFile(t)
+	rules, err := eval(t, nil, src)
 	if err != nil {
 		t.Fatal(err)
 	}

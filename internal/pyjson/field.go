@@ -13,6 +13,10 @@ type FieldError struct {
 	Null bool
 	Type string
 	Keys []string
+	// Len is the length of a list an index segment ("[N]") was out of
+	// range for (OutOfRange).
+	Len        int
+	OutOfRange bool
 }
 
 func (e *FieldError) Error() string { return "schema: no such field" }
@@ -22,14 +26,27 @@ func (e *FieldError) Error() string { return "schema: no such field" }
 // Only the value found is encoded and nothing is decoded, so an unrelated
 // part of the document, however large or deeply nested, costs nothing.
 // Where a key repeats in a Map, the last value counts, as json.loads keeps
-// it.
+// it. A segment "[N]" indexes a list (N from 0; a negative N counts from
+// the end, as Python's does); on anything else it is a key like any other
+// and fails the same way (FieldError.Type "dict" for an object).
 func Field(v any, path []string) ([]byte, error) {
 	cur := member{val: reflect.ValueOf(v)}
 	for i, seg := range path {
 		val, ok := resolve(cur)
+		index, isIndex := listIndex(seg)
 		switch {
 		case !ok:
 			return nil, &FieldError{At: i, Null: true}
+		case isIndex && (val.Kind() == reflect.Slice || val.Kind() == reflect.Array) && val.Type() != numberType && !val.Type().Implements(objectType):
+			if index < 0 {
+				index += val.Len()
+			}
+			if index < 0 || index >= val.Len() {
+				return nil, &FieldError{At: i, OutOfRange: true, Len: val.Len()}
+			}
+			cur = member{val: val.Index(index)}
+		case isIndex && (val.Type().Implements(objectType) || val.Kind() == reflect.Struct):
+			return nil, &FieldError{At: i, Type: "dict"}
 		case val.Type().Implements(objectType):
 			var keys []string
 			found := false
@@ -66,6 +83,31 @@ func Field(v any, path []string) ([]byte, error) {
 	e := encoder{itemSep: ", ", keySep: ": ", ascii: true}
 	e.value(cur.val, 0, cur.nullable)
 	return e.buf, nil
+}
+
+// listIndex parses a segment "[N]".
+func listIndex(seg string) (int, bool) {
+	if len(seg) < 3 || seg[0] != '[' || seg[len(seg)-1] != ']' {
+		return 0, false
+	}
+	digits, neg := seg[1:len(seg)-1], false
+	if digits[0] == '-' {
+		digits, neg = digits[1:], true
+	}
+	n := 0
+	for _, c := range []byte(digits) {
+		if c < '0' || c > '9' || n > 1<<30 {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if digits == "" {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // resolve follows pointers and interfaces to the value Encode writes; ok
