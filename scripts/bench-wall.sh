@@ -23,6 +23,14 @@
 #   empty-root          aorta-probe OUT --root EMPTY   (no tools run)
 #   real torch: import  RT -c 'import torch'      } only with
 #   real torch: probe   aorta-probe OUT --python RT } REAL_TORCH_PYTHON=RT
+#   rocm tools: seq     hipconfig --version, then rocm_agent_enumerator,  } only when
+#                       one after the other (one sh -c)                   } both are on
+#   rocm tools: probe   aorta-probe OUT --no-python with them on PATH     } PATH
+#   no-rocm PATH: default / python -c pass: the default row and python -c pass with a
+#                       PATH without the ROCm tools (a directory of links to
+#                       /usr/bin and /bin minus hip*, roc*, amd*), so the
+#                       interpreter's overhead is not hidden behind hipconfig
+#                       (only when the tools are on PATH)
 # For each: the median and p90 wall time (date +%s%N around GNU time, so
 # it includes GNU time's own fork/exec, ~1 ms) and the median peak RSS
 # (GNU time %M, KiB: the largest process of the tree, so with an
@@ -79,6 +87,20 @@ if [ -n "$rt" ]; then
 	"$rt" -c 'import torch' >/dev/null 2>&1 || { echo "bench-wall: REAL_TORCH_PYTHON=$rt cannot import torch" >&2; exit 1; }
 	names+=("real torch: import" "real torch: probe")
 fi
+# Debian's ROCm userspace (docs/rocm-roots.md#every-install-rocm_installs):
+# the probe with the real tools against the tools' own cost.
+rocm=""
+if command -v hipconfig >/dev/null && command -v rocm_agent_enumerator >/dev/null; then
+	rocm=yes
+	names+=("rocm tools: seq" "rocm tools: probe" "no-rocm PATH: pass" "no-rocm PATH: default")
+	mkdir "$tmp/norocm"
+	for d in /usr/bin /bin; do
+		for f in "$d"/*; do
+			case ${f##*/} in hip* | roc* | amd*) continue ;; esac
+			[ -e "$tmp/norocm/${f##*/}" ] || ln -s "$f" "$tmp/norocm/${f##*/}"
+		done
+	done
+fi
 # row I: run configuration I once with GNU time, print "WALL_US RSS_KIB".
 row() {
 	local cmd=() env=()
@@ -94,6 +116,15 @@ row() {
 	8) cmd=("$rt" -c 'import torch') ;;
 	9) cmd=("$tmp/aorta-probe" "$tmp/real.json" --python "$rt") ;;
 	esac
+	if [ -n "$rocm" ]; then
+		local base=${#names[@]}
+		case $(($1 - base + 4)) in
+		0) cmd=(sh -c 'hipconfig --version; rocm_agent_enumerator' sh) ;;
+		1) cmd=("$tmp/aorta-probe" "$tmp/rocm.json" --no-python) ;;
+		2) env=("PATH=$tmp/norocm") cmd=("$py" -c pass) ;;
+		3) env=("PATH=$tmp/norocm") cmd=("$tmp/aorta-probe" "$tmp/norocm.json") ;;
+		esac
+	fi
 	local s e
 	s=$(date +%s%N)
 	env "${env[@]}" /usr/bin/time -f %M -o "$tmp/rss" "${cmd[@]}" >/dev/null 2>&1
@@ -125,6 +156,11 @@ ratio "--python PY / python -c pass:" 2 0
 ratio "default / python -c pass:" 1 0
 ratio "fake torch: probe / fake torch: import:" 5 4
 [ -z "$rt" ] || ratio "real torch: probe / real torch: import:" 9 8
+if [ -n "$rocm" ]; then
+	n=${#names[@]}
+	ratio "rocm tools: probe / rocm tools: seq:" $((n - 3)) $((n - 4))
+	ratio "no-rocm PATH: default / no-rocm PATH: pass:" $((n - 1)) $((n - 2))
+fi
 echo "fake torch: $(grep -o '"pytorch_version": "[^"]*"' "$tmp/fake.json"); libtorch_hip.so with CK symbols: $([ -f "$site/torch/lib/libtorch_hip.so" ] && echo yes || echo "no (no g++)")"
 [ -z "$rt" ] || echo "real torch: $rt: $(grep -o '"pytorch_version": "[^"]*"' "$tmp/real.json")"
 echo "load after: $(uptime)"
