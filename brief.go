@@ -75,7 +75,50 @@ func Brief(s *schema.Snapshot) string {
 		"  sdpa:        " + sdpaCell(s.PytorchSDPA.BackendsEnabled),
 		"  rdhc:      " + rdhcCell(s.SystemHealth),
 	}
+	if s.Provenance != nil && s.Provenance.ROCmInstalls != nil {
+		// aorta-probe's own line, after the Python probe's 31
+		// (docs/rocm-roots.md#every-install-rocm_installs).
+		lines = append(lines, "  rocm installs: "+rocmInstallsCell(*s.Provenance.ROCmInstalls))
+	}
 	return strings.Join(lines, "\n")
+}
+
+// rocmInstallsCell is every install as root kind version(source), the
+// described one marked with *, then where the loader takes each library
+// from: the install's root, the file when it is in no install, - when
+// the loader finds none.
+func rocmInstallsCell(ri schema.ROCmInstalls) string {
+	var parts []string
+	for _, in := range ri.Installs {
+		mark := ""
+		if in.Described {
+			mark = "*"
+		}
+		v := "?"
+		if in.Version != nil {
+			v = *in.Version + "(" + str(in.VersionSource) + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%s%s %s %s", mark, in.Root, in.Kind, v))
+	}
+	cell := "none"
+	if len(parts) > 0 {
+		cell = strings.Join(parts, "; ")
+	}
+	var loader []string
+	for _, l := range ri.Loader {
+		where := "-"
+		switch {
+		case l.Install != nil:
+			where = *l.Install
+		case l.Path != nil:
+			where = *l.Path
+		}
+		loader = append(loader, strings.TrimSuffix(l.Library, ".so")+"="+where)
+	}
+	if len(loader) > 0 {
+		cell += "  loader: " + strings.Join(loader, " ")
+	}
+	return cell
 }
 
 // str is Python str() of an optional string: None when null.

@@ -127,3 +127,30 @@ func TestBriefPythonText(t *testing.T) {
 		t.Errorf("\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestBriefROCmInstalls: aorta-probe's own line after the Python probe's 31
+// names every install (the described one marked *) and where the loader
+// takes each library from; a document without the block has no such line.
+func TestBriefROCmInstalls(t *testing.T) {
+	s := schema.NotCaptured()
+	if strings.Contains(Brief(s), "rocm installs:") {
+		t.Error("a rocm installs line without probe_provenance")
+	}
+	s.Provenance = &schema.Provenance{ROCmInstalls: &schema.ROCmInstalls{
+		Installs: []schema.ROCmInstall{
+			{Kind: "opt_rocm", Root: "/opt/rocm", Version: schema.Str("6.4.1"), VersionSource: schema.Str("info_version"), Described: true},
+			{Kind: "distro", Root: "/usr", Version: schema.Str("5.2.3"), VersionSource: schema.Str("dpkg")},
+			{Kind: "rocm_path", Root: "/x"},
+		},
+		Loader: []schema.LoaderResolution{
+			{Library: "libamdhip64.so", Path: schema.Str("/lib/x86_64-linux-gnu/libamdhip64.so.5"), Install: schema.Str("/usr")},
+			{Library: "librocblas.so", Path: schema.Str("/srv/librocblas.so.4")},
+			{Library: "libhipblaslt.so"},
+		},
+	}}
+	lines := strings.Split(Brief(s), "\n")
+	want := "  rocm installs: */opt/rocm opt_rocm 6.4.1(info_version); /usr distro 5.2.3(dpkg); /x rocm_path ?  loader: libamdhip64=/usr librocblas=/srv/librocblas.so.4 libhipblaslt=-"
+	if len(lines) != 32 || lines[31] != want {
+		t.Errorf("%d lines, last\n got %q\nwant %q", len(lines), lines[len(lines)-1], want)
+	}
+}

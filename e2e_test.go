@@ -144,10 +144,11 @@ func runProbe(t *testing.T, bin, dir string, env []string, args ...string) (code
 	return runCmd(t, cmd)
 }
 
-// baseEnv is a small, fixed environment whose PATH starts with dirs.
+// baseEnv is a small, fixed environment whose PATH starts with dirs, then
+// the hermetic system bin (no real ROCm or hardware tool: hermetic_test.go).
 func baseEnv(t *testing.T, dirs ...string) []string {
 	return []string{
-		"PATH=" + strings.Join(append(dirs, "/usr/bin", "/bin"), ":"),
+		"PATH=" + strings.Join(append(dirs, hermeticBin(t)), ":"),
 		"HOME=" + t.TempDir(),
 		"LC_ALL=C",
 	}
@@ -474,7 +475,7 @@ func TestE2EHostileEnvironment(t *testing.T) {
 	}
 	work := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "marker")
-	for _, p := range []string{"bin/python3", "bin/hipconfig", "python3", "hipconfig", "rel/python3"} {
+	for _, p := range []string{"bin/python3", "bin/hipconfig", "python3", "hipconfig", "rel/python3", "rel/aorta-e2e-child", "aorta-e2e-child"} {
 		os.MkdirAll(filepath.Join(work, filepath.Dir(p)), 0o755)
 		if err := os.WriteFile(filepath.Join(work, p), []byte(loud), 0o755); err != nil {
 			t.Fatal(err)
@@ -496,10 +497,14 @@ func TestE2EHostileEnvironment(t *testing.T) {
 head -c 6000000 /dev/zero | tr '\0' 'x'
 exec ` + realPython + ` "$@"
 `})
+	// A tool that starts a program by name, as the real
+	// rocm_agent_enumerator starts python3 through env: its child must not
+	// find one on a relative PATH entry either.
+	child := fakeTools(t, map[string]string{"rocm_agent_enumerator": "#!/bin/sh\nexec aorta-e2e-child\n"})
 	env := []string{
 		// Relative entries (and the empty one, the cwd for a shell), a
 		// regular file, a missing directory, directories named like tools.
-		"PATH=bin:.::rel:" + marker + ".file:/nonexistent/dir:" + dirs + ":" + noisy + ":/usr/bin:/bin",
+		"PATH=bin:.::rel:" + marker + ".file:/nonexistent/dir:" + dirs + ":" + noisy + ":" + child + ":" + hermeticBin(t),
 		"HOME=" + t.TempDir(),
 		"E2E_MARKER=" + marker,
 		"HIP_VISIBLE_DEVICES=a\xffb",

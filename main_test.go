@@ -197,8 +197,9 @@ func TestCLISummary(t *testing.T) {
 		t.Fatalf("no reasons section in %q", out)
 	}
 	lines := strings.Split(brief, "\n")
-	if len(lines) != 31 || !strings.HasPrefix(lines[0], "  runtime:   baremetal / python=system  container_detected=no  probe=direct  ns=mnt:") ||
-		lines[30] != "  rdhc:      unavailable (system_health=null)" {
+	// The Python probe's 31 lines, then aorta-probe's rocm installs line.
+	if len(lines) != 32 || !strings.HasPrefix(lines[0], "  runtime:   baremetal / python=system  container_detected=no  probe=direct  ns=mnt:") ||
+		lines[30] != "  rdhc:      unavailable (system_health=null)" || !strings.HasPrefix(lines[31], "  rocm installs: ") {
 		t.Errorf("brief:\n%s", brief)
 	}
 	if !strings.HasPrefix(reasons, "  - ") || strings.Contains(out, "PARTIAL") {

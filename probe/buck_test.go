@@ -75,7 +75,7 @@ func collectBuck(t *testing.T, bin, cwd string, b BuckOptions, env map[string]st
 		runner = ExecRunner{}
 	}
 	return Collect(context.Background(), Options{
-		Root: "/", Path: []string{bin, "/usr/bin", "/bin"}, Cwd: cwd, Now: fixedNow, Buck: b, Runner: runner,
+		Root: "/", Path: hermeticPath(t, bin), Cwd: cwd, Now: fixedNow, Buck: b, Runner: runner,
 		// The Buck rows need no interpreter; /usr/bin/python3 may import a real torch.
 		Python: PythonOptions{Disabled: true},
 		Env:    func(k string) (string, bool) { v, ok := env[k]; return v, ok },

@@ -502,6 +502,10 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	case <-time.After(flightDrain):
 	}
 	c.removeTemps()
+	if !opt.NoProvenance {
+		ri := collectROCmInstalls(c, snap) // files only, no command
+		prov.ROCmInstalls = &ri
+	}
 	// Every command started has returned and been recorded now, the ones
 	// killed in abandoned probes included (what hung is what a reader of
 	// a deadline_hit document wants to see).

@@ -181,7 +181,7 @@ func TestBridgeRealPython(t *testing.T) {
 	bin := filepath.Join(dir, "bin")
 	pyB := wrapper(t, bin, "python3", pythonB, siteB)
 	pyA := wrapper(t, filepath.Join(dir, "other"), "python-a", python, siteA)
-	path := []string{bin, "/usr/bin", "/bin"}
+	path := hermeticPath(t, bin)
 	env := map[string]string{"PATH": strings.Join(path, ":"), "HOME": dir}
 
 	t.Run("explicit --python wins over python3 on PATH", func(t *testing.T) {

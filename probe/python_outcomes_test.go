@@ -119,7 +119,7 @@ func TestBridgeTorchRaises(t *testing.T) {
 		"triton/__init__.py": "import sys\nsys.exit(4)\n",
 	})
 	py := wrapper(t, dir, "py", python, site)
-	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
+	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
 	opt.Python.Interpreter = py
 	snap := Collect(context.Background(), opt)
 	wantTorchReasons(t, snap, "RuntimeError")
@@ -138,7 +138,7 @@ func TestBridgeHangingTorch(t *testing.T) {
 	importing := filepath.Join(dir, "importing")
 	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'w').close()\nimport time\ntime.sleep(120)\n", importing)})
 	py := wrapper(t, dir, "py", python, site)
-	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
+	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
 	opt.Python.Interpreter = py
 	opt.Python.Timeout = 3 * time.Second
 	// The helper's timeout fires when the fake torch is being imported,
@@ -210,7 +210,7 @@ func TestBridgeSourceTree(t *testing.T) {
 	}
 	head, _ := exec.Command(git, "-C", ck, "rev-parse", "HEAD").Output()
 	py := wrapper(t, dir, "py", python, site)
-	opt := bridgeOptions(map[string]string{"AORTA_PYTORCH_SRC": src, "HOME": dir}, []string{"/usr/bin", "/bin"})
+	opt := bridgeOptions(map[string]string{"AORTA_PYTORCH_SRC": src, "HOME": dir}, hermeticPath(t))
 	opt.Python.Interpreter = py
 	snap := Collect(context.Background(), opt)
 	pb := snap.PytorchBuild
@@ -255,7 +255,7 @@ func TestBridgeROCmImportRoots(t *testing.T) {
 		"_rocm_sdk_core/__init__.py":      "",
 		"_rocm_sdk_libraries/__init__.py": "",
 	})
-	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
+	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
 	opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
 	snap := Collect(context.Background(), opt)
 	r := snap.ROCm
@@ -270,7 +270,7 @@ func TestBridgeSlowFailingTorch(t *testing.T) {
 	site := filepath.Join(dir, "site")
 	attempts := filepath.Join(dir, "attempts")
 	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'a').write('import\\n')\nimport time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n", attempts)})
-	opt := bridgeOptions(map[string]string{}, []string{"/usr/bin", "/bin"})
+	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
 	opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
 	opt.Python.Timeout = 30 * time.Second
 	snap := Collect(context.Background(), opt)

@@ -52,7 +52,8 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
 	if err := json.Unmarshal(out, &want); err != nil {
 		t.Fatal(err)
 	}
-	opt := bridgeOptions(map[string]string{"PATH": "/usr/bin:/bin"}, []string{"/usr/bin", "/bin"})
+	path := hermeticPath(t)
+	opt := bridgeOptions(map[string]string{"PATH": strings.Join(path, ":")}, path)
 	opt.Python.Interpreter = python
 	snap := Collect(context.Background(), opt)
 	t.Logf("described torch %s with %s", want.Version, python)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -213,10 +214,37 @@ func newExecCmd(ctx context.Context, c Command, stdout, stderr io.Writer) *exec.
 	case c.Stdin != nil:
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
-	if c.Env != nil {
-		cmd.Env = append(os.Environ(), c.Env...)
-	}
+	cmd.Env = childEnv(os.Environ(), c.Env)
 	return cmd
+}
+
+// childEnv is the environment of a child: the probe's, then extra, with
+// the relative entries of PATH dropped (docs/hardware.md). The probe never
+// looks a tool up on a relative entry, and neither may the tools it starts:
+// a Python script started through `env python3` must not run a python3
+// that happens to lie in the working directory. A PATH left with no entry
+// is set but empty; an unset PATH stays unset.
+func childEnv(base, extra []string) []string {
+	env := make([]string, 0, len(base)+len(extra))
+	env = append(append(env, base...), extra...)
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + absolutePath(v)
+		}
+	}
+	return env
+}
+
+// absolutePath is the PATH value v with its relative (and empty) entries
+// dropped.
+func absolutePath(v string) string {
+	var keep []string
+	for _, d := range filepath.SplitList(v) {
+		if filepath.IsAbs(d) {
+			keep = append(keep, d)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
 }
 
 func orDefault(n, def int) int {

@@ -154,6 +154,40 @@ func TestWhichAndSearchPath(t *testing.T) {
 	}
 }
 
+// TestChildPATH: a child's PATH keeps only the absolute entries, in order,
+// whatever the probe's own PATH and the command's extra variables hold;
+// an unset PATH stays unset, a PATH with no absolute entry is set but empty.
+func TestChildPATH(t *testing.T) {
+	for _, tc := range []struct {
+		base, extra []string
+		want        string // "" means no PATH entry at all
+	}{
+		{[]string{"A=1", "PATH=bin:.::/usr/bin:rel:/bin", "B=2"}, nil, "PATH=/usr/bin:/bin"},
+		{[]string{"PATH=.:x"}, nil, "PATH="},
+		{[]string{"A=1"}, nil, ""},
+		{[]string{"PATH=/usr/bin"}, []string{"PATH=.:/opt/bin"}, "PATH=/opt/bin"},
+	} {
+		var got []string
+		for _, kv := range childEnv(tc.base, tc.extra) {
+			if strings.HasPrefix(kv, "PATH=") {
+				got = append(got, kv)
+			}
+		}
+		if tc.want == "" && len(got) != 0 || tc.want != "" && (len(got) == 0 || got[len(got)-1] != tc.want) {
+			t.Errorf("childEnv(%q, %q) PATH = %q, want %q", tc.base, tc.extra, got, tc.want)
+		}
+	}
+	// Through the real runner: the child sees the cleaned PATH.
+	t.Setenv("PATH", "bin:.::/usr/bin:rel:/bin")
+	r := ExecRunner{}.Run(context.Background(), Command{Path: "/usr/bin/env", Argv: []string{"env"}, Timeout: ShortTimeout})
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if !strings.Contains("\n"+string(r.Stdout), "\nPATH=/usr/bin:/bin\n") {
+		t.Errorf("the child's environment: %q", r.Stdout)
+	}
+}
+
 // TestCappedMemory: the capture never holds more than its cap, whatever is
 // written, and a stream consumed as it is read (StdoutTo) is not held.
 func TestCappedMemory(t *testing.T) {

@@ -122,7 +122,7 @@ func dumpWith(t *testing.T, nm, cxxfilt string) (symbolDump, *state, string) {
 		os.Chmod(filepath.Join(bin, name), 0o755)
 	}
 	s := &state{collector: newCollector(context.Background(), Options{Now: fixedNow, Cwd: "/",
-		Path: []string{bin, "/usr/bin", "/bin"}})}
+		Path: hermeticPath(t, bin)})}
 	tt := &pyTorch{File: filepath.Join(dir, "torch/__init__.py"), VersionModule: &pyTorchVersionMod{HIP: "7.2"}}
 	return dumpTorchSymbols(s, "P", tt), s, lib
 }

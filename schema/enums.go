@@ -57,6 +57,12 @@ var Enums = map[string][]any{
 		"BUCK_SCRATCH_PATH", "BUCK2_DAEMON_UUID", "BUCK_BUILD_ID", "TMPDIR", "PWD", "PATH", "AORTA_RE_IMAGE",
 	},
 	"PlacementSignal.state": {"unset", "empty", "set"},
+	"ROCmInstall.kind":      {"rocm_path", "opt_rocm", "distro", "therock", "wheel"},
+	"ROCmInstall.version_source": {
+		"info_version", "dpkg", "therock_manifest", "wheel_metadata", "hipconfig", "library_name",
+	},
+	"LoaderResolution.library": {"libamdhip64.so", "librocblas.so", "libhipblaslt.so"},
+	"LoaderResolution.via":     {"LD_LIBRARY_PATH", "ld.so.cache", "default_dirs"},
 }
 
 // Variants constrains the shapes of a type with ",inline" members: the key

@@ -29,6 +29,10 @@ type Provenance struct {
 	Identity Identity `py:"identity"`
 	// Placement is the native evidence of where a Buck2 action ran.
 	Placement Placement `py:"placement"`
+	// ROCmInstalls is every ROCm install visible and which one the
+	// loader would use; absent from documents of older aorta-probe
+	// versions.
+	ROCmInstalls *ROCmInstalls `py:"rocm_installs,omitnil"`
 }
 
 // Placement is the evidence, never proof, of where Buck2 placed this process

@@ -10,6 +10,8 @@
 # Rows (after one warm-up run of each, RUNS rounds; each round runs every
 # row once, in order, so that a change of load hits all rows alike):
 #   python -c pass      PY -c pass: the interpreter's own start-up
+#   helper alone        PY - <probe/python_helper.stdin (through sh): the
+#                       Python helper's own time, without the probe
 #   default             aorta-probe OUT   (whatever python3 is first on PATH;
 #                       a pyenv shim adds its own start-up)
 #   --python PY         aorta-probe OUT --python PY
@@ -23,6 +25,15 @@
 #   empty-root          aorta-probe OUT --root EMPTY   (no tools run)
 #   real torch: import  RT -c 'import torch'      } only with
 #   real torch: probe   aorta-probe OUT --python RT } REAL_TORCH_PYTHON=RT
+#   rocm tools: seq     hipconfig --version, then rocm_agent_enumerator,  } only when
+#                       one after the other (one sh -c)                   } both are on
+#   rocm tools: probe   aorta-probe OUT --no-python with them on PATH     } PATH
+#   no-rocm PATH: pass, no-rocm PATH: --python PY: python -c pass and the
+#                       probe with PY on a PATH without the ROCm tools (a
+#                       directory of links to /usr/bin and /bin minus hip*,
+#                       roc*, amd*), so the interpreter's overhead is not
+#                       hidden behind hipconfig
+#                       (only when the tools are on PATH)
 # For each: the median and p90 wall time (date +%s%N around GNU time, so
 # it includes GNU time's own fork/exec, ~1 ms) and the median peak RSS
 # (GNU time %M, KiB: the largest process of the tree, so with an
@@ -73,26 +84,47 @@ if command -v g++ >/dev/null; then
 	g++ -shared -fPIC -o "$site/torch/lib/libtorch_hip.so" "$tmp/x.cpp"
 fi
 
-names=("python -c pass" "default" "--python PY" "probe alone" "fake torch: import" "fake torch: probe" "no-python" "empty-root")
+names=("python -c pass" "helper alone" "default" "--python PY" "probe alone" "fake torch: import" "fake torch: probe" "no-python" "empty-root")
 rt=${REAL_TORCH_PYTHON:-}
 if [ -n "$rt" ]; then
 	"$rt" -c 'import torch' >/dev/null 2>&1 || { echo "bench-wall: REAL_TORCH_PYTHON=$rt cannot import torch" >&2; exit 1; }
 	names+=("real torch: import" "real torch: probe")
 fi
-# row I: run configuration I once with GNU time, print "WALL_US RSS_KIB".
+# Debian's ROCm userspace (docs/rocm-roots.md#every-install-rocm_installs):
+# the probe with the real tools against the tools' own cost.
+rocm=""
+if command -v hipconfig >/dev/null && command -v rocm_agent_enumerator >/dev/null; then
+	rocm=yes
+	names+=("rocm tools: seq" "rocm tools: probe" "no-rocm PATH: pass" "no-rocm PATH: --python PY")
+	mkdir "$tmp/norocm"
+	for d in /usr/bin /bin; do
+		for f in "$d"/*; do
+			case ${f##*/} in hip* | roc* | amd*) continue ;; esac
+			[ -e "$tmp/norocm/${f##*/}" ] || ln -s "$f" "$tmp/norocm/${f##*/}"
+		done
+	done
+fi
+# row I: run configuration I (by its name) once with GNU time, print
+# "WALL_US RSS_KIB".
 row() {
 	local cmd=() env=()
-	case $1 in
-	0) cmd=("$py" -c pass) ;;
-	1) cmd=("$tmp/aorta-probe" "$tmp/env.json") ;;
-	2) cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$py") ;;
-	3) cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$tmp/replay") ;;
-	4) env=("PYTHONPATH=$site") cmd=("$py" -c 'import torch') ;;
-	5) env=("PYTHONPATH=$site") cmd=("$tmp/aorta-probe" "$tmp/fake.json" --python "$py") ;;
-	6) cmd=("$tmp/aorta-probe" "$tmp/env.json" --no-python) ;;
-	7) cmd=("$tmp/aorta-probe" "$tmp/env.json" --root "$tmp/empty") ;;
-	8) cmd=("$rt" -c 'import torch') ;;
-	9) cmd=("$tmp/aorta-probe" "$tmp/real.json" --python "$rt") ;;
+	case ${names[$1]} in
+	"python -c pass") cmd=("$py" -c pass) ;;
+	"helper alone") cmd=(sh -c 'exec "$0" - <"$1"' "$py" "$helper") ;;
+	"default") cmd=("$tmp/aorta-probe" "$tmp/env.json") ;;
+	"--python PY") cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$py") ;;
+	"probe alone") cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$tmp/replay") ;;
+	"fake torch: import") env=("PYTHONPATH=$site") cmd=("$py" -c 'import torch') ;;
+	"fake torch: probe") env=("PYTHONPATH=$site") cmd=("$tmp/aorta-probe" "$tmp/fake.json" --python "$py") ;;
+	"no-python") cmd=("$tmp/aorta-probe" "$tmp/env.json" --no-python) ;;
+	"empty-root") cmd=("$tmp/aorta-probe" "$tmp/env.json" --root "$tmp/empty") ;;
+	"real torch: import") cmd=("$rt" -c 'import torch') ;;
+	"real torch: probe") cmd=("$tmp/aorta-probe" "$tmp/real.json" --python "$rt") ;;
+	# the enumerator fails without a GPU: the shell's status is 0 anyway
+	"rocm tools: seq") cmd=(sh -c 'hipconfig --version; rocm_agent_enumerator; exit 0') ;;
+	"rocm tools: probe") cmd=("$tmp/aorta-probe" "$tmp/rocm.json" --no-python) ;;
+	"no-rocm PATH: pass") env=("PATH=$tmp/norocm") cmd=("$py" -c pass) ;;
+	"no-rocm PATH: --python PY") env=("PATH=$tmp/norocm") cmd=("$tmp/aorta-probe" "$tmp/norocm.json" --python "$py") ;;
 	esac
 	local s e
 	s=$(date +%s%N)
@@ -120,11 +152,21 @@ for i in "${!names[@]}"; do
 		"$(echo "${med[$i]} / 1000" | bc -l)" "$(echo "$(cut -d' ' -f1 "$tmp/row$i" | rank 90) / 1000" | bc -l)" \
 		"$(cut -d' ' -f2 "$tmp/row$i" | rank 50)"
 done
-ratio() { printf '%-44s %5.2fx  (+%.1f ms)\n' "$1" "$(echo "${med[$2]} / ${med[$3]}" | bc -l)" "$(echo "(${med[$2]} - ${med[$3]}) / 1000" | bc -l)"; }
-ratio "--python PY / python -c pass:" 2 0
-ratio "default / python -c pass:" 1 0
-ratio "fake torch: probe / fake torch: import:" 5 4
-[ -z "$rt" ] || ratio "real torch: probe / real torch: import:" 9 8
+idx() { local i; for i in "${!names[@]}"; do [ "${names[$i]}" != "$1" ] || echo "$i"; done; }
+ratio() {
+	local a b
+	a=$(idx "$2") b=$(idx "$3")
+	printf '%-50s %5.2fx  (+%.1f ms)\n' "$1" "$(echo "${med[$a]} / ${med[$b]}" | bc -l)" "$(echo "(${med[$a]} - ${med[$b]}) / 1000" | bc -l)"
+}
+ratio "--python PY / python -c pass:" "--python PY" "python -c pass"
+ratio "helper alone / python -c pass:" "helper alone" "python -c pass"
+ratio "default / python -c pass:" "default" "python -c pass"
+ratio "fake torch: probe / fake torch: import:" "fake torch: probe" "fake torch: import"
+[ -z "$rt" ] || ratio "real torch: probe / real torch: import:" "real torch: probe" "real torch: import"
+if [ -n "$rocm" ]; then
+	ratio "rocm tools: probe / rocm tools: seq:" "rocm tools: probe" "rocm tools: seq"
+	ratio "no-rocm PATH: --python PY / no-rocm PATH: pass:" "no-rocm PATH: --python PY" "no-rocm PATH: pass"
+fi
 echo "fake torch: $(grep -o '"pytorch_version": "[^"]*"' "$tmp/fake.json"); libtorch_hip.so with CK symbols: $([ -f "$site/torch/lib/libtorch_hip.so" ] && echo yes || echo "no (no g++)")"
 [ -z "$rt" ] || echo "real torch: $rt: $(grep -o '"pytorch_version": "[^"]*"' "$tmp/real.json")"
 echo "load after: $(uptime)"

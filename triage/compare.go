@@ -426,10 +426,9 @@ func firedSignals(d *Document) Value {
 func differences(a, b *Document) []Difference {
 	var out []Difference
 	aroot, broot := a.root, b.root
-	// Only the distribution from the provenance block is identity; it is
-	// compared when both documents carry the block.
-	aos, aok := a.Lookup("probe_provenance.os_release")
-	bos, bok := b.Lookup("probe_provenance.os_release")
+	// Only the distribution and the ROCm installs from the provenance
+	// block are identity (provenanceIdentity); each is compared when both
+	// documents carry it.
 	var walk func(av any, aok bool, bv any, bok bool, path []string)
 	walk = func(av any, aok bool, bv any, bok bool, path []string) {
 		if len(path) > 0 && skipped(path) {
@@ -457,8 +456,12 @@ func differences(a, b *Document) []Difference {
 		out = append(out, Difference{Key: strings.Join(path, "."), Group: group, Rank: rank, A: va, B: vb, Why: why})
 	}
 	walk(aroot, true, broot, true, nil)
-	if aok && bok {
-		walk(aos, aok, bos, bok, []string{"probe_provenance", "os_release"})
+	for _, key := range provenanceIdentity {
+		av, aok := a.Lookup("probe_provenance." + key)
+		bv, bok := b.Lookup("probe_provenance." + key)
+		if aok && bok {
+			walk(av, aok, bv, bok, []string{"probe_provenance", key})
+		}
 	}
 	slices.SortStableFunc(out, func(x, y Difference) int { return x.Rank - y.Rank })
 	return out

@@ -143,6 +143,20 @@ func TestCompare(t *testing.T) {
 			diffs: []string{"tensile_catalog.rocblas.menu.combined_content_hash", "rocfft_catalog.kernel_cache.sha256", "tensile_catalog.status"},
 		},
 		{
+			// A second install the loader takes rocBLAS from ranks with
+			// the rocm group: after rocm.version and hip, before the driver.
+			name: "another ROCm install behind the loader", a: []edit{placed},
+			b: []edit{placed, set("amdgpu_driver.package_version", "6.12"),
+				set("probe_provenance.rocm_installs.loader", []any{object{{Key: "library", Value: "librocblas.so"}, {Key: "install", Value: "/usr"}}}),
+				set("hip.version", "7.2.0"), set("probe_provenance.duration_us", "7")},
+			verdict: DifferentSoftware, exit: 1,
+			diffs: []string{"hip.version", "probe_provenance.rocm_installs.loader", "amdgpu_driver.package_version"},
+		},
+		{
+			name: "rocm_installs on one side only", a: []edit{placed}, b: []edit{placed, del("probe_provenance.rocm_installs")},
+			verdict: SamePlace, exit: 0, diffs: []string{},
+		},
+		{
 			name: "schema 1.7 document", a: append([]edit{placed}, schema17...), b: []edit{placed},
 			verdict: CannotTell, exit: 1, because: "is absent in A",
 		},

@@ -48,8 +48,10 @@ func flatten(d *Document) []leaf {
 		out = append(out, leaf{strings.Clone(strings.Join(path, ".")), shown(v)})
 	}
 	walk(d.root, nil)
-	if osr, ok := d.Lookup("probe_provenance.os_release"); ok {
-		walk(osr, []string{"probe_provenance", "os_release"})
+	for _, key := range provenanceIdentity {
+		if v, ok := d.Lookup("probe_provenance." + key); ok {
+			walk(v, []string{"probe_provenance", key})
+		}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -45,6 +46,7 @@ var rules = []rule{
 	{"rocm", GroupROCm, "which ROCm install the process resolves: another root can mean other libraries under the same version"},
 	{"therock", GroupROCm, "the TheRock build manifest: another build or submodule pin means other library code"},
 	{"hip", GroupROCm, "the HIP runtime and compiler: kernel code generation and launch behaviour"},
+	{"probe_provenance.rocm_installs", GroupROCm, "every ROCm install on the node and which one the loader takes libamdhip64, rocBLAS and hipBLASLt from: two installs on one node are a classic cause of numerical differences"},
 
 	{"amdgpu_driver", GroupDriver, "the amdgpu kernel driver package or module: scheduling, memory and firmware fixes under the same userspace"},
 
@@ -108,6 +110,10 @@ var placementPaths = []string{
 	"docker.container_id",
 	"execution_context",
 }
+
+// provenanceIdentity are the parts of probe_provenance that describe the
+// place, not the capture: compared when both documents carry them.
+var provenanceIdentity = []string{"os_release", "rocm_installs"}
 
 // noisePaths never count as a difference: the capture time, the partial
 // flag and reasons (the fields they explain are compared instead), the
@@ -218,7 +224,7 @@ func matchesAny(patterns [][]string, path []string) bool {
 
 // skipped reports whether a path is noise or belongs to the placement block.
 func skipped(path []string) bool {
-	if len(path) >= 2 && path[0] == "probe_provenance" && path[1] == "os_release" {
+	if len(path) >= 2 && path[0] == "probe_provenance" && slices.Contains(provenanceIdentity, path[1]) {
 		return false
 	}
 	t := compileOnce()
