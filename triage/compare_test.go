@@ -145,15 +145,15 @@ func TestCompare(t *testing.T) {
 		{
 			// A second install the loader takes rocBLAS from ranks with
 			// the rocm group: after rocm.version and hip, before the driver.
-			name: "another ROCm install behind the loader", a: []edit{placed},
-			b: []edit{placed, set("amdgpu_driver.package_version", "6.12"),
+			name: "another ROCm install behind the loader", a: []edit{placed, proven},
+			b: []edit{placed, proven, set("amdgpu_driver.package_version", "6.12"),
 				set("probe_provenance.rocm_installs.loader", []any{object{{Key: "library", Value: "librocblas.so"}, {Key: "install", Value: "/usr"}}}),
 				set("hip.version", "7.2.0"), set("probe_provenance.duration_us", "7")},
 			verdict: DifferentSoftware, exit: 1,
 			diffs: []string{"hip.version", "probe_provenance.rocm_installs.loader", "amdgpu_driver.package_version"},
 		},
 		{
-			name: "rocm_installs on one side only", a: []edit{placed}, b: []edit{placed, del("probe_provenance.rocm_installs")},
+			name: "rocm_installs on one side only", a: []edit{placed, proven}, b: []edit{placed, proven, del("probe_provenance.rocm_installs")},
 			verdict: SamePlace, exit: 0, diffs: []string{},
 		},
 		{
