@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/knobs"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -68,12 +69,7 @@ func captureEnvAllowed(name string) bool {
 			return true
 		}
 	}
-	for _, k := range envKnobs {
-		if k.name == name {
-			return true
-		}
-	}
-	return false
+	return knobs.IsKnob(name)
 }
 
 // Recorder records one collection (Options.Record). Safe for the

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"aorta-probe/internal/knobs"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -778,8 +779,8 @@ func notCaptured(c *collector) *schema.Snapshot {
 	snap.RuntimeContext.Type = runtimeType(&state{collector: c})
 	snap.ExecutionContext.ProbeInvocation = validExecutionContext(c.opt.ExecutionContext)
 	snap.BuckInvocation = requestedBuckInvocation(c.opt.Buck)
-	for _, k := range envKnobs {
-		snap.EnvVars = append(snap.EnvVars, pyjson.Entry[*string]{Key: k.name})
+	for _, name := range knobs.Names() {
+		snap.EnvVars = append(snap.EnvVars, pyjson.Entry[*string]{Key: name})
 	}
 	return snap
 }

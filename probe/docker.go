@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/knobs"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -35,9 +36,10 @@ func collectDocker(s *state) *schema.Docker {
 // knobs, in registry order, each the raw value or null when unset. Nothing
 // else from the environment is ever written.
 func collectEnvVars(s *state) pyjson.Map[*string] {
-	m := make(pyjson.Map[*string], 0, len(envKnobs))
-	for _, k := range envKnobs {
-		m = append(m, pyjson.Entry[*string]{Key: k.name, Value: s.envPtr(k.name)})
+	names := knobs.Names()
+	m := make(pyjson.Map[*string], 0, len(names))
+	for _, name := range names {
+		m = append(m, pyjson.Entry[*string]{Key: name, Value: s.envPtr(name)})
 	}
 	return m
 }

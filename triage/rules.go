@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"aorta-probe/probe"
+	"aorta-probe/internal/knobs"
 )
 
 // Group is a family of identity fields. Groups are listed in rank order:
@@ -158,16 +158,16 @@ type compiled struct {
 
 type tables struct {
 	rules            []compiled
-	knobs            map[string]probe.Knob
+	knobs            map[string]knobs.Knob
 	noise, placement [][]string
 }
 
 var compileOnce = sync.OnceValue(func() *tables {
-	t := &tables{knobs: map[string]probe.Knob{}}
+	t := &tables{knobs: map[string]knobs.Knob{}}
 	for i, r := range rules {
 		t.rules = append(t.rules, compiled{keys: strings.Split(r.pattern, "."), rank: i, rule: r})
 	}
-	for _, k := range probe.Knobs() {
+	for _, k := range knobs.All() {
 		t.knobs[k.Name] = k
 	}
 	for _, p := range noisePaths {

@@ -1,9 +1,9 @@
-package probe
+package knobs
 
 import "testing"
 
 func TestKnobs(t *testing.T) {
-	ks := Knobs()
+	ks := All()
 	if len(ks) != len(envKnobs) || len(ks) != 137 {
 		t.Fatalf("%d knobs, want 137", len(ks))
 	}

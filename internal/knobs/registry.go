@@ -1,4 +1,4 @@
-package probe
+package knobs
 
 // envKnob is one record of the knob registry (docs/env-knobs.md). Only name
 // and order reach env.json; the rest is metadata for docs/env-knobs.md.

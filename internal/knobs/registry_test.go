@@ -1,4 +1,4 @@
-package probe
+package knobs
 
 import (
 	"fmt"
@@ -33,17 +33,17 @@ func TestEnvKnobRegistry(t *testing.T) {
 }
 
 // TestEnvKnobsDoc keeps docs/env-knobs.md generated from the one table
-// (go test ./probe -run TestEnvKnobsDoc -update rewrites it).
+// (go test ./internal/knobs -run TestEnvKnobsDoc -update rewrites it).
 func TestEnvKnobsDoc(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("# env_vars: the knob registry\n\n")
 	b.WriteString("`env_vars` records exactly these 137 variables of the schema-1.16 registry,\n")
 	b.WriteString("in this order: the raw value, `\"\"` when set but empty, null when unset.\n")
-	b.WriteString("No other variable is ever written. Generated from probe/env_knobs.go.\n\n")
+	b.WriteString("No other variable is ever written. Generated from internal/knobs/registry.go.\n\n")
 	b.WriteString("| # | name | library | category | reaches | source reference | reference build |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
 	for i, k := range envKnobs {
 		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %s |\n", i+1, k.name, k.library, k.category, k.consumer, k.sourceReference, k.referenceBuild)
 	}
-	compareGolden(t, "../docs/env-knobs.md", []byte(b.String()))
+	compareGolden(t, "../../docs/env-knobs.md", []byte(b.String()))
 }
