@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"aorta-probe/probe"
-	"aorta-probe/schema"
 )
 
 const captureUsage = `Usage: aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
@@ -55,18 +54,12 @@ func runCapture(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	rec := probe.NewRecorder(redact)
-	return runWith(sigs, rest, stdout, stderr, func(opt probe.Options) (probe.Options, func(*schema.Snapshot) error, error) {
-		if probe.IsArchive(opt.Root) {
-			return opt, nil, fmt.Errorf("capture: --root %s is an archive; a replay is not captured again", opt.Root)
+	return runWith(sigs, rest, stdout, stderr, rec, func() error {
+		header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", binaryVersion())
+		if err := writeOutput(context.Background(), time.Now().Add(minWriteWait), archive, rec.Archive(header)); err != nil {
+			return fmt.Errorf("failed to write %s: %s", archive, err)
 		}
-		opt.Record = rec
-		return opt, func(*schema.Snapshot) error {
-			header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", binaryVersion())
-			if err := writeOutput(context.Background(), time.Now().Add(minWriteWait), archive, rec.Archive(header)); err != nil {
-				return fmt.Errorf("failed to write %s: %s", archive, err)
-			}
-			return nil
-		}, nil
+		return nil
 	})
 }
 
@@ -82,21 +75,4 @@ func samePath(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
-}
-
-// collectHook may change the options of a collection; the function it
-// returns runs once the collection has returned.
-type collectHook func(probe.Options) (probe.Options, func(*schema.Snapshot) error, error)
-
-// replayHook replays when --root names an archive (a regular file) rather
-// than a directory; otherwise it changes nothing.
-func replayHook(opt probe.Options) (probe.Options, func(*schema.Snapshot) error, error) {
-	if !probe.IsArchive(opt.Root) {
-		return opt, func(*schema.Snapshot) error { return nil }, nil
-	}
-	r, err := probe.LoadReplay(opt.Root, "")
-	if err != nil {
-		return opt, nil, err
-	}
-	return r.Options(opt), func(*schema.Snapshot) error { return r.Close() }, nil
 }

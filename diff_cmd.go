@@ -69,7 +69,7 @@ func subcommand(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) 
 func runHelp(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
-		return runWith(sigs, []string{"--help"}, stdout, stderr, replayHook)
+		return runWith(sigs, []string{"--help"}, stdout, stderr, nil, nil)
 	case len(args) > 1:
 		return helpUsageError(stderr, fmt.Sprintf("takes at most one subcommand (got %d arguments)", len(args)))
 	}

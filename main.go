@@ -58,12 +58,12 @@ func run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 	if code, ok := subcommand(sigs, args, stdout, stderr); ok { // diff_cmd.go
 		return code
 	}
-	return runWith(sigs, args, stdout, stderr, replayHook)
+	return runWith(sigs, args, stdout, stderr, nil, nil)
 }
 
-// runWith is run with a hook around the collection (capture_cmd.go): it
-// may change the options, and what it returns runs after the collection.
-func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hook collectHook) int {
+// runWith is run recording the collection into rec when it is not nil;
+// archive then writes what rec recorded (capture_cmd.go).
+func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec *probe.Recorder, archive func() error) int {
 	start := time.Now()
 	w := watchSignals(sigs)
 	defer w.stop()
@@ -96,16 +96,15 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 
 	opt := cfg.options
 	opt.Version = binaryVersion()
-	opt, after, err := hook(opt)
+	opt.Record = rec
+	snap, err := probe.CollectRoot(w.collect, opt)
 	if errors.Is(err, probe.ErrNotArchive) {
 		return usageError(stderr, fmt.Errorf("--root %v", err))
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
-		return 1
+	if err == nil && archive != nil {
+		err = archive()
 	}
-	snap := probe.Collect(w.collect, opt)
-	if err := after(snap); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 		return 1
 	}

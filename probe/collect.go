@@ -527,6 +527,32 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	return snap
 }
 
+// CollectRoot is Collect for the command line: when opt.Root names a
+// capture archive (a regular file, IsArchive) the collection replays it,
+// expanded into a directory under TMPDIR that is removed afterwards
+// (docs/capture.md); opt.Record records the collection, and a replay is
+// never recorded again. Its errors come before anything is collected:
+// ErrNotArchive (wrapped) for a file that is no capture archive, a usage
+// error (docs/usage.md), else what stopped the archive from loading or a
+// capture of a replay.
+func CollectRoot(ctx context.Context, opt Options) (*schema.Snapshot, error) {
+	if !IsArchive(opt.Root) {
+		return Collect(ctx, opt), nil
+	}
+	if opt.Record != nil {
+		return nil, fmt.Errorf("capture: --root %s is an archive; a replay is not captured again", opt.Root)
+	}
+	r, err := LoadReplay(opt.Root, "")
+	if err != nil {
+		return nil, err
+	}
+	snap := Collect(ctx, r.Options(opt))
+	if err := r.Close(); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
 // newCollector is the shared state of one collection of opt (defaults
 // applied) bounded by ctx: the root, the search path, the values computed
 // once (sites, kmd version, runtime type, the Python helper run, the ROCm
