@@ -22,6 +22,7 @@ import (
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/knobs"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -546,7 +547,7 @@ func (rc *Recorder) searchPath() []string {
 		return rc.opt.Path
 	}
 	if rc.fs.live() {
-		return searchPath(rc.opt.Env)
+		return machine.SearchPath(rc.opt.Env)
 	}
 	return nil
 }

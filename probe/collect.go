@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/knobs"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -393,9 +394,9 @@ func (s *state) which(name string) (string, bool) { return s.collector.which(nam
 // which looks a tool up on the search path with the collection's test.
 func (c *collector) which(name string) (string, bool) {
 	if c.isExec == nil {
-		return which(c.path, name)
+		return machine.Which(c.path, name)
 	}
-	return whichWith(c.isExec, c.path, name)
+	return machine.WhichWith(c.isExec, c.path, name)
 }
 
 // run executes argv through the runner and records it. A bare argv[0] is
@@ -564,11 +565,11 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	if opt.faults != nil {
 		root.errs = opt.faults
 	}
-	isExec := isExecutable
+	isExec := machine.IsExecutable
 	if rc := opt.Record; rc != nil { // capture (capture.go)
 		opt = rc.attach(opt, root)
 		isExec = func(p string) bool {
-			ok := isExecutable(p)
+			ok := machine.IsExecutable(p)
 			if ok {
 				rc.executable(p)
 			}
@@ -583,7 +584,7 @@ func newCollector(ctx context.Context, opt Options) *collector {
 		rp.preload(root, c.hashes)
 	}
 	if c.path == nil && opt.Root == "/" {
-		c.path = searchPath(opt.Env)
+		c.path = machine.SearchPath(opt.Env)
 	}
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
 	c.kmdVersion = sync.OnceValue(func() *string { return c.root.readText("/sys/module/amdgpu/version") })

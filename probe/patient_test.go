@@ -2,6 +2,8 @@ package probe
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -32,4 +34,14 @@ func TestPatientRunner(t *testing.T) {
 	if r.Err != nil || string(r.Stdout) != "done\n" {
 		t.Errorf("got %+v", r)
 	}
+}
+
+// sh writes script as an executable /bin/sh tool in a temp directory.
+func sh(t *testing.T, script string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tool")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

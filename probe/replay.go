@@ -257,7 +257,7 @@ func decodeCmdError(v string, code int) error {
 	kind, rest, _ := strings.Cut(v, " ")
 	switch kind {
 	case "exit":
-		return &ExitError{code}
+		return &ExitError{Code: code}
 	case "timeout":
 		return ErrTimeout
 	case "text":

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"aorta-probe/internal/machine"
 )
 
 // rocmRoots are the three ROCm roots of docs/rocm-roots.md: core (bin, .info,
@@ -145,7 +147,7 @@ func pythonSiteDirs(root *rootFS, env func(string) (string, bool)) []string {
 		}
 	}
 	for _, py := range []string{"python3", "python"} {
-		for _, d := range searchPath(env) {
+		for _, d := range machine.SearchPath(env) {
 			if root.isRegular(d + "/" + py) {
 				prefixes = append(prefixes, filepath.Dir(d))
 				break

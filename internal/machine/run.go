@@ -1,4 +1,4 @@
-package probe
+package machine
 
 import (
 	"bytes"
@@ -317,14 +317,14 @@ func (w *capped) ReadFrom(r io.Reader) (int64, error) {
 	}
 }
 
-// which finds name the way Python's shutil.which does, on an explicit list
+// Which finds name the way Python's shutil.which does, on an explicit list
 // of directories: a name with a slash is checked as is; otherwise each
 // directory in order, the first executable regular file wins.
-func which(path []string, name string) (string, bool) { return whichWith(isExecutable, path, name) }
+func Which(path []string, name string) (string, bool) { return WhichWith(IsExecutable, path, name) }
 
-// whichWith is which with its test of a candidate file (a capture records
+// WhichWith is Which with its test of a candidate file (a capture records
 // it, a replay answers it from the archive: capture.go).
-func whichWith(isExec func(string) bool, path []string, name string) (string, bool) {
+func WhichWith(isExec func(string) bool, path []string, name string) (string, bool) {
 	if name == "" {
 		return "", false
 	}
@@ -340,17 +340,18 @@ func whichWith(isExec func(string) bool, path []string, name string) (string, bo
 	return "", false
 }
 
-func isExecutable(p string) bool {
+// IsExecutable reports whether p is a regular file someone may execute.
+func IsExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 &&
 		syscall.Access(p, 0x1 /* X_OK */) == nil
 }
 
-// searchPath is the PATH the probe looks tools up on: the absolute entries
+// SearchPath is the PATH the probe looks tools up on: the absolute entries
 // of $PATH in order (relative entries would make the result depend on the
 // working directory, so they are ignored); /bin:/usr/bin when PATH is unset,
 // as Python's os.defpath; nothing when PATH is set but empty.
-func searchPath(env func(string) (string, bool)) []string {
+func SearchPath(env func(string) (string, bool)) []string {
 	v, ok := env("PATH")
 	if !ok {
 		return []string{"/bin", "/usr/bin"}

@@ -1,4 +1,4 @@
-package probe
+package machine
 
 import (
 	"bytes"
@@ -132,24 +132,24 @@ func TestWhichAndSearchPath(t *testing.T) {
 	os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "plain"), []byte(""), 0o644)
 	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
-	if p, ok := which([]string{"/nonexistent", dir}, "hipconfig"); !ok || p != tool {
+	if p, ok := Which([]string{"/nonexistent", dir}, "hipconfig"); !ok || p != tool {
 		t.Errorf("which = %q, %v", p, ok)
 	}
 	for _, n := range []string{"plain", "adir", "missing", ""} {
-		if _, ok := which([]string{dir}, n); ok {
-			t.Errorf("which(%q) found something", n)
+		if _, ok := Which([]string{dir}, n); ok {
+			t.Errorf("Which(%q) found something", n)
 		}
 	}
 	env := func(v string, set bool) func(string) (string, bool) {
 		return func(string) (string, bool) { return v, set }
 	}
-	if got := searchPath(env("", false)); !bytes.Equal([]byte(filepath.Join(got...)), []byte("/bin/usr/bin")) {
+	if got := SearchPath(env("", false)); !bytes.Equal([]byte(filepath.Join(got...)), []byte("/bin/usr/bin")) {
 		t.Errorf("unset PATH: %v", got)
 	}
-	if got := searchPath(env("", true)); len(got) != 0 {
+	if got := SearchPath(env("", true)); len(got) != 0 {
 		t.Errorf("empty PATH: %v", got)
 	}
-	if got := searchPath(env("bin:/usr/bin::./x:/opt/rocm/bin", true)); len(got) != 2 || got[1] != "/opt/rocm/bin" {
+	if got := SearchPath(env("bin:/usr/bin::./x:/opt/rocm/bin", true)); len(got) != 2 || got[1] != "/opt/rocm/bin" {
 		t.Errorf("relative entries must be dropped: %v", got)
 	}
 }
@@ -212,11 +212,11 @@ func TestCappedMemory(t *testing.T) {
 // it exits, and the Go runtime ends a thread only when a goroutine exits
 // while locked to it. No code of this module may lock a thread.
 func TestNoLockedThreads(t *testing.T) {
-	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir("../..", func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "starlarktest" || strings.HasPrefix(d.Name(), ".")) && p != ".." {
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "starlarktest" || strings.HasPrefix(d.Name(), ".")) && p != "../.." {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {

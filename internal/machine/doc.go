@@ -1,0 +1,7 @@
+// Package machine is the probed machine as a collection reaches it: the
+// commands it runs (run.go: no shell, the search path's absolute entries,
+// stdin /dev/null, its own process group, killed at its timeout, output
+// capped) and the reaping of what they leave behind (reap.go). It imports
+// no collector: package probe builds on it (docs/design-notes.md,
+// "Layout and data flow").
+package machine
