@@ -76,7 +76,7 @@ func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 				continue
 			}
 			base := loc
-			if s.root.isRegular(loc) {
+			if s.root.IsRegular(loc) {
 				base = pyDirname(loc)
 			}
 			cands = append(cands, base+"/hsa")
@@ -84,7 +84,7 @@ func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 	}
 	if imported && p != nil {
 		if file, ok := p.File.(string); ok && file != "" {
-			real := s.root.realpath(file)
+			real := s.root.Realpath(file)
 			cands = append(cands, pyDirname(pyDirname(real))+"/aiter_meta/hsa")
 		}
 	}
@@ -94,10 +94,10 @@ func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 	var roots []string
 	seen := map[string]bool{}
 	for _, c := range cands {
-		if !s.root.isDir(c) {
+		if !s.root.IsDir(c) {
 			continue
 		}
-		r := s.root.realpath(c)
+		r := s.root.Realpath(c)
 		if !seen[r] {
 			seen[r] = true
 			roots = append(roots, r)
@@ -112,14 +112,14 @@ func hsaRoots(s *state, p *pyAiter, imported bool) []string {
 func hsaTree(s *state, p *pyAiter, imported bool) pyjson.Map[pyjson.Map[schema.HSAArch]] {
 	var tree pyjson.Map[pyjson.Map[schema.HSAArch]]
 	for _, root := range hsaRoots(s, p, imported) {
-		entries, err := s.root.readDir(root)
+		entries, err := s.root.ReadDir(root)
 		if err != nil {
 			s.reason("aiter.hsa_tree: scan failed for %s (%s)", root, pyfmt.ExcType(err))
 			continue
 		}
 		var archs []string
 		for _, e := range entries {
-			if s.root.isDir(root + "/" + e.Name()) {
+			if s.root.IsDir(root + "/" + e.Name()) {
 				archs = append(archs, e.Name())
 			}
 		}
@@ -189,7 +189,7 @@ func regularFilesBelow(root *rootFS, dir string) ([]string, error) {
 		if rel != "" {
 			p += "/" + rel
 		}
-		entries, err := root.readDir(p)
+		entries, err := root.ReadDir(p)
 		if err != nil {
 			return err
 		}
@@ -204,7 +204,7 @@ func regularFilesBelow(root *rootFS, dir string) ([]string, error) {
 				}
 				continue
 			}
-			if root.isRegular(dir + "/" + r) {
+			if root.IsRegular(dir + "/" + r) {
 				out = append(out, r)
 			}
 		}

@@ -21,8 +21,8 @@ func collectAMDGPUDriver(s *state) schema.AMDGPUDriver {
 	// this block does not wait for the rocm block, which may wait for the
 	// ROCm roots and through them for the Python interpreter.
 	d.KmdVersion = s.kmdVersion()
-	d.KFDDevicePresent = s.root.exists("/dev/kfd")
-	d.KFDSysfsPresent = s.root.exists("/sys/class/kfd")
+	d.KFDDevicePresent = s.root.Exists("/dev/kfd")
+	d.KFDSysfsPresent = s.root.Exists("/sys/class/kfd")
 
 	// The package query and the two modinfo runs (once per field, as the
 	// anchor does) are independent and run together.
@@ -112,7 +112,7 @@ func dpkgKnows(root *rootFS, cands []string) map[string]bool {
 		}
 		return known
 	}
-	f, fi, err := root.openRegular("/var/lib/dpkg/status")
+	f, fi, err := root.OpenRegular("/var/lib/dpkg/status")
 	if err != nil || fi.Size() > dpkgStatusMax {
 		return unknown()
 	}

@@ -33,14 +33,14 @@ func collectAOTriton(s *state) schema.AOTriton {
 		dir = d + "/lib"
 	}
 	var cands []string
-	entries, _ := s.root.readDir(dir) // glob: a missing or unreadable dir matches nothing
+	entries, _ := s.root.ReadDir(dir) // glob: a missing or unreadable dir matches nothing
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "libaotriton_v2.so") {
 			cands = append(cands, e.Name())
 		}
 	}
 	sort.Strings(cands)
-	b.BundledImagesDirPresent = s.root.isDir(dir + "/aotriton.images")
+	b.BundledImagesDirPresent = s.root.IsDir(dir + "/aotriton.images")
 	if len(cands) == 0 {
 		s.reason("aotriton.bundled: no libaotriton_v2.so* in %s (custom PyTorch build with AOTriton disabled?)", dir)
 		return b

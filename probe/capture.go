@@ -38,7 +38,7 @@ const (
 	captureSmallFile = 256 << 10
 	// captureTextFile: a larger file is kept whole when it is text (no
 	// NUL, valid UTF-8) up to read-text's own limit (the dpkg database).
-	captureTextFile = maxTextFile
+	captureTextFile = MaxTextFile
 	// captureScanBudget: of a larger file a probe read (not only hashed),
 	// the printable runs of its first bytes are kept, at their offsets
 	// (libc.so.6's version banner): as much as libcScanBudget.
@@ -153,8 +153,8 @@ func NewRecorder(redactHostname bool) *Recorder {
 func (rc *Recorder) attach(opt Options, root *rootFS) Options {
 	rc.opt = opt
 	rc.buckRedact = opt.Buck.Context.Redact
-	rc.fs = newRootFS(opt.Root, opt.Cwd, opt.PortableResolve)
-	root.rec = rc
+	rc.fs = NewFS(opt.Root, opt.Cwd, opt.PortableResolve)
+	root.Watch(rc)
 	env, runner, uname, tempName := opt.Env, opt.Runner, opt.Uname, opt.TempName
 	opt.TempName = func(attempt int) string {
 		n := tempName(attempt)
@@ -181,7 +181,7 @@ func (rc *Recorder) attach(opt Options, root *rootFS) Options {
 	opt.Runner = recRunner{runner, rc}
 	nsID := opt.NamespaceID
 	if nsID == nil {
-		nsID = rc.fs.namespaceID
+		nsID = func(kind string) NamespaceAnswer { return namespaceID(rc.fs, kind) }
 	}
 	opt.NamespaceID = func(kind string) NamespaceAnswer {
 		a := nsID(kind)
@@ -223,7 +223,7 @@ func (w recRunner) Run(ctx context.Context, c Command) Result {
 		// The directory it is in, so that the replay finds it; the file
 		// as the command left it (a host file, never under --root).
 		w.rc.touch(w.rc.logicalOf(filepath.Dir(c.OutFile)), true)
-		b, err := newRootFS("/", "", false).readHead(c.OutFile, captureMaxOutput+1)
+		b, err := NewFS("/", "", false).ReadHead(c.OutFile, captureMaxOutput+1)
 		cmd.out, cmd.outKept = b, err == nil
 	}
 	w.rc.mu.Lock()
@@ -237,7 +237,7 @@ func capSHA256(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToStri
 // logicalOf turns a host path of a tool (the search path of a scenario
 // under a fake root) into the machine path it is under the root.
 func (rc *Recorder) logicalOf(p string) string {
-	if rc.fs.live() {
+	if rc.fs.Live() {
 		return p
 	}
 	if p == rc.fs.root {
@@ -259,13 +259,13 @@ func (rc *Recorder) lstatEntry(p string) *recEntry {
 		return e
 	}
 	e = &recEntry{size: -1}
-	fi, err := rc.fs.lstat(p)
+	fi, err := rc.fs.Lstat(p)
 	if err != nil {
 		e.missing = true
 	} else {
 		e.kind, e.perm, e.size = fi.Mode().Type(), fi.Mode().Perm(), fi.Size()
 		if e.kind == fs.ModeSymlink {
-			if e.link, err = rc.fs.readlink(p); err != nil {
+			if e.link, err = rc.fs.Readlink(p); err != nil {
 				e.missing = true
 			}
 		}
@@ -283,16 +283,16 @@ func (rc *Recorder) lstatEntry(p string) *recEntry {
 // touch records every component of p, links followed (the last one only
 // with follow), and returns the resolved path, "" when it does not exist.
 func (rc *Recorder) touch(p string, follow bool) string {
-	ap, ok := rc.fs.abs(p)
+	ap, ok := rc.fs.Abs(p)
 	if !ok {
 		return ""
 	}
-	resolved, _, err := resolveIn(ap, follow, func(next string) (component, error) {
+	resolved, _, err := ResolveIn(ap, follow, func(next string) (Component, error) {
 		e := rc.lstatEntry(next)
 		if e.missing {
-			return component{}, syscall.ENOENT
+			return Component{}, syscall.ENOENT
 		}
-		return component{link: e.kind == fs.ModeSymlink, target: e.link, dir: e.kind == fs.ModeDir}, nil
+		return Component{Link: e.kind == fs.ModeSymlink, Target: e.link, Dir: e.kind == fs.ModeDir}, nil
 	})
 	if err != nil {
 		return ""
@@ -308,32 +308,32 @@ func (rc *Recorder) failed(op, p string, err error) {
 	if !ok || en == syscall.ENOENT || en == syscall.ENOTDIR || en == syscall.ELOOP {
 		return
 	}
-	if ap, ok := rc.fs.abs(p); ok {
+	if ap, ok := rc.fs.Abs(p); ok {
 		rc.mu.Lock()
 		rc.errs[op+" "+ap] = en
 		rc.mu.Unlock()
 	}
 }
 
-// asked records a stat, lstat or readlink of p.
-func (rc *Recorder) asked(op, p string, follow bool, err error) {
+// Asked records a stat, lstat or readlink of p.
+func (rc *Recorder) Asked(op, p string, follow bool, err error) {
 	if err != nil {
 		rc.failed(op, p, err)
 	}
 	rc.touch(p, follow)
 }
 
-// opened records an open of p by the probe.
-func (rc *Recorder) opened(p string, flags int, f *os.File, err error, hashing bool) {
+// Opened records an open of p by the probe.
+func (rc *Recorder) Opened(p string, flags int, f *os.File, err error, hashing bool) {
 	if err != nil {
-		if flags&oPath == 0 {
+		if flags&OPath == 0 {
 			rc.failed("open", p, err)
 		}
 		rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
 		return
 	}
 	real := rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
-	if real == "" || hashing || flags&(oPath|syscall.O_DIRECTORY) != 0 {
+	if real == "" || hashing || flags&(OPath|syscall.O_DIRECTORY) != 0 {
 		return
 	}
 	e := rc.lstatEntry(real)
@@ -370,8 +370,8 @@ func (rc *Recorder) opened(p string, flags int, f *os.File, err error, hashing b
 	rc.mu.Unlock()
 }
 
-// hashed records that the hash pool read p whole and what it found.
-func (rc *Recorder) hashed(p, sum string) {
+// Hashed records that the hash pool read p whole and what it found.
+func (rc *Recorder) Hashed(p, sum string) {
 	real := rc.touch(p, true)
 	if real == "" {
 		return
@@ -383,9 +383,12 @@ func (rc *Recorder) hashed(p, sum string) {
 	rc.mu.Unlock()
 }
 
-// listed records a directory listing: every entry, with its type (and a
+// Resolved records a path resolved by realpath.
+func (rc *Recorder) Resolved(p string) { rc.touch(p, true) }
+
+// Listed records a directory listing: every entry, with its type (and a
 // link's target), so that the listing replays.
-func (rc *Recorder) listed(p string, names []string) {
+func (rc *Recorder) Listed(p string, names []string) {
 	real := rc.touch(p, true)
 	if real == "" {
 		return
@@ -546,7 +549,7 @@ func (rc *Recorder) searchPath() []string {
 	if rc.opt.Path != nil {
 		return rc.opt.Path
 	}
-	if rc.fs.live() {
+	if rc.fs.Live() {
 		return machine.SearchPath(rc.opt.Env)
 	}
 	return nil
@@ -627,7 +630,7 @@ func (rc *Recorder) cmdFiles(n int, c recCmd, red func(string) string) []fakeroo
 // line-oriented reader finds the same lines) of the first captureScanBudget bytes
 // of the large file p (what a scan for a banner can find there).
 func (rc *Recorder) textRuns(p string, red func(string) string) []fakeroot.Chunk {
-	f, _, err := rc.fs.openRegular(p)
+	f, _, err := rc.fs.OpenRegular(p)
 	if err != nil {
 		return nil
 	}
@@ -679,7 +682,7 @@ func (rc *Recorder) redactor() func(string) string {
 	if h, err := os.Hostname(); err == nil && len(h) >= 3 {
 		pairs = append(pairs, h, "redacted-host")
 	}
-	if b, err := rc.fs.readFile("/proc/sys/kernel/random/boot_id", 4096); err == nil {
+	if b, err := rc.fs.ReadFile("/proc/sys/kernel/random/boot_id", 4096); err == nil {
 		if id := strings.TrimSpace(string(b)); len(id) >= 8 {
 			pairs = append(pairs, id, "00000000-0000-4000-8000-000000000000")
 		}

@@ -119,7 +119,7 @@ func TestReplayOutFile(t *testing.T) {
 		root := t.TempDir()
 		os.Mkdir(filepath.Join(root, "tmp"), 0o755)
 		rc := NewRecorder(false)
-		opt := rc.attach(withDefaults(Options{Root: root, Runner: fileRunner{body}, Cwd: "/"}), newRootFS(root, "/", false))
+		opt := rc.attach(withDefaults(Options{Root: root, Runner: fileRunner{body}, Cwd: "/"}), NewFS(root, "/", false))
 		live := filepath.Join(root, "tmp", "rdhc_quick_abcdefgh.json")
 		os.WriteFile(live, nil, 0o600)
 		opt.Runner.Run(context.Background(), Command{Argv: []string{"sudo", "rdhc", "--json", live}, OutFile: live})

@@ -152,7 +152,7 @@ func collectCMakeCache(s *state, kind string, src *string) schema.CMakeCache {
 		return c
 	}
 	p := *src + "/build/CMakeCache.txt"
-	if !s.root.isRegular(p) {
+	if !s.root.IsRegular(p) {
 		return c
 	}
 	cc, err := readCMakeCache(s.root, p)
@@ -172,14 +172,14 @@ func collectCMakeCache(s *state, kind string, src *string) schema.CMakeCache {
 // readCMakeCache opens p inside the root (rootfs.go: a regular file,
 // opened non-blocking) and streams it.
 func readCMakeCache(root *rootFS, p string) (*cmakeCache, error) {
-	f, _, err := root.openRegular(p)
+	f, _, err := root.OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	cc, err := scanCMakeCache(f)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: unwrapErrno(err)}
+		return nil, &fs.PathError{Op: "read", Path: p, Err: UnwrapErrno(err)}
 	}
 	return cc, nil
 }

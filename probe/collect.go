@@ -561,9 +561,9 @@ func CollectRoot(ctx context.Context, opt Options) (*schema.Snapshot, error) {
 // collectors they need from it.
 func newCollector(ctx context.Context, opt Options) *collector {
 	opt = withDefaults(opt)
-	root := newRootFS(opt.Root, opt.Cwd, opt.PortableResolve)
+	root := NewFS(opt.Root, opt.Cwd, opt.PortableResolve)
 	if opt.faults != nil {
-		root.errs = opt.faults
+		root.SetFaults(opt.faults)
 	}
 	isExec := machine.IsExecutable
 	if rc := opt.Record; rc != nil { // capture (capture.go)
@@ -579,7 +579,7 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	c := &collector{opt: opt, root: root, ctx: ctx, isExec: isExec,
 		hashes: newHashPool(opt.Workers), redact: opt.Buck.Context.Redact, path: opt.Path}
 	if rp := opt.Replay; rp != nil { // replay of a capture (replay.go)
-		root.errs = rp.errs
+		root.SetFaults(rp.errs)
 		c.isExec = rp.isExec(root)
 		rp.preload(root, c.hashes)
 	}
@@ -587,7 +587,7 @@ func newCollector(ctx context.Context, opt Options) *collector {
 		c.path = machine.SearchPath(opt.Env)
 	}
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
-	c.kmdVersion = sync.OnceValue(func() *string { return c.root.readText("/sys/module/amdgpu/version") })
+	c.kmdVersion = sync.OnceValue(func() *string { return c.root.ReadText("/sys/module/amdgpu/version") })
 	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
 	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
 	// Root discovery runs once, started before any probe

@@ -50,7 +50,7 @@ func collectComposableKernel(s *state) composableKernel {
 	var ck composableKernel
 	b := &ck.block
 	header := s.rocm().inc + "/include/ck/version.h"
-	text := s.root.readText(header)
+	text := s.root.ReadText(header)
 	if text != nil {
 		b.System.Version, b.System.Commit = parseCKVersion(*text)
 	}
@@ -68,7 +68,7 @@ func collectComposableKernel(s *state) composableKernel {
 	default:
 		s.reason("composable_kernel.system.commit: %s did not contain a readable CK_COMMIT_ID define", header)
 	}
-	b.System.CKTilePresent = s.root.exists(s.rocm().inc + "/include/ck_tile/core/config.hpp")
+	b.System.CKTilePresent = s.root.Exists(s.rocm().inc + "/include/ck_tile/core/config.hpp")
 
 	const prefix = "composable_kernel.pytorch_bundled"
 	if t, o := s.python().torchAt(prefix); o.imported(s, prefix, "torch", "") {

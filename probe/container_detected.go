@@ -153,7 +153,7 @@ type isoInputs struct {
 
 func (in *isoInputs) self() (string, error) {
 	if !in.selfRead {
-		in.selfMnt, in.selfErr = in.s.root.readlink("/proc/self/ns/mnt")
+		in.selfMnt, in.selfErr = in.s.root.Readlink("/proc/self/ns/mnt")
 		in.selfRead = true
 	}
 	return in.selfMnt, in.selfErr
@@ -165,8 +165,8 @@ func (in *isoInputs) self() (string, error) {
 // process (`nsenter -t CONTAINER -m`); /proc/1 tells them apart.
 func (in *isoInputs) proc() (ok, foreign bool) {
 	if !in.procRead {
-		in.procOK, in.procRead = in.s.root.isDir("/proc/self"), true
-		in.foreignProc = !in.procOK && in.s.root.isDir("/proc/1")
+		in.procOK, in.procRead = in.s.root.IsDir("/proc/self"), true
+		in.foreignProc = !in.procOK && in.s.root.IsDir("/proc/1")
 	}
 	return in.procOK, in.foreignProc
 }
@@ -175,7 +175,7 @@ func (in *isoInputs) proc() (ok, foreign bool) {
 func (in *isoInputs) procStatus() (procStatus, error) {
 	if in.status == nil {
 		st := procStatus{Has: map[string]bool{}}
-		b, err := in.s.root.readFile("/proc/self/status", maxTextFile)
+		b, err := in.s.root.ReadFile("/proc/self/status", MaxTextFile)
 		if err == nil {
 			st = parseProcStatus(string(b))
 		}
@@ -197,7 +197,7 @@ func (in *isoInputs) fixedNS() *fixedNS {
 	if in.fixed == nil {
 		f := &fixedNS{links: map[string]string{}, errs: map[string]error{}}
 		for _, ns := range fixedInitialInodes {
-			f.links[ns.kind], f.errs[ns.kind] = in.s.root.readlink("/proc/self/ns/" + ns.kind)
+			f.links[ns.kind], f.errs[ns.kind] = in.s.root.Readlink("/proc/self/ns/" + ns.kind)
 		}
 		f.why, f.known = fixedNumbering(in.s, f.links)
 		in.fixed = f
@@ -217,7 +217,7 @@ func (in *isoInputs) mountView() *mountView {
 		return in.mounts
 	}
 	in.mounts = &mountView{}
-	ms, err := in.s.root.readFile("/proc/self/mountinfo", 16<<20)
+	ms, err := in.s.root.ReadFile("/proc/self/mountinfo", 16<<20)
 	if err != nil {
 		in.mounts.err = err
 		return in.mounts
@@ -243,7 +243,7 @@ func (in *isoInputs) mountView() *mountView {
 }
 
 func (in *isoInputs) present(p string) *string {
-	if in.s.root.exists(p) {
+	if in.s.root.Exists(p) {
 		return schema.Str("present")
 	}
 	return schema.Str("absent")
@@ -270,9 +270,9 @@ var runtimeRules = []runtimeRule{
 	}},
 	{"pid1_cgroup_runtime", roleNone, func(s *state) (finding, string) {
 		const p = "/proc/1/cgroup"
-		cg := s.root.readText(p)
+		cg := s.root.ReadText(p)
 		if cg == nil {
-			_, err := s.root.readFile(p, maxTextFile)
+			_, err := s.root.ReadFile(p, MaxTextFile)
 			return finding{source: p, err: err}, ""
 		}
 		for _, tok := range []string{"singularity", "docker", "podman"} {
@@ -287,7 +287,7 @@ var runtimeRules = []runtimeRule{
 func markerRule(path, runtime string) func(*state) (finding, string) {
 	return func(s *state) (finding, string) {
 		f := finding{source: path, observed: schema.Str("absent")}
-		if s.root.exists(path) {
+		if s.root.Exists(path) {
 			f.observed, f.fired = schema.Str("present"), true
 		}
 		return f, runtime
@@ -357,7 +357,7 @@ func buildIsolationSignals() []isoSignal {
 
 func mntDiffersFromPID1(in *isoInputs) finding {
 	self, selfErr := in.self()
-	pid1, pid1Err := in.s.root.readlink("/proc/1/ns/mnt")
+	pid1, pid1Err := in.s.root.Readlink("/proc/1/ns/mnt")
 	switch {
 	case selfErr != nil:
 		return finding{source: "/proc/self/ns/mnt", err: selfErr}
@@ -370,9 +370,9 @@ func mntDiffersFromPID1(in *isoInputs) finding {
 
 func selfCgroupRuntime(in *isoInputs) finding {
 	const p = "/proc/self/cgroup"
-	cg := in.s.root.readText(p)
+	cg := in.s.root.ReadText(p)
 	if cg == nil {
-		_, err := in.s.root.readFile(p, maxTextFile)
+		_, err := in.s.root.ReadFile(p, MaxTextFile)
 		return finding{source: p, err: err}
 	}
 	obs := firstLine(*cg)
@@ -412,7 +412,7 @@ func procfsForeign(in *isoInputs) finding {
 
 func initialNamespace(in *isoInputs, kind string, initial uint64) finding {
 	p := "/proc/self/ns/" + kind
-	link, err := in.s.root.readlink(p)
+	link, err := in.s.root.Readlink(p)
 	if err != nil {
 		return finding{source: p, err: err}
 	}
@@ -439,7 +439,7 @@ func fixedNamespace(in *isoInputs, kind string, initial uint64) finding {
 
 func uidMap(in *isoInputs) finding {
 	const p = "/proc/self/uid_map"
-	b, err := in.s.root.readFile(p, maxTextFile)
+	b, err := in.s.root.ReadFile(p, MaxTextFile)
 	if err != nil {
 		return finding{source: p, err: err}
 	}
@@ -473,7 +473,7 @@ func mntDiffersFromParent(in *isoInputs) finding {
 		return finding{source: "/proc/self/status PPid", observed: schema.Str("no parent visible")}
 	}
 	p := fmt.Sprintf("/proc/%d/ns/mnt", st.PPid)
-	parent, err := in.s.root.readlink(p)
+	parent, err := in.s.root.Readlink(p)
 	if err != nil {
 		return finding{source: p, err: err}
 	}
@@ -499,7 +499,7 @@ func mntDiffersFromAncestor(in *isoInputs) finding {
 // parent and every older ancestor (`unshare -n`, bwrap --unshare-net, RE
 // runners without network).
 func netDiffersFromAncestor(in *isoInputs) finding {
-	self, err := in.s.root.readlink("/proc/self/ns/net")
+	self, err := in.s.root.Readlink("/proc/self/ns/net")
 	if err != nil {
 		return finding{source: "/proc/self/ns/net", err: err}
 	}
@@ -510,7 +510,7 @@ func netDiffersFromAncestor(in *isoInputs) finding {
 
 func pid1ContainerEnv(in *isoInputs) finding {
 	const src = "/proc/1/environ container="
-	b, err := in.s.root.readFile("/proc/1/environ", 1<<20)
+	b, err := in.s.root.ReadFile("/proc/1/environ", 1<<20)
 	if err != nil {
 		return finding{source: src, err: err}
 	}
@@ -527,11 +527,11 @@ func pid1ContainerEnv(in *isoInputs) finding {
 // its text when readable, else present or absent.
 func announceFile(path string) func(*isoInputs) finding {
 	return func(in *isoInputs) finding {
-		obs := in.s.root.readText(path)
+		obs := in.s.root.ReadText(path)
 		if obs == nil {
 			obs = in.present(path)
 		}
-		return finding{source: path, observed: obs, fired: in.s.root.exists(path)}
+		return finding{source: path, observed: obs, fired: in.s.root.Exists(path)}
 	}
 }
 
@@ -589,7 +589,7 @@ func prootTracer(s *state, st procStatus) (source string, observed *string, err 
 		return "/proc/self/status TracerPid", schema.Str("0 (not traced)"), nil, false
 	}
 	p := fmt.Sprintf("/proc/%d/comm", st.TracerPid)
-	b, err := s.root.readFile(p, maxTextFile)
+	b, err := s.root.ReadFile(p, MaxTextFile)
 	if err != nil {
 		return p, schema.Str(fmt.Sprintf("TracerPid %d, comm unreadable", st.TracerPid)), err, false
 	}
@@ -625,7 +625,7 @@ func ancestorNamespace(s *state, ppid int, kind, self string, fromParent bool) (
 	for depth := 1; depth <= maxAncestors; depth++ {
 		if depth > 1 || fromParent {
 			nsPath := fmt.Sprintf("/proc/%d/ns/%s", pid, kind)
-			link, err := s.root.readlink(nsPath)
+			link, err := s.root.Readlink(nsPath)
 			if err != nil {
 				return nsPath, nil, err, false
 			}
@@ -639,7 +639,7 @@ func ancestorNamespace(s *state, ppid int, kind, self string, fromParent bool) (
 		}
 		seen[pid] = true
 		stPath := fmt.Sprintf("/proc/%d/status", pid)
-		b, err := s.root.readFile(stPath, maxTextFile)
+		b, err := s.root.ReadFile(stPath, MaxTextFile)
 		if err != nil {
 			return stPath, nil, err, false
 		}

@@ -24,7 +24,7 @@ func collectDocker(s *state) *schema.Docker {
 	if d.Digest == nil {
 		s.reason("docker.digest: AORTA_DOCKER_DIGEST env var not set by the launcher")
 	}
-	if cg := s.root.readText("/proc/self/cgroup"); cg != nil {
+	if cg := s.root.ReadText("/proc/self/cgroup"); cg != nil {
 		if id, ok := cgroupContainerID(*cg); ok {
 			d.ContainerID = &id
 		}

@@ -50,7 +50,7 @@ func unescapeShell(s string) string {
 // probe's filesystem comes from (recorded in probe_provenance).
 func osRelease(r *rootFS) *schema.OSRelease {
 	for _, p := range []string{"/etc/os-release", "/usr/lib/os-release"} {
-		t := r.readText(p)
+		t := r.ReadText(p)
 		if t == nil {
 			continue
 		}

@@ -68,8 +68,8 @@ func findAgentEnumerator(s *state) (path, argv0 string, ok bool) {
 		return p, p, true
 	}
 	logical := s.rocm().core + "/bin/rocm_agent_enumerator"
-	if s.root.exists(logical) && (s.root.live() || s.opt.Path != nil) {
-		if host, err := s.root.execPath(logical); err == nil {
+	if s.root.Exists(logical) && (s.root.Live() || s.opt.Path != nil) {
+		if host, err := s.root.ExecPath(logical); err == nil {
 			return host, logical, true
 		}
 	}

@@ -156,13 +156,13 @@ func parallel(fns ...func()) {
 // every link resolved inside the root) and identified by its descriptor,
 // so what is hashed is what was checked.
 func (h *hashPool) sum(ctx context.Context, root *rootFS, p string) (string, error) {
-	f, fi, err := root.openRegularFor(p, true)
+	f, fi, err := root.OpenRegularFor(p, true)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Op == "read" {
 			return "", &fs.PathError{Op: "open", Path: p, Err: syscall.EINVAL}
 		}
-		return "", pathErr("stat", p, err)
+		return "", PathErr("stat", p, err)
 	}
 	defer f.Close()
 	st, _ := fi.Sys().(*syscall.Stat_t)
@@ -178,8 +178,8 @@ func (h *hashPool) sum(ctx context.Context, root *rootFS, p string) (string, err
 	}
 	h.mu.Unlock()
 	r.once.Do(func() { r.sum, r.err = h.hashFile(ctx, f, p) })
-	if root.rec != nil && r.err == nil {
-		root.rec.hashed(p, r.sum)
+	if r.err == nil {
+		root.Hashed(p, r.sum)
 	}
 	return r.sum, r.err
 }
@@ -204,7 +204,7 @@ func (h *hashPool) hashFile(ctx context.Context, f *os.File, logical string) (st
 			break
 		}
 		if err != nil {
-			return "", &fs.PathError{Op: "read", Path: logical, Err: unwrapErrno(err)}
+			return "", &fs.PathError{Op: "read", Path: logical, Err: UnwrapErrno(err)}
 		}
 	}
 	return "sha256:" + hex.EncodeToString(d.Sum(nil)), nil

@@ -83,7 +83,7 @@ func TestResolve(t *testing.T) {
 	root := t.TempDir()
 	mkfiles(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> rocm-7.2.1", "abs -> /opt/rocm/lib",
 		"up -> ../../..", "deep/a/b -> ../../opt/rocm")
-	r := newRootFS(root, "/", false)
+	r := NewFS(root, "/", false)
 	for _, tc := range []struct{ in, want string }{
 		{"/opt/rocm/lib/x", "/opt/rocm-7.2.1/lib/x"},
 		{"/abs/x", "/opt/rocm-7.2.1/lib/x"},

@@ -42,7 +42,7 @@ func collectGemm(s *state, l gemmLib) schema.GemmLibrary {
 	libDir := s.rocm().lib + "/lib"
 	kdir := s.rocm().lib + l.tensile
 
-	text := s.root.readText(header)
+	text := s.root.ReadText(header)
 	g.RocmReleaseTweak, g.PackageVersion = hdrParse(text, l.prefix)
 	g.LibHash = libHash(s, libDir, l.soname)
 	g.KernelDBRevision = nameFingerprint(s, kdir, tensileDBSuffixes)

@@ -81,7 +81,7 @@ func glibcVersion(root *rootFS, machine string) (string, string) {
 	dirs := libcDirs(machine)
 	for _, d := range dirs {
 		p := d + "/libc.so.6"
-		f, _, err := root.openRegular(p)
+		f, _, err := root.OpenRegular(p)
 		if err != nil {
 			continue
 		}
@@ -91,7 +91,7 @@ func glibcVersion(root *rootFS, machine string) (string, string) {
 			return v, ""
 		}
 	}
-	if ms, _ := root.readDir("/lib"); ms != nil {
+	if ms, _ := root.ReadDir("/lib"); ms != nil {
 		for _, e := range ms {
 			if strings.HasPrefix(e.Name(), "ld-musl-") {
 				return "", "os.confstr failed (unrecognized configuration name)"

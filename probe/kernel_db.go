@@ -71,7 +71,7 @@ func notThere(err error) bool {
 // no member, or when any stat or listing fails (a dangling link or a loop
 // among the entries included; docs/rocm-libraries.md#stat-based-classification).
 func nameFingerprint(s *state, dir string, suffixes []string) *string {
-	if fi, err := s.root.stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := s.root.Stat(dir); err != nil || !fi.IsDir() {
 		return nil
 	}
 	names, err := kernelNames(s, dir, suffixes, "")
@@ -88,14 +88,14 @@ func nameFingerprint(s *state, dir string, suffixes []string) *string {
 // those one level down. Any stat or listing failure is an error: the listing
 // is incomplete.
 func kernelNames(s *state, dir string, suffixes []string, prefix string) ([]string, error) {
-	entries, err := s.root.readDirNames(dir)
+	entries, err := s.root.ReadDirNames(dir)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
 	for _, e := range entries {
 		p := dir + "/" + e
-		fi, err := s.root.stat(p)
+		fi, err := s.root.Stat(p)
 		if err != nil {
 			return nil, err
 		}
@@ -108,12 +108,12 @@ func kernelNames(s *state, dir string, suffixes []string, prefix string) ([]stri
 		if !fi.IsDir() || !gfxDirName.MatchString(e) {
 			continue
 		}
-		sub, err := s.root.readDirNames(p)
+		sub, err := s.root.ReadDirNames(p)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range sub {
-			fi, err := s.root.stat(p + "/" + f)
+			fi, err := s.root.Stat(p + "/" + f)
 			if err != nil {
 				return nil, err
 			}
@@ -137,7 +137,7 @@ func kernelNames(s *state, dir string, suffixes []string, prefix string) ([]stri
 func combinedFingerprint(s *state, dirs ...string) *string {
 	var names []string
 	for _, d := range dirs {
-		fi, err := s.root.stat(d)
+		fi, err := s.root.Stat(d)
 		if err != nil {
 			if notThere(err) {
 				continue

@@ -156,7 +156,7 @@ func TestCombinedFingerprintErrors(t *testing.T) {
 			root := t.TempDir()
 			mkfiles(t, root, "r/hipblaslt/library/a.dat", "r/hipblaslt/library/gfx950/b.co", "r/rocblas/library/c.yaml", "r/rocblas/library/notes.md")
 			s := testState(t, root)
-			s.root.errs = tc.errs
+			s.root.SetFaults(tc.errs)
 			if got := combinedFingerprint(s, hb, rb); (got != nil) != tc.want {
 				t.Errorf("got %v, want a hash: %v", got, tc.want)
 			}
@@ -188,7 +188,7 @@ func TestNameFingerprintStat(t *testing.T) {
 			root := t.TempDir()
 			mkfiles(t, root, tc.files...)
 			s := testState(t, root)
-			s.root.errs = tc.errs
+			s.root.SetFaults(tc.errs)
 			got := nameFingerprint(s, "/l", tensileDBSuffixes)
 			switch {
 			case tc.want == nil && got != nil:

@@ -18,7 +18,7 @@ import (
 // hashes.
 func libHash(s *state, dir, soname string) *string {
 	cands := []string{dir + "/" + soname}
-	if names, err := s.root.readDirNames(dir); err == nil {
+	if names, err := s.root.ReadDirNames(dir); err == nil {
 		for _, n := range libCandidates(soname, names) {
 			cands = append(cands, dir+"/"+n)
 		}
@@ -26,7 +26,7 @@ func libHash(s *state, dir, soname string) *string {
 	type ident struct{ dev, ino uint64 }
 	tried := map[ident]bool{}
 	for _, p := range cands {
-		fi, err := s.root.stat(p)
+		fi, err := s.root.Stat(p)
 		if err != nil {
 			continue
 		}

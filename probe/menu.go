@@ -68,11 +68,11 @@ type menuEntry struct {
 // run's pool several at once. The per-file list is kept only with --extended.
 func menu(s *state, dir string, kind menuKind) schema.Menu {
 	m := schema.Menu{Status: "partial", Dir: schema.Str(dir)}
-	if !s.root.isDir(dir) {
+	if !s.root.IsDir(dir) {
 		m.Reason = schema.Str(kind.noun + " dir missing/unreadable: " + dir)
 		return m
 	}
-	top, err := s.root.readDirNames(dir)
+	top, err := s.root.ReadDirNames(dir)
 	if err != nil {
 		m.Reason = schema.Str(kind.noun + " dir not listable: " + dir + " (" + pyfmt.ExcStr(err) + ")")
 		return m
@@ -88,7 +88,7 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 		if err == nil {
 			f.SHA256 = &sum
 		}
-		if fi, err := s.root.stat(entries[i].path); err == nil {
+		if fi, err := s.root.Stat(entries[i].path); err == nil {
 			size := fi.Size()
 			f.Size = &size
 		}
@@ -147,7 +147,7 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 func menuEntries(s *state, dir string, top []string, kind menuKind) (entries []menuEntry, unlisted []string) {
 	add := func(name, path, base string) {
 		suf, logic, ok := kind.classify(base)
-		if !ok || s.root.isDir(path) {
+		if !ok || s.root.IsDir(path) {
 			return
 		}
 		entries = append(entries, menuEntry{name: name, path: path,
@@ -156,10 +156,10 @@ func menuEntries(s *state, dir string, top []string, kind menuKind) (entries []m
 	for _, e := range top {
 		p := dir + "/" + e
 		add(e, p, e)
-		if !gfxDirName.MatchString(e) || !s.root.isDir(p) {
+		if !gfxDirName.MatchString(e) || !s.root.IsDir(p) {
 			continue
 		}
-		sub, err := s.root.readDirNames(p)
+		sub, err := s.root.ReadDirNames(p)
 		if err != nil {
 			unlisted = append(unlisted, e)
 			continue

@@ -202,7 +202,7 @@ func TestMenuUnlistableGfx(t *testing.T) {
 				mkfiles(t, root, "opt/rocm/lib/rocblas/library/"+n)
 			}
 			s := testState(t, root)
-			s.root.errs = tc.errs
+			s.root.SetFaults(tc.errs)
 			m := menu(s, dir, tc.kind)
 			switch {
 			case tc.reason == "" && (m.Status != "ok" || m.Reason != nil || m.CombinedContentHash == nil):

@@ -15,7 +15,7 @@ func collectMIOpen(s *state) schema.MIOpen {
 	libDir := s.rocm().lib + "/lib"
 	db := miopenDefaultDB(s)
 
-	text := s.root.readText(header)
+	text := s.root.ReadText(header)
 	m.RocmReleaseTweak, m.PackageVersion = hdrParse(text, "MIOPEN")
 	m.LibHash = libHash(s, libDir, "libMIOpen.so")
 	m.KernelDBRevision = nameFingerprint(s, db, miopenDBSuffixes)

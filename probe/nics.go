@@ -72,7 +72,7 @@ func collectNIC(s *state, v nicVendor) schema.NIC {
 	d := &schema.NICDetail{RDMADevices: []string{}, Links: []schema.RDMALink{}}
 
 	ifaces := netInterfacesOfVendor(s.root, v.sysfsID)
-	d.DriverVersion = s.root.readText("/sys/module/" + v.driver + "/version")
+	d.DriverVersion = s.root.ReadText("/sys/module/" + v.driver + "/version")
 	var eth, ibv, rl *string
 	var t2 *schema.AINICDetail
 	_, tier2 := s.which("nicctl")

@@ -291,14 +291,14 @@ func findBelow(root *rootFS, dir string, match func(name string, isDir bool) boo
 	var out []string
 	var walk func(p string)
 	walk = func(p string) {
-		entries, err := root.readDir(p)
+		entries, err := root.ReadDir(p)
 		if err != nil {
 			return
 		}
 		for _, e := range entries {
 			q := p + "/" + e.Name()
 			isDir := e.Type()&os.ModeSymlink == 0 && e.IsDir()
-			if match(e.Name(), root.isDir(q)) {
+			if match(e.Name(), root.IsDir(q)) {
 				out = append(out, q)
 			}
 			if isDir {
@@ -314,7 +314,7 @@ func findBelow(root *rootFS, dir string, match func(name string, isDir bool) boo
 // legacyFindHIP is the legacy fallback: the FindHIP *.hip.o.cmake scripts
 // under <build>/**/<target>.dir/ of each target of interest.
 func legacyFindHIP(s *state, buildDir string) (pyjson.Map[schema.NinjaTarget], int, bool) {
-	if !s.root.isDir(buildDir) {
+	if !s.root.IsDir(buildDir) {
 		s.reason("pytorch_build.ninja_hipcc: legacy FindHIP fallback found no *.hip.o.cmake scripts under %s", buildDir)
 		return nil, 0, false
 	}
@@ -334,7 +334,7 @@ targets:
 				// take at most 4 bytes each (an undecodable byte is one
 				// character), and a sequence cut at the end of the head
 				// lies past them. Reading more would only cost memory.
-				b, err := s.root.readHead(sc, 4*findHIPMaxChars+utf8.UTFMax)
+				b, err := s.root.ReadHead(sc, 4*findHIPMaxChars+utf8.UTFMax)
 				if err != nil {
 					unreadable++
 					continue
@@ -392,7 +392,7 @@ func collectNinjaHIPCC(s *state, kind string, src *string) schema.NinjaHIPCC {
 		return n
 	}
 	p := *src + "/build/build.ninja"
-	if !s.root.isRegular(p) {
+	if !s.root.IsRegular(p) {
 		return n
 	}
 	coll, err := readNinja(s.root, p)
@@ -421,7 +421,7 @@ func collectNinjaHIPCC(s *state, kind string, src *string) schema.NinjaHIPCC {
 // modern parser. It is opened non-blocking and must be a regular file, so
 // a FIFO put in its place since the check cannot hang the probe.
 func readNinja(root *rootFS, p string) (map[string]*ninjaCollected, error) {
-	f, _, err := root.openRegular(p)
+	f, _, err := root.OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}

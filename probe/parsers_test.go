@@ -226,7 +226,7 @@ func FuzzReadText(f *testing.F) {
 		if err := writeFile(dir+"/version", b); err != nil {
 			t.Fatal(err)
 		}
-		got := newRootFS(dir, "/", false).readText("/version")
+		got := NewFS(dir, "/", false).ReadText("/version")
 		if got == nil {
 			return
 		}

@@ -59,7 +59,7 @@ func collectIdentity(s *state, bootID *string) schema.Identity {
 	}
 	ask := s.opt.NamespaceID
 	if ask == nil {
-		ask = s.root.namespaceID
+		ask = func(kind string) NamespaceAnswer { return namespaceID(s.root, kind) }
 	}
 	for _, kind := range namespaceTypes {
 		ns := schema.NamespaceIdentity{Type: kind}
@@ -69,7 +69,7 @@ func collectIdentity(s *state, bootID *string) schema.Identity {
 		} else {
 			ns.Reason = schema.Str(a.Reason)
 		}
-		if t, err := s.root.readlink("/proc/self/ns/" + kind); err == nil && t != "" {
+		if t, err := s.root.Readlink("/proc/self/ns/" + kind); err == nil && t != "" {
 			ns.InodeHash = schema.Str(namespaceKey(kind, bootID, t))
 		}
 		id.Namespaces = append(id.Namespaces, ns)
@@ -101,8 +101,8 @@ func identityGrade(id schema.Identity) string {
 // and its self/ns/<kind> a namespace file; NS_GET_ID, then for mnt
 // NS_GET_MNTNS_ID. Nothing is recorded by a capture here: the answer is
 // (capture.go).
-func (r *rootFS) namespaceID(kind string) NamespaceAnswer {
-	proc, err := r.open1("/proc", syscall.O_RDONLY|syscall.O_DIRECTORY)
+func namespaceID(r *rootFS, kind string) NamespaceAnswer {
+	proc, err := r.OpenUnwatched("/proc", syscall.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
 		return NamespaceAnswer{Reason: fmt.Sprintf("no /proc (%s: %s)", pyfmt.ExcType(err), pyfmt.ExcStr(err))}
 	}

@@ -132,7 +132,7 @@ func kernelAtLeast(release string, major, minor int) bool {
 // probe_namespace row: 8 opens, 8–9 ioctls, 8 readlinks and the boot id.
 func BenchmarkIdentity(b *testing.B) {
 	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
-	boot := s.root.readText("/proc/sys/kernel/random/boot_id")
+	boot := s.root.ReadText("/proc/sys/kernel/random/boot_id")
 	for b.Loop() {
 		collectIdentity(s, boot)
 	}

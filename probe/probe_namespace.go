@@ -15,7 +15,7 @@ import (
 // inode numbers. The same row records probe_provenance.identity
 // (probe_identity.go), which adds no partial reason.
 func collectProbeNamespace(s *state) placeIdentity {
-	bootID := s.root.readText("/proc/sys/kernel/random/boot_id")
+	bootID := s.root.ReadText("/proc/sys/kernel/random/boot_id")
 	return placeIdentity{probeNamespace(s, bootID), collectIdentity(s, bootID)}
 }
 
@@ -30,7 +30,7 @@ func probeNamespace(s *state, bootID *string) *string {
 	if bootID == nil {
 		s.reason("probe_namespace.boot_id: unavailable; fingerprint is local-only")
 	}
-	if t, err := s.root.readlink("/proc/self/ns/mnt"); err != nil {
+	if t, err := s.root.Readlink("/proc/self/ns/mnt"); err != nil {
 		s.reason("probe_namespace.mount_namespace: /proc/self/ns/mnt unreadable (%s: %s); trying cgroup namespace", pyfmt.ExcType(err), pyfmt.ExcStr(err))
 	} else if t != "" {
 		h := namespaceKey("mnt", bootID, t)
@@ -38,7 +38,7 @@ func probeNamespace(s *state, bootID *string) *string {
 	} else {
 		s.reason("probe_namespace.mount_namespace: empty namespace handle; trying cgroup namespace")
 	}
-	t, err := s.root.readlink("/proc/self/ns/cgroup")
+	t, err := s.root.Readlink("/proc/self/ns/cgroup")
 	switch {
 	case err != nil:
 		s.reason("probe_namespace.cgroup_namespace: /proc/self/ns/cgroup unreadable (%s: %s)", pyfmt.ExcType(err), pyfmt.ExcStr(err))

@@ -246,7 +246,7 @@ func TestBridgeSourceTree(t *testing.T) {
 // find_spec("_rocm_sdk_core") in the workload interpreter.
 func TestBridgeROCmImportRoots(t *testing.T) {
 	python := needPython(t)
-	if newRootFS("/", "/", false).isDir("/opt/rocm") {
+	if NewFS("/", "/", false).IsDir("/opt/rocm") {
 		t.Skip("/opt/rocm exists on this machine: step 2 answers before the import system")
 	}
 	dir := t.TempDir()

@@ -72,8 +72,8 @@ func collectPytorchBuild(s *state) schema.PytorchBuild {
 func installKind(s *state, f *pyFacts) (string, *string) {
 	if src := s.getenv("AORTA_PYTORCH_SRC"); src != "" {
 		cand := expandUser(s, src)
-		if s.root.isDir(cand + "/third_party") {
-			return "source", schema.Str(s.root.realpath(cand))
+		if s.root.IsDir(cand + "/third_party") {
+			return "source", schema.Str(s.root.Realpath(cand))
 		}
 	}
 	t, o := f.torchAt("pytorch_build.install_kind")
@@ -86,13 +86,13 @@ func installKind(s *state, f *pyFacts) (string, *string) {
 	}
 	parent := pyDirname(dir)
 	if v := t.Version; v != nil && *v != "" {
-		if src, ok := editableSource(s, parent+"/torch-"+*v+".dist-info/direct_url.json"); ok && s.root.isDir(src+"/third_party") {
-			return "editable", schema.Str(s.root.realpath(src))
+		if src, ok := editableSource(s, parent+"/torch-"+*v+".dist-info/direct_url.json"); ok && s.root.IsDir(src+"/third_party") {
+			return "editable", schema.Str(s.root.Realpath(src))
 		}
 	}
 	for _, p := range []string{parent, pyDirname(parent)} {
-		if s.root.exists(p+"/.git") && s.root.isDir(p+"/third_party") {
-			return "source", schema.Str(s.root.realpath(p))
+		if s.root.Exists(p+"/.git") && s.root.IsDir(p+"/third_party") {
+			return "source", schema.Str(s.root.Realpath(p))
 		}
 	}
 	return "wheel", nil
@@ -103,10 +103,10 @@ func installKind(s *state, f *pyFacts) (string, *string) {
 // Read and JSON errors, and a top level that is not an object, fall
 // through (Python would crash into its disaster path on the last).
 func editableSource(s *state, p string) (string, bool) {
-	if !s.root.exists(p) {
+	if !s.root.Exists(p) {
 		return "", false
 	}
-	b, err := s.root.readFile(p, maxTextFile)
+	b, err := s.root.ReadFile(p, MaxTextFile)
 	if err != nil {
 		return "", false
 	}
@@ -132,7 +132,7 @@ func submoduleCommits(s *state, kind string, src *string, gitCommit *string) sch
 	switch {
 	case (kind == "source" || kind == "editable") && src != nil:
 		tp := *src + "/third_party"
-		if !s.root.isDir(tp) {
+		if !s.root.IsDir(tp) {
 			s.reason("pytorch_build.submodule_commits: %s missing on detected %s tree at %s", tp, kind, *src)
 			return sc
 		}
@@ -166,7 +166,7 @@ func submoduleCommits(s *state, kind string, src *string, gitCommit *string) sch
 // gitHead is `git -C dir rev-parse HEAD` (5 s): the stripped output when it
 // is all hex digits, else nil.
 func gitHead(s *state, dir string) *string {
-	if !s.root.exists(dir) {
+	if !s.root.Exists(dir) {
 		return nil
 	}
 	r := s.run(Command{Argv: []string{"git", "-C", dir, "rev-parse", "HEAD"}, Timeout: ShortTimeout})
@@ -234,7 +234,7 @@ func torchLibBundled(s *state, t *pyTorch) pyjson.Map[bool] {
 		}
 		dir = d + "/lib"
 	}
-	entries, err := s.root.readDir(dir)
+	entries, err := s.root.ReadDir(dir)
 	if err != nil {
 		s.reason("pytorch_build.binary_introspection.torch_lib_bundled: %s scan failed (%s)", dir, pyfmt.ExcType(err))
 		return nil

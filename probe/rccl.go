@@ -20,7 +20,7 @@ func collectRCCL(s *state) schema.RCCL {
 	header := s.rocm().inc + "/include/rccl/rccl.h"
 	libDir := s.rocm().lib + "/lib"
 
-	text := s.root.readText(header)
+	text := s.root.ReadText(header)
 	r.VersionCode = rcclVersionCode(text)
 	if r.VersionCode != nil {
 		r.Version = schema.Str(rcclVersion(*r.VersionCode))
@@ -68,7 +68,7 @@ func collectRCCL(s *state) schema.RCCL {
 func resolveNetPlugin(s *state, value, libDir string) (string, bool) {
 	if strings.Contains(value, "/") {
 		p := pathlibStr(value)
-		return p, s.root.isRegular(p)
+		return p, s.root.IsRegular(p)
 	}
 	var dirs []string
 	for _, d := range strings.Split(s.getenv("LD_LIBRARY_PATH"), ":") {
@@ -80,7 +80,7 @@ func resolveNetPlugin(s *state, value, libDir string) (string, bool) {
 	names := netPluginNames(value)
 	for _, d := range dirs {
 		for _, n := range names {
-			if p := pathlibJoin(d, n); s.root.isRegular(p) {
+			if p := pathlibJoin(d, n); s.root.IsRegular(p) {
 				return p, true
 			}
 		}

@@ -387,7 +387,7 @@ func (c *collector) machinePath(p string) string {
 // archive.
 func (r *Replay) isExec(root *rootFS) func(string) bool {
 	return func(p string) bool {
-		fi, err := root.stat(p)
+		fi, err := root.Stat(p)
 		return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 	}
 }

@@ -28,7 +28,7 @@ func collectRocFFTCatalog(s *state) schema.RocFFTCatalog {
 	lib := s.rocm().lib + "/lib"
 	cands = append(cands, cand{lib + "/rocfft_kernel_cache.db", "rocm_lib"}, cand{lib + "/rocfft/rocfft_kernel_cache.db", "rocm_lib"})
 	for _, cd := range cands {
-		fi, err := s.root.stat(cd.path)
+		fi, err := s.root.Stat(cd.path)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}

@@ -17,7 +17,7 @@ func collectROCm(s *state) schema.ROCm {
 	versionFile := s.rocm().core + "/.info/version"
 	source := ""
 	switch {
-	case set(&r.Version, s.root.readMarker(versionFile)):
+	case set(&r.Version, s.root.ReadMarker(versionFile)):
 		source = "version_file"
 	case tr.manifest != nil && set(&r.Version, manifestString(tr.manifest, "rocm_version")):
 		source = "therock_manifest"
@@ -32,7 +32,7 @@ func collectROCm(s *state) schema.ROCm {
 		r.VersionSource = &source
 	}
 
-	r.VersionDev = s.root.readMarker(s.rocm().core + "/.info/version-dev")
+	r.VersionDev = s.root.ReadMarker(s.rocm().core + "/.info/version-dev")
 	if r.VersionDev == nil && tr.manifest != nil {
 		r.VersionDev = manifestString(tr.manifest, "rocm_package_version")
 	}
@@ -65,7 +65,7 @@ func distVersion(s *state, name string) *string {
 	}
 	want := normalizeDist(name)
 	for _, site := range s.sites() {
-		es, err := s.root.readDir(site)
+		es, err := s.root.ReadDir(site)
 		if err != nil {
 			continue
 		}
@@ -78,7 +78,7 @@ func distVersion(s *state, name string) *string {
 			if normalizeDist(dname) != want {
 				continue
 			}
-			if meta := s.root.readText(site + "/" + e.Name() + "/METADATA"); meta != nil {
+			if meta := s.root.ReadText(site + "/" + e.Name() + "/METADATA"); meta != nil {
 				for _, line := range strings.Split(*meta, "\n") {
 					if v, ok := strings.CutPrefix(line, "Version:"); ok {
 						if v = pyfmt.Strip(v); v != "" {
@@ -108,7 +108,7 @@ func torchROCmVersion(s *state) *string {
 		return v // the workload interpreter answered (python_rocm.go)
 	}
 	for _, site := range s.sites() {
-		text := s.root.readText(site + "/torch/version.py")
+		text := s.root.ReadText(site + "/torch/version.py")
 		if text == nil {
 			continue
 		}

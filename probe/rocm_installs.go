@@ -39,7 +39,7 @@ func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstall
 	var list []*rocmInstall
 	byReal := map[string]*rocmInstall{}
 	add := func(dir, kind, alias string) {
-		real := root.realpath(dir)
+		real := root.Realpath(dir)
 		if in := byReal[real]; in != nil {
 			name := dir
 			if alias != "" {
@@ -71,7 +71,7 @@ func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstall
 		}
 		v = pyNormpath(v)
 		if base := path.Base(v); strings.HasPrefix(base, "_rocm_sdk_") {
-			if core := path.Dir(v) + "/_rocm_sdk_core"; root.isDir(core) {
+			if core := path.Dir(v) + "/_rocm_sdk_core"; root.IsDir(core) {
 				add(core, "wheel", "$"+name)
 			}
 			continue
@@ -83,7 +83,7 @@ func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstall
 	if classicInstall(root, "/opt/rocm") {
 		add("/opt/rocm", classicKind(root, "/opt/rocm", "opt_rocm"), "")
 	}
-	if names, err := root.readDirNames("/opt"); err == nil {
+	if names, err := root.ReadDirNames("/opt"); err == nil {
 		sort.Strings(names)
 		for _, n := range names {
 			if d := "/opt/" + n; strings.HasPrefix(n, "rocm-") && classicInstall(root, d) {
@@ -99,7 +99,7 @@ func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstall
 		sites = append(sites, path.Dir(r.Root)) // found by the interpreter
 	}
 	for _, site := range sites {
-		if core := site + "/_rocm_sdk_core"; root.isDir(core) {
+		if core := site + "/_rocm_sdk_core"; root.IsDir(core) {
 			add(core, "wheel", "")
 		}
 	}
@@ -107,7 +107,7 @@ func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstall
 	out := schema.ROCmInstalls{Installs: []schema.ROCmInstall{}, Loader: []schema.LoaderResolution{}}
 	var described *rocmInstall
 	if r := snap.ROCm; r.RootSource != "none" && r.Root != "" {
-		described = byReal[root.realpath(r.Root)]
+		described = byReal[root.Realpath(r.Root)]
 	}
 	hipconfig, _ := c.which("hipconfig")
 	for _, in := range list {
@@ -151,11 +151,11 @@ func locationKind(dir string) string {
 // classicInstall is a directory that holds .info, bin or lib: what
 // ROCM_PATH may name (docs/rocm-roots.md, step 1).
 func classicInstall(root *rootFS, dir string) bool {
-	if !root.isDir(dir) {
+	if !root.IsDir(dir) {
 		return false
 	}
 	for _, sub := range []string{".info", "bin", "lib"} {
-		if root.exists(dir + "/" + sub) {
+		if root.Exists(dir + "/" + sub) {
 			return true
 		}
 	}
@@ -164,7 +164,7 @@ func classicInstall(root *rootFS, dir string) bool {
 
 // classicKind is therock for a tree with TheRock's manifest, else kind.
 func classicKind(root *rootFS, dir, kind string) string {
-	if root.isRegular(dir + "/share/therock/therock_manifest.json") {
+	if root.IsRegular(dir + "/share/therock/therock_manifest.json") {
 		return "therock"
 	}
 	return kind
@@ -197,11 +197,11 @@ func distroHIP(root *rootFS) string {
 // libraryIn is dir/name when it exists, else the highest soname
 // dir/name.N (N from 9 down to 0), else "".
 func libraryIn(root *rootFS, dir, name string) string {
-	if p := dir + "/" + name; root.exists(p) {
+	if p := dir + "/" + name; root.Exists(p) {
 		return p
 	}
 	for n := 9; n >= 0; n-- {
-		if p := dir + "/" + name + "." + strconv.Itoa(n); root.exists(p) {
+		if p := dir + "/" + name + "." + strconv.Itoa(n); root.Exists(p) {
 			return p
 		}
 	}
@@ -224,11 +224,11 @@ func installVersion(c *collector, in *rocmInstall, hipconfig string, hipVersion 
 			return
 		}
 	}
-	if v := root.readText(in.Root + "/.info/version"); v != nil {
+	if v := root.ReadText(in.Root + "/.info/version"); v != nil {
 		set(*v, "info_version", nil)
 		return
 	}
-	if text := root.readText(in.Root + "/share/therock/therock_manifest.json"); text != nil {
+	if text := root.ReadText(in.Root + "/share/therock/therock_manifest.json"); text != nil {
 		if m, err := pyjson.Decode(*text); err == nil {
 			if obj, ok := m.(pyjson.Map[any]); ok {
 				if v := manifestString(obj, "rocm_version"); v != nil {
@@ -254,7 +254,7 @@ func installVersion(c *collector, in *rocmInstall, hipconfig string, hipVersion 
 		lib = distroHIP(root)
 	}
 	if lib != "" {
-		base := path.Base(root.realpath(lib))
+		base := path.Base(root.Realpath(lib))
 		if v, ok := strings.CutPrefix(base, "libamdhip64.so."); ok && strings.Count(v, ".") >= 1 {
 			set(v, "library_name", nil)
 		}
@@ -264,7 +264,7 @@ func installVersion(c *collector, in *rocmInstall, hipconfig string, hipVersion 
 // wheelVersion is the Version of rocm-sdk-core's dist-info in site, with
 // the distribution's name, or "".
 func wheelVersion(root *rootFS, site string) (name, version string) {
-	names, err := root.readDirNames(site)
+	names, err := root.ReadDirNames(site)
 	if err != nil {
 		return "", ""
 	}
@@ -278,7 +278,7 @@ func wheelVersion(root *rootFS, site string) (name, version string) {
 		if normalizeDist(dname) != "rocm-sdk-core" {
 			continue
 		}
-		if meta := root.readText(site + "/" + n + "/METADATA"); meta != nil {
+		if meta := root.ReadText(site + "/" + n + "/METADATA"); meta != nil {
 			for _, line := range strings.Split(*meta, "\n") {
 				if v, ok := strings.CutPrefix(line, "Version:"); ok {
 					if v = strings.TrimSpace(v); v != "" {
@@ -300,7 +300,7 @@ func wheelVersion(root *rootFS, site string) (name, version string) {
 // package name and its version, or "" (no database, no such package).
 // The file is streamed; a FIFO or a device is not read (openRegular).
 func dpkgHIP(root *rootFS) (name, version string) {
-	f, fi, err := root.openRegular("/var/lib/dpkg/status")
+	f, fi, err := root.OpenRegular("/var/lib/dpkg/status")
 	if err != nil || fi.Size() > dpkgStatusMax {
 		return "", ""
 	}
@@ -429,7 +429,7 @@ func ldCacheLookup(entries []ldCacheEntry, lib string) string {
 // readLDCache parses the probed root's /etc/ld.so.cache; nil when it is
 // missing, too large or not a cache.
 func readLDCache(root *rootFS) []ldCacheEntry {
-	b, err := root.readFile("/etc/ld.so.cache", ldCacheMax)
+	b, err := root.ReadFile("/etc/ld.so.cache", ldCacheMax)
 	if err != nil {
 		return nil
 	}
@@ -440,7 +440,7 @@ func readLDCache(root *rootFS) []ldCacheEntry {
 // installOf is the root of the install holding the library file p (as
 // named or with its links resolved), or null.
 func installOf(root *rootFS, p string, installs []*rocmInstall) *string {
-	real := root.realpath(p)
+	real := root.Realpath(p)
 	for _, cand := range []string{p, real} {
 		for _, in := range installs {
 			if in.Kind == "distro" {

@@ -72,14 +72,14 @@ func rootsFromCandidate(root *rootFS, cand, source string) (rocmRoots, bool) {
 			r.source = source
 			return r, true
 		}
-		if root.isDir(cand) {
+		if root.IsDir(cand) {
 			return rocmRoots{core: cand, lib: cand, inc: cand, source: source, layout: "wheel"}, true
 		}
 		return rocmRoots{}, false
 	}
-	if root.isDir(cand) {
+	if root.IsDir(cand) {
 		for _, sub := range []string{".info", "bin", "lib"} {
-			if root.exists(cand + "/" + sub) {
+			if root.Exists(cand + "/" + sub) {
 				return classicRoots(cand, source), true
 			}
 		}
@@ -90,14 +90,14 @@ func rootsFromCandidate(root *rootFS, cand, source string) (rocmRoots, bool) {
 // wheelRoots builds wheel roots from a site directory (docs/rocm-roots.md).
 func wheelRoots(root *rootFS, site string) (rocmRoots, bool) {
 	core := site + "/_rocm_sdk_core"
-	if !root.isDir(core) {
+	if !root.IsDir(core) {
 		return rocmRoots{}, false
 	}
 	r := rocmRoots{core: core, lib: core, inc: core, layout: "wheel"}
-	if d := site + "/_rocm_sdk_libraries"; root.isDir(d) {
+	if d := site + "/_rocm_sdk_libraries"; root.IsDir(d) {
 		r.lib = d
 	}
-	if d := site + "/_rocm_sdk_devel"; root.isDir(d) {
+	if d := site + "/_rocm_sdk_devel"; root.IsDir(d) {
 		r.inc = d
 	}
 	return r, true
@@ -110,12 +110,12 @@ func wheelRoots(root *rootFS, site string) (rocmRoots, bool) {
 // unreadable, does not count.
 func usableOptROCm(root *rootFS) bool {
 	const dir = "/opt/rocm"
-	if !root.isDir(dir) {
+	if !root.IsDir(dir) {
 		return false
 	}
-	return root.readMarker(dir+"/.info/version") != nil ||
-		root.readMarker(dir+"/.info/version-dev") != nil ||
-		root.isDir(dir+"/lib")
+	return root.ReadMarker(dir+"/.info/version") != nil ||
+		root.ReadMarker(dir+"/.info/version-dev") != nil ||
+		root.IsDir(dir+"/lib")
 }
 
 // pythonSiteDirs is the Go substitute for the Python import search of Step 3
@@ -128,7 +128,7 @@ func pythonSiteDirs(root *rootFS, env func(string) (string, bool)) []string {
 	var dirs []string
 	seen := map[string]bool{}
 	add := func(d string) {
-		if d != "" && !seen[d] && root.isDir(d) {
+		if d != "" && !seen[d] && root.IsDir(d) {
 			seen[d] = true
 			dirs = append(dirs, d)
 		}
@@ -148,7 +148,7 @@ func pythonSiteDirs(root *rootFS, env func(string) (string, bool)) []string {
 	}
 	for _, py := range []string{"python3", "python"} {
 		for _, d := range machine.SearchPath(env) {
-			if root.isRegular(d + "/" + py) {
+			if root.IsRegular(d + "/" + py) {
 				prefixes = append(prefixes, filepath.Dir(d))
 				break
 			}
@@ -157,7 +157,7 @@ func pythonSiteDirs(root *rootFS, env func(string) (string, bool)) []string {
 	prefixes = append(prefixes, "/usr/local", "/usr")
 	for _, p := range prefixes {
 		for _, lib := range []string{"lib", "lib64"} {
-			vers, _ := root.readDir(p + "/" + lib)
+			vers, _ := root.ReadDir(p + "/" + lib)
 			var names []string
 			for _, e := range vers {
 				if strings.HasPrefix(e.Name(), "python3") {

@@ -6,16 +6,16 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// maxTextFile bounds read-text: version files, headers and sysfs attributes
+// MaxTextFile bounds read-text: version files, headers and sysfs attributes
 // are bytes to kilobytes, and a multi-gigabyte "version" file must not be
 // read into memory. A larger file reads as unreadable.
-const maxTextFile = 4 << 20
+const MaxTextFile = 4 << 20
 
-// readText is read-text (docs/rocm-libraries.md#read-text): the whole
+// ReadText is read-text (docs/rocm-libraries.md#read-text): the whole
 // file as strict UTF-8 with universal newlines, Python-stripped; nil when
 // missing, unreadable, not UTF-8, or empty after stripping.
-func (r *rootFS) readText(p string) *string {
-	b, err := r.readFile(p, maxTextFile)
+func (r *rootFS) ReadText(p string) *string {
+	b, err := r.ReadFile(p, MaxTextFile)
 	if err != nil || !utf8.Valid(b) {
 		return nil
 	}
@@ -26,28 +26,28 @@ func (r *rootFS) readText(p string) *string {
 	return &s
 }
 
-// markerLimit is how much of a version marker is read.
-const markerLimit = 4096
+// MarkerLimit is how much of a version marker is read.
+const MarkerLimit = 4096
 
-// readMarker is the bounded marker read of .info/version and
+// ReadMarker is the bounded marker read of .info/version and
 // .info/version-dev (docs/rocm-roots.md#version-markers): at most 4096
 // bytes; strict UTF-8, except that a multibyte sequence the limit cut short
 // is dropped (an incomplete one at the real end, or any other invalid byte,
 // is nil); no newline translation; Python-stripped; nil when empty, missing
 // or unreadable (a directory, a FIFO, a loop).
-func (r *rootFS) readMarker(p string) *string {
-	b, err := r.readHead(p, markerLimit+1)
+func (r *rootFS) ReadMarker(p string) *string {
+	b, err := r.ReadHead(p, MarkerLimit+1)
 	if err != nil {
 		return nil
 	}
-	return markerText(b)
+	return MarkerText(b)
 }
 
-// markerText is readMarker's decoding of the (at most 4097) bytes read.
-func markerText(b []byte) *string {
-	cut := len(b) > markerLimit
+// MarkerText is readMarker's decoding of the (at most 4097) bytes read.
+func MarkerText(b []byte) *string {
+	cut := len(b) > MarkerLimit
 	if cut {
-		b = b[:markerLimit]
+		b = b[:MarkerLimit]
 	}
 	if !utf8.Valid(b) {
 		n, ok := cutSequence(b)

@@ -16,7 +16,7 @@ import (
 // each odd file type is simply "unreadable".
 func TestReadTextHostile(t *testing.T) {
 	dir := t.TempDir()
-	r := newRootFS(dir, "/", false)
+	r := NewFS(dir, "/", false)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -35,15 +35,15 @@ func TestReadTextHostile(t *testing.T) {
 	must(huge.Truncate(3 << 30)) // sparse 3 GiB
 	huge.Close()
 
-	if got := r.readText("/crlf"); got == nil || *got != "7.2.1" {
+	if got := r.ReadText("/crlf"); got == nil || *got != "7.2.1" {
 		t.Errorf("crlf: %v", got)
 	}
 	for _, p := range []string{"/blank", "/latin1", "/fifo", "/dir", "/loop", "/zero", "/huge", "/missing"} {
-		if got := r.readText(p); got != nil {
+		if got := r.ReadText(p); got != nil {
 			t.Errorf("%s: got %q, want nil", p, *got)
 		}
 	}
-	if _, err := r.readFile("/missing", 10); err == nil || err.(*os.PathError).Path != "/missing" {
+	if _, err := r.ReadFile("/missing", 10); err == nil || err.(*os.PathError).Path != "/missing" {
 		t.Errorf("error must name the logical path: %v", err)
 	}
 }
@@ -68,7 +68,7 @@ func TestResolveROCmRoots(t *testing.T) {
 	mk("/opt/rocm-7.2.1/lib")
 	mk("/srv/shim/bin")
 	mk("/opt/empty")
-	root := newRootFS(dir, "/", false)
+	root := NewFS(dir, "/", false)
 	none := func() []string { return nil }
 	for _, tc := range []struct {
 		name string
@@ -129,7 +129,7 @@ func TestResolveROCmRoots(t *testing.T) {
 			d := t.TempDir()
 			os.MkdirAll(filepath.Join(d, "opt/rocm/.info"), 0o755)
 			os.WriteFile(filepath.Join(d, "opt/rocm/.info/version"), tc.data, 0o644)
-			if got := usableOptROCm(newRootFS(d, "/", false)); got != tc.want {
+			if got := usableOptROCm(NewFS(d, "/", false)); got != tc.want {
 				t.Errorf("%s: usable = %v, want %v", tc.name, got, tc.want)
 			}
 		}
@@ -139,7 +139,7 @@ func TestResolveROCmRoots(t *testing.T) {
 		f, _ := os.Create(filepath.Join(d, "opt/rocm/.info/version"))
 		f.Truncate(8 << 30)
 		f.Close()
-		if !usableOptROCm(newRootFS(d, "/", false)) {
+		if !usableOptROCm(NewFS(d, "/", false)) {
 			t.Error("a huge version file of NUL bytes is non-blank, as Python reads it")
 		}
 	})
@@ -148,7 +148,7 @@ func TestResolveROCmRoots(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(d, "opt/rocm/bin"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if usableOptROCm(newRootFS(d, "/", false)) {
+		if usableOptROCm(NewFS(d, "/", false)) {
 			t.Error("bin-only shim accepted")
 		}
 	})
@@ -178,7 +178,7 @@ func TestReadMarker(t *testing.T) {
 	} {
 		d := t.TempDir()
 		os.WriteFile(filepath.Join(d, "v"), []byte(tc.data), 0o644)
-		got := newRootFS(d, "/", false).readMarker("/v")
+		got := NewFS(d, "/", false).ReadMarker("/v")
 		if (got == nil) != (tc.want == "") || got != nil && *got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, ptrV(got), tc.want)
 		}
@@ -186,9 +186,9 @@ func TestReadMarker(t *testing.T) {
 	d := t.TempDir()
 	os.Mkdir(filepath.Join(d, "dir"), 0o755)
 	os.Symlink("loop", filepath.Join(d, "loop"))
-	r := newRootFS(d, "/", false)
+	r := NewFS(d, "/", false)
 	for _, p := range []string{"/dir", "/loop", "/missing"} {
-		if got := r.readMarker(p); got != nil {
+		if got := r.ReadMarker(p); got != nil {
 			t.Errorf("%s: %q, want null", p, *got)
 		}
 	}
@@ -218,7 +218,7 @@ func TestOptROCmVersionDev(t *testing.T) {
 		if err := tc.mk(filepath.Join(d, "opt/rocm/.info/version-dev")); err != nil {
 			t.Fatal(err)
 		}
-		if got := usableOptROCm(newRootFS(d, "/", false)); got != tc.want {
+		if got := usableOptROCm(NewFS(d, "/", false)); got != tc.want {
 			t.Errorf("%s: usable = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -231,14 +231,14 @@ func FuzzMarkerText(f *testing.F) {
 	f.Add(append(bytes.Repeat([]byte("7"), 4095), 0xc3, 0xa9))
 	f.Add(append([]byte("7.2.1"), append(bytes.Repeat([]byte(" "), 4100), 0xff)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) > markerLimit+1 {
-			b = b[:markerLimit+1]
+		if len(b) > MarkerLimit+1 {
+			b = b[:MarkerLimit+1]
 		}
-		got := markerText(b)
+		got := MarkerText(b)
 		if got == nil {
 			return
 		}
-		if !utf8.ValidString(*got) || *got == "" || pyfmt.Strip(*got) != *got || len(*got) > markerLimit || !bytes.Contains(b, []byte(*got)) {
+		if !utf8.ValidString(*got) || *got == "" || pyfmt.Strip(*got) != *got || len(*got) > MarkerLimit || !bytes.Contains(b, []byte(*got)) {
 			t.Errorf("markerText(%q) = %q", b, *got)
 		}
 	})

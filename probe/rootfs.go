@@ -49,10 +49,12 @@ type rootFS struct {
 	// number the kernel lacks there, to see the ENOSYS fallback).
 	openat2Nr uintptr
 
-	// rec records what the probe asked (capture.go); nil normally.
-	rec *Recorder
-	// errs are the errors a capture recorded (replay.go): opening one of
-	// these machine paths fails with its errno, as it did when captured.
+	// watch is told what the probe asked (a capture's Recorder); nil
+	// normally.
+	watch Watcher
+	// errs are the errors a capture recorded (a replay's, SetFaults):
+	// opening one of these machine paths fails with its errno, as it did
+	// when captured.
 	errs map[string]syscall.Errno
 
 	dirOnce sync.Once
@@ -60,9 +62,45 @@ type rootFS struct {
 	dirErr  error // why root could not be opened
 }
 
-// newRootFS returns the filesystem at host path root ("" is "/"), with
+// Watcher is told of every read of an FS, with the answer: a capture's
+// Recorder, which records what the probe met (docs/capture.md). Paths are
+// as the probe asked them, on the probed machine.
+type Watcher interface {
+	// Opened: an open of p with flags; hashing when the hash pool opened
+	// it to read it whole.
+	Opened(p string, flags int, f *os.File, err error, hashing bool)
+	// Asked: a stat, lstat or readlink (op) of p, the last link followed
+	// or not.
+	Asked(op, p string, follow bool, err error)
+	// Listed: a directory listing of p.
+	Listed(p string, names []string)
+	// Resolved: the absolute path p was resolved (realpath).
+	Resolved(p string)
+	// Hashed: the hash pool read p whole and found sum.
+	Hashed(p, sum string)
+}
+
+// Watch makes w see every read from now on; call it before the FS is
+// shared.
+func (r *rootFS) Watch(w Watcher) { r.watch = w }
+
+// Hashed tells the watcher, if any, that p was read whole and hashed to
+// sum (the hash pool reads through OpenRegularFor).
+func (r *rootFS) Hashed(p, sum string) {
+	if r.watch != nil {
+		r.watch.Hashed(p, sum)
+	}
+}
+
+// SetFaults makes the FS answer the errors of faults, keyed "open /path",
+// "stat /path", "lstat /path" or "readlink /path", instead of reading (a
+// replay's recorded errors, a scenario's [errno] sections); call it
+// before the FS is shared.
+func (r *rootFS) SetFaults(faults map[string]syscall.Errno) { r.errs = faults }
+
+// NewFS returns the filesystem at host path root ("" is "/"), with
 // relative paths taken against the machine path cwd.
-func newRootFS(root, cwd string, portable bool) *rootFS {
+func NewFS(root, cwd string, portable bool) *rootFS {
 	if root == "" {
 		root = "/"
 	}
@@ -75,12 +113,12 @@ func newRootFS(root, cwd string, portable bool) *rootFS {
 	return &rootFS{root: root, cwd: cwd, portable: portable, dirFD: -1, openat2Nr: sysOpenat2}
 }
 
-// live reports whether this is the machine the probe runs on.
-func (r *rootFS) live() bool { return r.root == "/" }
+// Live reports whether this is the machine the probe runs on.
+func (r *rootFS) Live() bool { return r.root == "/" }
 
-// abs makes p absolute against the machine working directory. ok is false
+// Abs makes p absolute against the machine working directory. ok is false
 // for a relative path when the working directory is unknown.
-func (r *rootFS) abs(p string) (string, bool) {
+func (r *rootFS) Abs(p string) (string, bool) {
 	if strings.HasPrefix(p, "/") {
 		return p, true
 	}
@@ -90,9 +128,9 @@ func (r *rootFS) abs(p string) (string, bool) {
 	return strings.TrimSuffix(r.cwd, "/") + "/" + p, true
 }
 
-// host is the host path of the already resolved machine path p.
-func (r *rootFS) host(p string) string {
-	if r.live() {
+// Host is the Host path of the already resolved machine path p.
+func (r *rootFS) Host(p string) string {
+	if r.Live() {
 		return p
 	}
 	if p == "/" {
@@ -101,9 +139,9 @@ func (r *rootFS) host(p string) string {
 	return r.root + p
 }
 
-// pathErr is err as a *fs.PathError naming the machine path p: an errno
+// PathErr is err as a *fs.PathError naming the machine path p: an errno
 // is taken out of any PathError around it, so the host path never shows.
-func pathErr(op, p string, err error) error {
+func PathErr(op, p string, err error) error {
 	var pe *fs.PathError
 	for errors.As(err, &pe) {
 		err = pe.Err
@@ -111,9 +149,9 @@ func pathErr(op, p string, err error) error {
 	return &fs.PathError{Op: op, Path: p, Err: err}
 }
 
-// logical is err with the machine path p in place of the path it names,
+// Logical is err with the machine path p in place of the path it names,
 // its operation kept.
-func logical(err error, p string) error {
+func Logical(err error, p string) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return &fs.PathError{Op: pe.Op, Path: p, Err: pe.Err}
@@ -130,9 +168,9 @@ const (
 	openat2RetriesEAGAIN = 8
 )
 
-// oPath is O_PATH (uapi asm-generic/fcntl.h; the syscall package lacks
+// OPath is O_PATH (uapi asm-generic/fcntl.h; the syscall package lacks
 // it): a descriptor that names a file without opening it for I/O.
-const oPath = 0o10000000
+const OPath = 0o10000000
 
 type openHow struct{ flags, mode, resolve uint64 }
 
@@ -141,7 +179,7 @@ type openHow struct{ flags, mode, resolve uint64 }
 // the deadline may still use it after Collect returned).
 func (r *rootFS) rootDir() (int, error) {
 	r.dirOnce.Do(func() {
-		fd, err := syscall.Open(r.root, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(r.root, OPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			r.dirErr = err
 			return
@@ -185,33 +223,33 @@ func (r *rootFS) openat2(p string, flags int) (fd int, ok bool, err error) {
 	}
 }
 
-// open opens the machine path p with flags (O_CLOEXEC added), every
+// Open opens the machine path p with flags (O_CLOEXEC added), every
 // component resolved inside the root. With O_NOFOLLOW the last component
 // is not followed (with O_PATH: the link itself, for lstat and readlink).
-func (r *rootFS) open(p string, flags int) (*os.File, error) { return r.openFor(p, flags, false) }
+func (r *rootFS) Open(p string, flags int) (*os.File, error) { return r.OpenFor(p, flags, false) }
 
-// openFor is open; hashing says the hash pool opens it (a capture then
+// OpenFor is open; hashing says the hash pool opens it (a capture then
 // keeps its size and sum, never its bytes).
-func (r *rootFS) openFor(p string, flags int, hashing bool) (*os.File, error) {
-	f, err := r.open1(p, flags)
-	if r.rec != nil {
-		r.rec.opened(p, flags, f, err, hashing)
+func (r *rootFS) OpenFor(p string, flags int, hashing bool) (*os.File, error) {
+	f, err := r.OpenUnwatched(p, flags)
+	if r.watch != nil {
+		r.watch.Opened(p, flags, f, err, hashing)
 	}
 	return f, err
 }
 
-func (r *rootFS) open1(p string, flags int) (*os.File, error) {
-	ap, ok := r.abs(p)
-	if en, bad := r.errs["open "+ap]; bad && ok && flags&oPath == 0 {
-		return nil, pathErr("open", p, en)
+func (r *rootFS) OpenUnwatched(p string, flags int) (*os.File, error) {
+	ap, ok := r.Abs(p)
+	if en, bad := r.errs["open "+ap]; bad && ok && flags&OPath == 0 {
+		return nil, PathErr("open", p, en)
 	}
 	if !ok {
-		return nil, pathErr("open", p, syscall.ENOENT)
+		return nil, PathErr("open", p, syscall.ENOENT)
 	}
-	if r.live() {
+	if r.Live() {
 		f, err := os.OpenFile(ap, flags, 0)
 		if err != nil {
-			return nil, logical(err, p)
+			return nil, Logical(err, p)
 		}
 		return f, nil
 	}
@@ -220,7 +258,7 @@ func (r *rootFS) open1(p string, flags int) (*os.File, error) {
 		fd, err = r.openWalk(ap, flags)
 	}
 	if err != nil {
-		return nil, pathErr("open", p, err)
+		return nil, PathErr("open", p, err)
 	}
 	return os.NewFile(uintptr(fd), p), nil
 }
@@ -240,7 +278,7 @@ func (r *rootFS) openWalk(p string, flags int) (int, error) {
 		return -1, err
 	}
 	for {
-		fd, err := syscall.Open(r.host(real), flags|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(r.Host(real), flags|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 		if err == syscall.EINTR {
 			continue
 		}
@@ -277,16 +315,16 @@ func (r *rootFS) resolveParent(p string) (string, error) {
 // component that does not resolve the rest is appended as written, "."
 // and ".." applied lexically.
 func (r *rootFS) walk(p string, strict bool) (string, error) {
-	resolved, unresolved, err := resolveIn(p, true, func(next string) (component, error) {
-		fi, err := os.Lstat(r.host(next))
+	resolved, unresolved, err := ResolveIn(p, true, func(next string) (Component, error) {
+		fi, err := os.Lstat(r.Host(next))
 		switch {
 		case err != nil:
-			return component{}, err
+			return Component{}, err
 		case fi.Mode()&fs.ModeSymlink != 0:
-			t, err := os.Readlink(r.host(next))
-			return component{link: true, target: t}, err
+			t, err := os.Readlink(r.Host(next))
+			return Component{Link: true, Target: t}, err
 		}
-		return component{dir: fi.IsDir()}, nil
+		return Component{Dir: fi.IsDir()}, nil
 	})
 	if err != nil {
 		if strict {
@@ -297,15 +335,15 @@ func (r *rootFS) walk(p string, strict bool) (string, error) {
 	return resolved, nil
 }
 
-// component is what one step of a path walk found at a path: a symbolic
+// Component is what one step of a path walk found at a path: a symbolic
 // link and its target, or whether it is a directory.
-type component struct {
-	link   bool
-	target string
-	dir    bool
+type Component struct {
+	Link   bool
+	Target string
+	Dir    bool
 }
 
-// resolveIn resolves the absolute path p inside a root, one component at
+// ResolveIn resolves the absolute path p inside a root, one component at
 // a time, as the kernel does under RESOLVE_IN_ROOT: look says what each
 // path is; an absolute link target starts again at the root, ".." stops
 // at it, more than maxSymlinks links is ELOOP, a non-directory followed
@@ -313,7 +351,7 @@ type component struct {
 // component's link is followed only with followLast. On an error it
 // returns the path resolved so far and the part not resolved, from the
 // component that failed on.
-func resolveIn(p string, followLast bool, look func(string) (component, error)) (resolved, unresolved string, err error) {
+func ResolveIn(p string, followLast bool, look func(string) (Component, error)) (resolved, unresolved string, err error) {
 	rest, links := p, 0
 	for rest != "" {
 		// more: a slash follows c (even a trailing one: "file/" is
@@ -333,9 +371,9 @@ func resolveIn(p string, followLast bool, look func(string) (component, error)) 
 		it, err := look(next)
 		switch {
 		case err != nil:
-		case !it.link && !it.dir && more:
+		case !it.Link && !it.Dir && more:
 			err = syscall.ENOTDIR
-		case it.link && (more || followLast):
+		case it.Link && (more || followLast):
 			if links++; links > maxSymlinks {
 				err = syscall.ELOOP
 			}
@@ -343,17 +381,17 @@ func resolveIn(p string, followLast bool, look func(string) (component, error)) 
 		if err != nil {
 			return resolved, c + "/" + rest, err
 		}
-		if !it.link || !(more || followLast) {
+		if !it.Link || !(more || followLast) {
 			resolved = next
 			continue
 		}
-		if strings.HasPrefix(it.target, "/") {
+		if strings.HasPrefix(it.Target, "/") {
 			resolved = ""
 		}
 		if more {
-			rest = it.target + "/" + rest
+			rest = it.Target + "/" + rest
 		} else {
-			rest = it.target
+			rest = it.Target
 		}
 	}
 	if resolved == "" {
@@ -384,65 +422,65 @@ func lexical(p string) string {
 // (MAXSYMLINKS); one more is ELOOP.
 const maxSymlinks = 40
 
-// stat is os.Stat of p inside the root: links followed.
-func (r *rootFS) stat(p string) (fs.FileInfo, error) {
+// Stat is os.Stat of p inside the root: links followed.
+func (r *rootFS) Stat(p string) (fs.FileInfo, error) {
 	v, err := r.stat1(p)
-	if r.rec != nil {
-		r.rec.asked("stat", p, true, err)
+	if r.watch != nil {
+		r.watch.Asked("stat", p, true, err)
 	}
 	return v, err
 }
 
 func (r *rootFS) stat1(p string) (fs.FileInfo, error) {
-	if ap, ok := r.abs(p); ok {
+	if ap, ok := r.Abs(p); ok {
 		if en, bad := r.errs["stat "+ap]; bad {
 			var zero fs.FileInfo
-			return zero, pathErr("stat", p, en)
+			return zero, PathErr("stat", p, en)
 		}
 	}
-	if r.live() {
-		ap, ok := r.abs(p)
+	if r.Live() {
+		ap, ok := r.Abs(p)
 		if !ok {
-			return nil, pathErr("stat", p, syscall.ENOENT)
+			return nil, PathErr("stat", p, syscall.ENOENT)
 		}
 		fi, err := os.Stat(ap)
 		if err != nil {
-			return nil, logical(err, p)
+			return nil, Logical(err, p)
 		}
 		return fi, nil
 	}
-	return r.fstatPath(p, oPath)
+	return r.fstatPath(p, OPath)
 }
 
-// lstat is os.Lstat of p inside the root: a link at the end is not
+// Lstat is os.Lstat of p inside the root: a link at the end is not
 // followed.
-func (r *rootFS) lstat(p string) (fs.FileInfo, error) {
+func (r *rootFS) Lstat(p string) (fs.FileInfo, error) {
 	v, err := r.lstat1(p)
-	if r.rec != nil {
-		r.rec.asked("lstat", p, false, err)
+	if r.watch != nil {
+		r.watch.Asked("lstat", p, false, err)
 	}
 	return v, err
 }
 
 func (r *rootFS) lstat1(p string) (fs.FileInfo, error) {
-	if ap, ok := r.abs(p); ok {
+	if ap, ok := r.Abs(p); ok {
 		if en, bad := r.errs["lstat "+ap]; bad {
 			var zero fs.FileInfo
-			return zero, pathErr("lstat", p, en)
+			return zero, PathErr("lstat", p, en)
 		}
 	}
-	if r.live() {
-		ap, ok := r.abs(p)
+	if r.Live() {
+		ap, ok := r.Abs(p)
 		if !ok {
-			return nil, pathErr("lstat", p, syscall.ENOENT)
+			return nil, PathErr("lstat", p, syscall.ENOENT)
 		}
 		fi, err := os.Lstat(ap)
 		if err != nil {
-			return nil, logical(err, p)
+			return nil, Logical(err, p)
 		}
 		return fi, nil
 	}
-	return r.fstatPath(p, oPath|syscall.O_NOFOLLOW)
+	return r.fstatPath(p, OPath|syscall.O_NOFOLLOW)
 }
 
 func (r *rootFS) fstatPath(p string, flags int) (fs.FileInfo, error) {
@@ -450,49 +488,49 @@ func (r *rootFS) fstatPath(p string, flags int) (fs.FileInfo, error) {
 	if flags&syscall.O_NOFOLLOW != 0 {
 		op = "lstat"
 	}
-	f, err := r.open(p, flags)
+	f, err := r.Open(p, flags)
 	if err != nil {
-		return nil, pathErr(op, p, err)
+		return nil, PathErr(op, p, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, pathErr(op, p, err)
+		return nil, PathErr(op, p, err)
 	}
 	return fi, nil
 }
 
-// readlink is os.Readlink of p inside the root (the components before the
+// Readlink is os.Readlink of p inside the root (the components before the
 // last resolved inside it; the target is returned as written).
-func (r *rootFS) readlink(p string) (string, error) {
+func (r *rootFS) Readlink(p string) (string, error) {
 	v, err := r.readlink1(p)
-	if r.rec != nil {
-		r.rec.asked("readlink", p, false, err)
+	if r.watch != nil {
+		r.watch.Asked("readlink", p, false, err)
 	}
 	return v, err
 }
 
 func (r *rootFS) readlink1(p string) (string, error) {
-	if ap, ok := r.abs(p); ok {
+	if ap, ok := r.Abs(p); ok {
 		if en, bad := r.errs["readlink "+ap]; bad {
 			var zero string
-			return zero, pathErr("readlink", p, en)
+			return zero, PathErr("readlink", p, en)
 		}
 	}
-	if r.live() {
-		ap, ok := r.abs(p)
+	if r.Live() {
+		ap, ok := r.Abs(p)
 		if !ok {
-			return "", pathErr("readlink", p, syscall.ENOENT)
+			return "", PathErr("readlink", p, syscall.ENOENT)
 		}
 		t, err := os.Readlink(ap)
 		if err != nil {
-			return "", logical(err, p)
+			return "", Logical(err, p)
 		}
 		return t, nil
 	}
-	f, err := r.open(p, oPath|syscall.O_NOFOLLOW)
+	f, err := r.Open(p, OPath|syscall.O_NOFOLLOW)
 	if err != nil {
-		return "", pathErr("readlink", p, err)
+		return "", PathErr("readlink", p, err)
 	}
 	defer f.Close()
 	// readlinkat(fd, "") reads the link an O_PATH|O_NOFOLLOW descriptor
@@ -500,10 +538,10 @@ func (r *rootFS) readlink1(p string) (string, error) {
 	// readlink(2) says EINVAL: normalise).
 	fi, err := f.Stat()
 	if err != nil {
-		return "", pathErr("readlink", p, err)
+		return "", PathErr("readlink", p, err)
 	}
 	if fi.Mode()&fs.ModeSymlink == 0 {
-		return "", pathErr("readlink", p, syscall.EINVAL)
+		return "", PathErr("readlink", p, syscall.EINVAL)
 	}
 	empty := [1]byte{}
 	for n := 256; ; n *= 2 {
@@ -511,7 +549,7 @@ func (r *rootFS) readlink1(p string) (string, error) {
 		r1, _, e := syscall.Syscall6(syscall.SYS_READLINKAT, f.Fd(), uintptr(unsafe.Pointer(&empty[0])),
 			uintptr(unsafe.Pointer(&buf[0])), uintptr(n), 0, 0)
 		if e != 0 {
-			return "", pathErr("readlink", p, e)
+			return "", PathErr("readlink", p, e)
 		}
 		if int(r1) < n {
 			return string(buf[:r1]), nil
@@ -519,34 +557,34 @@ func (r *rootFS) readlink1(p string) (string, error) {
 	}
 }
 
-// exists follows symlinks; any error is "does not exist", as Python's
-// os.path.exists.
-func (r *rootFS) exists(p string) bool {
-	_, err := r.stat(p)
+// Exists follows symlinks; any error is "does not exist", as Python's
+// os.path.Exists.
+func (r *rootFS) Exists(p string) bool {
+	_, err := r.Stat(p)
 	return err == nil
 }
 
-// isDir and isRegular are pathlib's is_dir()/is_file(): links followed,
+// IsDir and isRegular are pathlib's is_dir()/is_file(): links followed,
 // any error is false.
-func (r *rootFS) isDir(p string) bool {
-	fi, err := r.stat(p)
+func (r *rootFS) IsDir(p string) bool {
+	fi, err := r.Stat(p)
 	return err == nil && fi.IsDir()
 }
 
-func (r *rootFS) isRegular(p string) bool {
-	fi, err := r.stat(p)
+func (r *rootFS) IsRegular(p string) bool {
+	fi, err := r.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
 
 // openDir opens the directory p for listing. O_DIRECTORY|O_NONBLOCK: a
 // FIFO or device where a directory should be fails at once.
 func (r *rootFS) openDir(p string) (*os.File, error) {
-	return r.open(p, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK)
+	return r.Open(p, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK)
 }
 
-// readDirNames lists the directory p in directory order, unsorted
+// ReadDirNames lists the directory p in directory order, unsorted
 // (os.scandir order): callers sort.
-func (r *rootFS) readDirNames(p string) ([]string, error) {
+func (r *rootFS) ReadDirNames(p string) ([]string, error) {
 	f, err := r.openDir(p)
 	if err != nil {
 		return nil, err
@@ -554,29 +592,29 @@ func (r *rootFS) readDirNames(p string) ([]string, error) {
 	defer f.Close()
 	names, err := f.Readdirnames(-1)
 	if err != nil {
-		return nil, pathErr("scandir", p, err)
+		return nil, PathErr("scandir", p, err)
 	}
-	if r.rec != nil {
-		r.rec.listed(p, names)
+	if r.watch != nil {
+		r.watch.Listed(p, names)
 	}
 	return names, nil
 }
 
-// readDir is os.ReadDir of p inside the root: entries sorted by name,
+// ReadDir is os.ReadDir of p inside the root: entries sorted by name,
 // their type that of the entry itself (a link is a link). Under a root the
 // entries' Info is an lstat inside the root, never of a host path.
-func (r *rootFS) readDir(p string) ([]fs.DirEntry, error) {
-	if r.live() {
-		ap, ok := r.abs(p)
+func (r *rootFS) ReadDir(p string) ([]fs.DirEntry, error) {
+	if r.Live() {
+		ap, ok := r.Abs(p)
 		if !ok {
-			return nil, pathErr("open", p, syscall.ENOENT)
+			return nil, PathErr("open", p, syscall.ENOENT)
 		}
 		es, err := os.ReadDir(ap)
 		if err != nil {
-			return es, logical(err, p)
+			return es, Logical(err, p)
 		}
-		if r.rec != nil {
-			r.rec.listed(p, direntNames(es))
+		if r.watch != nil {
+			r.watch.Listed(p, direntNames(es))
 		}
 		return es, nil
 	}
@@ -593,7 +631,7 @@ func (r *rootFS) readDir(p string) ([]fs.DirEntry, error) {
 			continue
 		}
 		if err != nil {
-			return nil, pathErr("readdirent", p, err)
+			return nil, PathErr("readdirent", p, err)
 		}
 		if n <= 0 {
 			break
@@ -601,8 +639,8 @@ func (r *rootFS) readDir(p string) ([]fs.DirEntry, error) {
 		es = parseDirents(r, p, buf[:n], es)
 	}
 	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	if r.rec != nil {
-		r.rec.listed(p, direntNames(es))
+	if r.watch != nil {
+		r.watch.Listed(p, direntNames(es))
 	}
 	return es, nil
 }
@@ -652,7 +690,7 @@ func parseDirents(r *rootFS, dir string, b []byte, es []fs.DirEntry) []fs.DirEnt
 		case syscall.DT_BLK:
 			e.typ = fs.ModeDevice
 		default:
-			fi, err := r.lstat(e.path)
+			fi, err := r.Lstat(e.path)
 			if err != nil {
 				continue // vanished since the listing, as os.ReadDir
 			}
@@ -674,70 +712,70 @@ type rootDirent struct {
 func (e *rootDirent) Name() string               { return e.name }
 func (e *rootDirent) IsDir() bool                { return e.typ.IsDir() }
 func (e *rootDirent) Type() fs.FileMode          { return e.typ }
-func (e *rootDirent) Info() (fs.FileInfo, error) { return e.fs.lstat(e.path) }
+func (e *rootDirent) Info() (fs.FileInfo, error) { return e.fs.Lstat(e.path) }
 func (e *rootDirent) String() string             { return fs.FormatDirEntry(e) }
 
-// execPath is the host path of the executable p of the root (tests run
+// ExecPath is the host path of the executable p of the root (tests run
 // fake tools kept in their roots, gpu_arch.go): every component resolved
 // inside the root.
-func (r *rootFS) execPath(p string) (string, error) {
-	ap, ok := r.abs(p)
+func (r *rootFS) ExecPath(p string) (string, error) {
+	ap, ok := r.Abs(p)
 	if !ok {
-		return "", pathErr("stat", p, syscall.ENOENT)
+		return "", PathErr("stat", p, syscall.ENOENT)
 	}
-	if r.live() {
+	if r.Live() {
 		return ap, nil
 	}
 	real, err := r.walk(ap, true)
 	if err != nil {
-		return "", pathErr("stat", p, err)
+		return "", PathErr("stat", p, err)
 	}
-	return r.host(real), nil
+	return r.Host(real), nil
 }
 
-// realpath is Python's Path.resolve() (non-strict) on the probed
+// Realpath is Python's Path.resolve() (non-strict) on the probed
 // filesystem: absolute (against the machine working directory), every
 // existing symlink resolved inside the root, the part that does not
 // resolve appended as written.
-func (r *rootFS) realpath(p string) string {
-	ap, ok := r.abs(p)
+func (r *rootFS) Realpath(p string) string {
+	ap, ok := r.Abs(p)
 	if !ok {
 		ap = "/" + p
 	}
-	if r.rec != nil {
-		r.rec.touch(ap, true)
+	if r.watch != nil {
+		r.watch.Resolved(ap)
 	}
 	real, _ := r.walk(ap, false)
 	return real
 }
 
-// readFile reads a whole regular file, at most max bytes (larger is an
+// ReadFile reads a whole regular file, at most max bytes (larger is an
 // EFBIG error).
-func (r *rootFS) readFile(p string, max int64) ([]byte, error) {
-	b, err := r.readHead(p, max+1)
+func (r *rootFS) ReadFile(p string, max int64) ([]byte, error) {
+	b, err := r.ReadHead(p, max+1)
 	if err == nil && int64(len(b)) > max {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EFBIG}
 	}
 	return b, err
 }
 
-// openRegular opens p for reading and checks it is a regular file. A
+// OpenRegular opens p for reading and checks it is a regular file. A
 // FIFO, a device node or a directory where a file was expected is an
 // error, never a hang: the file is opened non-blocking (a FIFO without a
 // writer opens at once) and checked with fstat before any read.
-func (r *rootFS) openRegular(p string) (*os.File, fs.FileInfo, error) {
-	return r.openRegularFor(p, false)
+func (r *rootFS) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
+	return r.OpenRegularFor(p, false)
 }
 
-func (r *rootFS) openRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, error) {
-	f, err := r.openFor(p, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, hashing)
+func (r *rootFS) OpenRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, error) {
+	f, err := r.OpenFor(p, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, hashing)
 	if err != nil {
 		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, pathErr("stat", p, err)
+		return nil, nil, PathErr("stat", p, err)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
@@ -750,25 +788,25 @@ func (r *rootFS) openRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, 
 	return f, fi, nil
 }
 
-// readHead reads the first n bytes of a regular file (fewer when it is
+// ReadHead reads the first n bytes of a regular file (fewer when it is
 // shorter); see openRegular. procfs and sysfs files (size 0 in stat) are
 // read until EOF.
-func (r *rootFS) readHead(p string, n int64) ([]byte, error) {
-	f, _, err := r.openRegular(p)
+func (r *rootFS) ReadHead(p string, n int64) ([]byte, error) {
+	f, _, err := r.OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, n))
 	if err != nil {
-		return nil, pathErr("read", p, err)
+		return nil, PathErr("read", p, err)
 	}
 	return b, nil
 }
 
-// unwrapErrno is the errno under err (however deeply wrapped), else err:
+// UnwrapErrno is the errno under err (however deeply wrapped), else err:
 // the Err of a *fs.PathError the caller builds with the logical path.
-func unwrapErrno(err error) error {
+func UnwrapErrno(err error) error {
 	if en, ok := pyfmt.Errno(err); ok {
 		return en
 	}

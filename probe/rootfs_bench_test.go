@@ -17,9 +17,9 @@ func BenchmarkRootFSStat(b *testing.B) {
 	const p = "/opt/rocm/lib/libamdhip64.so.6"
 	for _, rv := range resolvers {
 		b.Run(rv.name, func(b *testing.B) {
-			r := newRootFS(root, "/", rv.portable)
+			r := NewFS(root, "/", rv.portable)
 			for b.Loop() {
-				if _, err := r.stat(p); err != nil {
+				if _, err := r.Stat(p); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -33,9 +33,9 @@ func BenchmarkRootFSStat(b *testing.B) {
 		}
 	})
 	b.Run("live", func(b *testing.B) {
-		r := newRootFS("/", "/", false)
+		r := NewFS("/", "/", false)
 		for b.Loop() {
-			if _, err := r.stat(root + p); err != nil {
+			if _, err := r.Stat(root + p); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -48,18 +48,18 @@ func BenchmarkRootFSReadText(b *testing.B) {
 	mkfilesB(b, root, "opt/rocm-7.2.1/.info/version", "opt/rocm -> rocm-7.2.1")
 	for _, rv := range resolvers {
 		b.Run(rv.name, func(b *testing.B) {
-			r := newRootFS(root, "/", rv.portable)
+			r := NewFS(root, "/", rv.portable)
 			for b.Loop() {
-				if r.readText("/opt/rocm/.info/version") == nil {
+				if r.ReadText("/opt/rocm/.info/version") == nil {
 					b.Fatal("unreadable")
 				}
 			}
 		})
 	}
 	b.Run("live", func(b *testing.B) {
-		r := newRootFS("/", "/", false)
+		r := NewFS("/", "/", false)
 		for b.Loop() {
-			if r.readText(root+"/opt/rocm/.info/version") == nil {
+			if r.ReadText(root+"/opt/rocm/.info/version") == nil {
 				b.Fatal("unreadable")
 			}
 		}

@@ -19,12 +19,12 @@ func TestUnwrapErrnoDeep(t *testing.T) {
 		fmt.Errorf("scan: %w", &fs.PathError{Op: "read", Path: "/root/x", Err: syscall.EIO}),
 		&fs.PathError{Op: "read", Path: "/root/x", Err: fmt.Errorf("chunk: %w", syscall.EIO)},
 	} {
-		if got := unwrapErrno(err); got != syscall.EIO {
+		if got := UnwrapErrno(err); got != syscall.EIO {
 			t.Errorf("unwrapErrno(%v) = %v, want EIO", err, got)
 		}
 	}
 	plain := errors.New("short read")
-	if got := unwrapErrno(plain); got != plain {
+	if got := UnwrapErrno(plain); got != plain {
 		t.Errorf("unwrapErrno(%v) = %v, want it unchanged", plain, got)
 	}
 }

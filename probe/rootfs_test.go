@@ -79,9 +79,9 @@ func TestRootFSResolve(t *testing.T) {
 	}
 	for _, rv := range resolvers {
 		t.Run(rv.name, func(t *testing.T) {
-			r := newRootFS(root, "/opt/rocm", rv.portable)
+			r := NewFS(root, "/opt/rocm", rv.portable)
 			for _, tc := range cases {
-				fi, err := r.stat(tc.in)
+				fi, err := r.Stat(tc.in)
 				if tc.err != 0 {
 					var en syscall.Errno
 					if !errors.As(err, &en) || en != tc.err {
@@ -97,7 +97,7 @@ func TestRootFSResolve(t *testing.T) {
 					t.Errorf("stat(%q) = %v, %v; want the file %s", tc.in, fi, err, tc.want)
 				}
 				if rv.portable {
-					ap, _ := r.abs(tc.in)
+					ap, _ := r.Abs(tc.in)
 					if got, err := r.walk(ap, true); err != nil || got != tc.want {
 						t.Errorf("walk(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 					}
@@ -107,23 +107,23 @@ func TestRootFSResolve(t *testing.T) {
 				t.Log("this kernel has no usable openat2: the portable walk answered both runs")
 			}
 			// lstat, readlink and readDir resolve the parent inside the root.
-			if l, err := r.readlink("/up/opt/rocm"); err != nil || l != "/opt/rocm-7.2.1" {
+			if l, err := r.Readlink("/up/opt/rocm"); err != nil || l != "/opt/rocm-7.2.1" {
 				t.Errorf("readlink(/up/opt/rocm) = %q, %v", l, err)
 			}
-			if _, err := r.readlink("/esc-dir/link"); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := r.Readlink("/esc-dir/link"); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("readlink through an escaping link: %v", err)
 			}
-			if fi, err := r.lstat("/opt/rocm"); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			if fi, err := r.Lstat("/opt/rocm"); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 				t.Errorf("lstat(/opt/rocm) = %v, %v", fi, err)
 			}
-			if _, err := r.readlink("/opt/rocm/lib/x"); err == nil {
+			if _, err := r.Readlink("/opt/rocm/lib/x"); err == nil {
 				t.Error("readlink of a regular file succeeded")
 			}
-			es, err := r.readDir("/opt/rocm")
+			es, err := r.ReadDir("/opt/rocm")
 			if err != nil || len(es) != 2 || es[0].Name() != "include" || !es[0].IsDir() || es[1].Name() != "lib" {
 				t.Errorf("readDir(/opt/rocm) = %v, %v", es, err)
 			}
-			if es, err := r.readDir("/"); err == nil {
+			if es, err := r.ReadDir("/"); err == nil {
 				for _, e := range es {
 					if e.Name() == "abs-host" {
 						if fi, err := e.Info(); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -132,13 +132,13 @@ func TestRootFSResolve(t *testing.T) {
 					}
 				}
 			}
-			if _, err := r.readDir("/esc-dir"); err == nil {
+			if _, err := r.ReadDir("/esc-dir"); err == nil {
 				t.Error("readDir through an escaping link succeeded")
 			}
-			if b, err := r.readFile("/opt/rocm/lib/x", 100); err != nil || string(b) != "opt/rocm-7.2.1/lib/x" {
+			if b, err := r.ReadFile("/opt/rocm/lib/x", 100); err != nil || string(b) != "opt/rocm-7.2.1/lib/x" {
 				t.Errorf("readFile = %q, %v", b, err)
 			}
-			if r.exists("/abs-host") || r.isDir("/esc-dir") || r.readText("/etc/hostname") != nil {
+			if r.Exists("/abs-host") || r.IsDir("/esc-dir") || r.ReadText("/etc/hostname") != nil {
 				t.Error("a host file was seen through a link")
 			}
 			// realpath (Path.resolve, non-strict): what does not resolve is
@@ -149,7 +149,7 @@ func TestRootFSResolve(t *testing.T) {
 				"rel-lib":                  "/opt/rocm-7.2.1/rel-lib",
 				"/abs-host":                host + "/secret",
 			} {
-				if got := r.realpath(in); got != want {
+				if got := r.Realpath(in); got != want {
 					t.Errorf("realpath(%q) = %q, want %q", in, got, want)
 				}
 			}
@@ -163,15 +163,15 @@ func TestRootFSResolve(t *testing.T) {
 func TestRootFSNoOpenat2(t *testing.T) {
 	root := t.TempDir()
 	mkfiles(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> /opt/rocm-7.2.1", "esc -> ../../../../../../../../etc/hostname")
-	r := newRootFS(root, "/", false)
+	r := NewFS(root, "/", false)
 	r.openat2Nr = 1<<16 - 1 // no such syscall: ENOSYS
-	if b, err := r.readFile("/opt/rocm/lib/x", 100); err != nil || string(b) != "opt/rocm-7.2.1/lib/x" {
+	if b, err := r.ReadFile("/opt/rocm/lib/x", 100); err != nil || string(b) != "opt/rocm-7.2.1/lib/x" {
 		t.Errorf("readFile = %q, %v", b, err)
 	}
 	if !r.noOpenat2.Load() {
 		t.Error("ENOSYS did not switch to the walk")
 	}
-	if r.exists("/esc") {
+	if r.Exists("/esc") {
 		t.Error("the walk followed an escaping link")
 	}
 }
@@ -180,14 +180,14 @@ func TestRootFSNoOpenat2(t *testing.T) {
 func TestRootFSLive(t *testing.T) {
 	dir := t.TempDir()
 	mkfiles(t, dir, "f", "l -> f")
-	r := newRootFS("/", dir, false)
-	if got := r.readText("l"); got == nil || *got != filepath.Join(dir, "f")[1:] && *got != "f" {
+	r := NewFS("/", dir, false)
+	if got := r.ReadText("l"); got == nil || *got != filepath.Join(dir, "f")[1:] && *got != "f" {
 		t.Errorf("relative read against the cwd: %v", got)
 	}
-	if _, err := r.readHead("/dev/zero", 10); err == nil {
+	if _, err := r.ReadHead("/dev/zero", 10); err == nil {
 		t.Error("/dev/zero read as a file")
 	}
-	if got, want := r.realpath(dir+"/l"), dir+"/f"; got != want {
+	if got, want := r.Realpath(dir+"/l"), dir+"/f"; got != want {
 		t.Errorf("realpath = %q, want %q", got, want)
 	}
 }
@@ -223,7 +223,7 @@ func TestDpkgStatusNotRegular(t *testing.T) {
 		}
 		defer w.Close()
 		within(t, "dpkgKnows on a FIFO", func() {
-			if got := dpkgKnows(newRootFS(root, "/", false), cands); !got["amdgpu"] || !got["amdgpu-dkms"] {
+			if got := dpkgKnows(NewFS(root, "/", false), cands); !got["amdgpu"] || !got["amdgpu-dkms"] {
 				t.Errorf("dpkgKnows = %v, want every candidate unknown", got)
 			}
 		})
@@ -235,7 +235,7 @@ func TestDpkgStatusNotRegular(t *testing.T) {
 			t.Skipf("mknod /dev/zero not permitted here (%v)", err)
 		}
 		within(t, "dpkgKnows on /dev/zero", func() {
-			if got := dpkgKnows(newRootFS(root, "/", false), cands); !got["amdgpu"] {
+			if got := dpkgKnows(NewFS(root, "/", false), cands); !got["amdgpu"] {
 				t.Errorf("dpkgKnows = %v, want every candidate unknown", got)
 			}
 		})
@@ -272,7 +272,7 @@ func TestGlibcBannerBounded(t *testing.T) {
 			}
 			f.Close()
 			start := time.Now()
-			v, reason := glibcVersion(newRootFS(root, "/", false), "x86_64")
+			v, reason := glibcVersion(NewFS(root, "/", false), "x86_64")
 			t.Logf("4 GiB sparse libc.so.6: %v", time.Since(start))
 			if v != tc.want || (v == "") != (reason != "") {
 				t.Errorf("glibcVersion = %q, %q; want %q", v, reason, tc.want)
@@ -327,14 +327,14 @@ func TestRelativeEnvPathUnderRoot(t *testing.T) {
 	}{{"/work", true}, {"/", false}, {"", false}} {
 		s := testState(t, root)
 		s.opt.Cwd = tc.cwd
-		s.root = newRootFS(root, tc.cwd, false)
+		s.root = NewFS(root, tc.cwd, false)
 		if got := nameFingerprint(s, "db", miopenDBSuffixes) != nil; got != tc.want {
 			t.Errorf("cwd %q: db fingerprinted %v, want %v", tc.cwd, got, tc.want)
 		}
 	}
 	for _, rv := range resolvers {
-		r := newRootFS(root, "/work", rv.portable)
-		if !r.isDir("db") || r.readText("db/gfx942.txt") == nil || r.readText("./db/../db/gfx942.txt") == nil {
+		r := NewFS(root, "/work", rv.portable)
+		if !r.IsDir("db") || r.ReadText("db/gfx942.txt") == nil || r.ReadText("./db/../db/gfx942.txt") == nil {
 			t.Errorf("%s: relative paths not read against the cwd inside the root", rv.name)
 		}
 	}
@@ -343,7 +343,7 @@ func TestRelativeEnvPathUnderRoot(t *testing.T) {
 	mkfiles(t, host, "db/gfx942.txt")
 	t.Chdir(host)
 	s := testState(t, root)
-	s.root = newRootFS(root, "/", false)
+	s.root = NewFS(root, "/", false)
 	if nameFingerprint(s, "db", miopenDBSuffixes) != nil {
 		t.Error("the host's working directory was read")
 	}
@@ -361,9 +361,9 @@ func FuzzRootFSResolvers(f *testing.F) {
 		"/deep/a/b/include/", "/dot/dot/dotdot/opt", "/loop/x", "//abs-dir//rocm-7.2.1/.", "../../opt"} {
 		f.Add(s)
 	}
-	kernel := newRootFS(root, "/opt/rocm", false)
-	walk := newRootFS(root, "/opt/rocm", true)
-	if _, err := kernel.stat("/"); err != nil || kernel.noOpenat2.Load() {
+	kernel := NewFS(root, "/opt/rocm", false)
+	walk := NewFS(root, "/opt/rocm", true)
+	if _, err := kernel.Stat("/"); err != nil || kernel.noOpenat2.Load() {
 		f.Skip("no usable openat2 on this kernel: nothing to compare")
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -373,7 +373,7 @@ func FuzzRootFSResolvers(f *testing.F) {
 		for _, op := range []struct {
 			name string
 			fn   func(*rootFS, string) (fs.FileInfo, error)
-		}{{"stat", (*rootFS).stat}, {"lstat", (*rootFS).lstat}} {
+		}{{"stat", (*rootFS).Stat}, {"lstat", (*rootFS).Lstat}} {
 			a, aerr := op.fn(kernel, p)
 			b, berr := op.fn(walk, p)
 			var ae, be syscall.Errno

@@ -9,14 +9,14 @@ import "strings"
 //
 // Source: /sys/bus/pci/devices/<addr>/vendor and device ("0x14e4").
 func pciIDs(root *rootFS) (ids map[string]bool, ok bool) {
-	es, err := root.readDir("/sys/bus/pci/devices")
+	es, err := root.ReadDir("/sys/bus/pci/devices")
 	if err != nil {
 		return nil, false
 	}
 	ids = map[string]bool{}
 	for _, e := range es {
 		dir := "/sys/bus/pci/devices/" + e.Name()
-		v, d := root.readText(dir+"/vendor"), root.readText(dir+"/device")
+		v, d := root.ReadText(dir+"/vendor"), root.ReadText(dir+"/device")
 		if v == nil || d == nil {
 			return nil, false
 		}

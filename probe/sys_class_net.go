@@ -24,7 +24,7 @@ const maxSysfsAttr = 4096
 //
 // Source: /sys/class/net, /sys/class/net/<if>/device/vendor.
 func netInterfacesOfVendor(root *rootFS, vendorID string) []string {
-	es, err := root.readDir("/sys/class/net")
+	es, err := root.ReadDir("/sys/class/net")
 	if err != nil {
 		return nil
 	}
@@ -35,7 +35,7 @@ func netInterfacesOfVendor(root *rootFS, vendorID string) []string {
 	sort.Strings(names)
 	var out []string
 	for _, n := range names {
-		b, err := root.readFile("/sys/class/net/"+n+"/device/vendor", maxSysfsAttr)
+		b, err := root.ReadFile("/sys/class/net/"+n+"/device/vendor", maxSysfsAttr)
 		if err != nil || !utf8.Valid(b) {
 			continue
 		}
@@ -51,7 +51,7 @@ func netInterfacesOfVendor(root *rootFS, vendorID string) []string {
 // ../../../bus/pci/drivers/ionic gives "ionic"); ok is false when it cannot
 // be read.
 func driverOfLink(root *rootFS, p string) (string, bool) {
-	t, err := root.readlink(p)
+	t, err := root.Readlink(p)
 	if err != nil {
 		return "", false
 	}

@@ -199,7 +199,7 @@ func randomTempChars() string {
 // non-blocking and refused unless regular: an rdhc that swaps it for a FIFO
 // or a device does not hold the run.
 func readRDHCOutput(path string) (pyjson.Any, error) {
-	b, err := newRootFS("/", "", false).readHead(path, rdhcMaxJSON+1)
+	b, err := NewFS("/", "", false).ReadHead(path, rdhcMaxJSON+1)
 	if err != nil {
 		return nil, err
 	}

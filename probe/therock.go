@@ -63,9 +63,9 @@ func absentTheRock(path string) schema.TheRock {
 //	<p> is not valid JSON (<exc>)              positions in the stripped text
 //	<p> is a JSON <type>, not an object        list, str, int, float, bool, NoneType
 func readManifest(root *rootFS, p string) (pyjson.Map[any], string) {
-	text := root.readText(p)
+	text := root.ReadText(p)
 	if text == nil {
-		_, err := root.lstat(p)
+		_, err := root.Lstat(p)
 		switch {
 		case err == nil:
 			return nil, p + " present but empty or unreadable"

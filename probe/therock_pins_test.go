@@ -140,7 +140,7 @@ func TestTheRockInvalid(t *testing.T) {
 		{"a directory", nil, func(t *testing.T, _ *state, host string) { os.Mkdir(host, 0o755) }, m + " present but empty or unreadable"},
 		{"a dangling link", nil, func(t *testing.T, _ *state, host string) { os.Symlink("gone.json", host) }, m + " present but empty or unreadable"},
 		{"lstat EACCES", nil, func(t *testing.T, s *state, _ string) {
-			s.root.errs = map[string]syscall.Errno{"lstat " + m: syscall.EACCES}
+			s.root.SetFaults(map[string]syscall.Errno{"lstat " + m: syscall.EACCES})
 		}, m + " could not be checked ([Errno 13] Permission denied: '" + m + "')"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

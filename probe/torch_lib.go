@@ -69,7 +69,7 @@ func torchMapsLib(s *state, t *pyTorch, sonames []string) (string, bool) {
 	}
 	found := mapsFirstPaths(*t.Maps, sonames)
 	for _, so := range sonames {
-		if p, ok := found[so]; ok && s.root.exists(p) {
+		if p, ok := found[so]; ok && s.root.Exists(p) {
 			return p, true
 		}
 	}
@@ -81,7 +81,7 @@ func torchMapsLib(s *state, t *pyTorch, sonames []string) (string, bool) {
 // the directory of the first still-existing mapped torch library by soname
 // preference.
 func torchNativeLibDir(s *state, t *pyTorch) (string, bool) {
-	if d := t.fileDir(); d != "" && s.root.isDir(d+"/lib") {
+	if d := t.fileDir(); d != "" && s.root.IsDir(d+"/lib") {
 		return d + "/lib", true
 	}
 	if p, ok := torchMapsLib(s, t, torchNativeSonames); ok {
@@ -127,7 +127,7 @@ func dumpTorchSymbols(s *state, prefix string, t *pyTorch) symbolDump {
 	}
 	dir := t.fileDir()
 	lib := ""
-	if dir != "" && s.root.exists(dir+"/lib/libtorch_hip.so") {
+	if dir != "" && s.root.Exists(dir+"/lib/libtorch_hip.so") {
 		lib = dir + "/lib/libtorch_hip.so"
 	} else if p, ok := torchMapsLib(s, t, []string{"libtorch_hip.so"}); ok {
 		lib = p
