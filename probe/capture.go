@@ -38,7 +38,7 @@ const (
 	captureSmallFile = 256 << 10
 	// captureTextFile: a larger file is kept whole when it is text (no
 	// NUL, valid UTF-8) up to read-text's own limit (the dpkg database).
-	captureTextFile = MaxTextFile
+	captureTextFile = machine.MaxTextFile
 	// captureScanBudget: of a larger file a probe read (not only hashed),
 	// the printable runs of its first bytes are kept, at their offsets
 	// (libc.so.6's version banner): as much as libcScanBudget.
@@ -153,7 +153,7 @@ func NewRecorder(redactHostname bool) *Recorder {
 func (rc *Recorder) attach(opt Options, root *rootFS) Options {
 	rc.opt = opt
 	rc.buckRedact = opt.Buck.Context.Redact
-	rc.fs = NewFS(opt.Root, opt.Cwd, opt.PortableResolve)
+	rc.fs = machine.NewFS(opt.Root, opt.Cwd, opt.PortableResolve)
 	root.Watch(rc)
 	env, runner, uname, tempName := opt.Env, opt.Runner, opt.Uname, opt.TempName
 	opt.TempName = func(attempt int) string {
@@ -223,7 +223,7 @@ func (w recRunner) Run(ctx context.Context, c Command) Result {
 		// The directory it is in, so that the replay finds it; the file
 		// as the command left it (a host file, never under --root).
 		w.rc.touch(w.rc.logicalOf(filepath.Dir(c.OutFile)), true)
-		b, err := NewFS("/", "", false).ReadHead(c.OutFile, captureMaxOutput+1)
+		b, err := machine.NewFS("/", "", false).ReadHead(c.OutFile, captureMaxOutput+1)
 		cmd.out, cmd.outKept = b, err == nil
 	}
 	w.rc.mu.Lock()
@@ -240,10 +240,10 @@ func (rc *Recorder) logicalOf(p string) string {
 	if rc.fs.Live() {
 		return p
 	}
-	if p == rc.fs.root {
+	if p == rc.fs.HostRoot() {
 		return "/"
 	}
-	if rest, ok := strings.CutPrefix(p, rc.fs.root+"/"); ok {
+	if rest, ok := strings.CutPrefix(p, rc.fs.HostRoot()+"/"); ok {
 		return "/" + rest
 	}
 	return p
@@ -287,12 +287,12 @@ func (rc *Recorder) touch(p string, follow bool) string {
 	if !ok {
 		return ""
 	}
-	resolved, _, err := ResolveIn(ap, follow, func(next string) (Component, error) {
+	resolved, _, err := machine.ResolveIn(ap, follow, func(next string) (machine.Component, error) {
 		e := rc.lstatEntry(next)
 		if e.missing {
-			return Component{}, syscall.ENOENT
+			return machine.Component{}, syscall.ENOENT
 		}
-		return Component{Link: e.kind == fs.ModeSymlink, Target: e.link, Dir: e.kind == fs.ModeDir}, nil
+		return machine.Component{Link: e.kind == fs.ModeSymlink, Target: e.link, Dir: e.kind == fs.ModeDir}, nil
 	})
 	if err != nil {
 		return ""
@@ -326,14 +326,14 @@ func (rc *Recorder) Asked(op, p string, follow bool, err error) {
 // Opened records an open of p by the probe.
 func (rc *Recorder) Opened(p string, flags int, f *os.File, err error, hashing bool) {
 	if err != nil {
-		if flags&OPath == 0 {
+		if flags&machine.OPath == 0 {
 			rc.failed("open", p, err)
 		}
 		rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
 		return
 	}
 	real := rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
-	if real == "" || hashing || flags&(OPath|syscall.O_DIRECTORY) != 0 {
+	if real == "" || hashing || flags&(machine.OPath|syscall.O_DIRECTORY) != 0 {
 		return
 	}
 	e := rc.lstatEntry(real)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -119,7 +120,7 @@ func TestReplayOutFile(t *testing.T) {
 		root := t.TempDir()
 		os.Mkdir(filepath.Join(root, "tmp"), 0o755)
 		rc := NewRecorder(false)
-		opt := rc.attach(withDefaults(Options{Root: root, Runner: fileRunner{body}, Cwd: "/"}), NewFS(root, "/", false))
+		opt := rc.attach(withDefaults(Options{Root: root, Runner: fileRunner{body}, Cwd: "/"}), machine.NewFS(root, "/", false))
 		live := filepath.Join(root, "tmp", "rdhc_quick_abcdefgh.json")
 		os.WriteFile(live, nil, 0o600)
 		opt.Runner.Run(context.Background(), Command{Argv: []string{"sudo", "rdhc", "--json", live}, OutFile: live})

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -179,7 +180,7 @@ func readCMakeCache(root *rootFS, p string) (*cmakeCache, error) {
 	defer f.Close()
 	cc, err := scanCMakeCache(f)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: UnwrapErrno(err)}
+		return nil, &fs.PathError{Op: "read", Path: p, Err: machine.UnwrapErrno(err)}
 	}
 	return cc, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -101,7 +102,7 @@ func TestCMakeCacheCaps(t *testing.T) {
 	os.MkdirAll(filepath.Join(src, "build"), 0o755)
 	os.WriteFile(filepath.Join(src, "build/CMakeCache.txt"), []byte(b.String()), 0o644)
 	s, _ := toolState(t, nil)
-	s.root = NewFS("/", "/", false)
+	s.root = machine.NewFS("/", "/", false)
 	cc := collectCMakeCache(s, "source", &src)
 	if len(cc.Entries) != len(c.entries) {
 		t.Errorf("%d entries through the block, %d scanned", len(cc.Entries), len(c.entries))

@@ -561,7 +561,7 @@ func CollectRoot(ctx context.Context, opt Options) (*schema.Snapshot, error) {
 // collectors they need from it.
 func newCollector(ctx context.Context, opt Options) *collector {
 	opt = withDefaults(opt)
-	root := NewFS(opt.Root, opt.Cwd, opt.PortableResolve)
+	root := machine.NewFS(opt.Root, opt.Cwd, opt.PortableResolve)
 	if opt.faults != nil {
 		root.SetFaults(opt.faults)
 	}

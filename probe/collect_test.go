@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"aorta-probe/buck"
+	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -330,5 +331,39 @@ func TestAwaitOnlyAbove(t *testing.T) {
 				await(s, hipBLASLtBlock)
 			}
 		}()
+	}
+}
+
+// TestHostileRoot: a root whose every interesting path is an absolute or
+// escaping relative link into a host tree holding a planted ROCm
+// Nothing planted may appear in the document, with either resolver.
+func TestHostileRoot(t *testing.T) {
+	root, err := fakeroot.Hostile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"ROCM_PATH":             "/opt/rocm-" + fakeroot.HostileVersion,
+		"PYTHONPATH":            "/usr/lib/python3/dist-packages",
+		"MIOPEN_SYSTEM_DB_PATH": "db", // relative: against the cwd /work inside the root
+		"HOME":                  "/root",
+	}
+	for _, rv := range resolvers {
+		t.Run(rv.name, func(t *testing.T) {
+			snap := Collect(context.Background(), Options{
+				Root: root, Now: fixedNow, Cwd: "/work", PortableResolve: rv.portable, Extended: true,
+				Env:   func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+				Uname: func() (Uname, error) { return Uname{"6.8.0", "#1", "x86_64"}, nil },
+			})
+			doc := string(pyjson.Encode(snap))
+			for _, m := range []string{fakeroot.Marker, strings.ToLower(fakeroot.Marker), fakeroot.HostileVersion} {
+				if i := strings.Index(doc, m); i >= 0 {
+					t.Errorf("planted %q in the document: …%s…", m, doc[max(0, i-300):min(len(doc), i+100)])
+				}
+			}
+			if snap.Host.GlibcVersion != nil || snap.ROCm.Version != nil {
+				t.Errorf("glibc %v, rocm %v: read through a link", snap.Host.GlibcVersion, snap.ROCm.Version)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 
 	"fmt"
@@ -175,7 +176,7 @@ func (in *isoInputs) proc() (ok, foreign bool) {
 func (in *isoInputs) procStatus() (procStatus, error) {
 	if in.status == nil {
 		st := procStatus{Has: map[string]bool{}}
-		b, err := in.s.root.ReadFile("/proc/self/status", MaxTextFile)
+		b, err := in.s.root.ReadFile("/proc/self/status", machine.MaxTextFile)
 		if err == nil {
 			st = parseProcStatus(string(b))
 		}
@@ -272,7 +273,7 @@ var runtimeRules = []runtimeRule{
 		const p = "/proc/1/cgroup"
 		cg := s.root.ReadText(p)
 		if cg == nil {
-			_, err := s.root.ReadFile(p, MaxTextFile)
+			_, err := s.root.ReadFile(p, machine.MaxTextFile)
 			return finding{source: p, err: err}, ""
 		}
 		for _, tok := range []string{"singularity", "docker", "podman"} {
@@ -372,7 +373,7 @@ func selfCgroupRuntime(in *isoInputs) finding {
 	const p = "/proc/self/cgroup"
 	cg := in.s.root.ReadText(p)
 	if cg == nil {
-		_, err := in.s.root.ReadFile(p, MaxTextFile)
+		_, err := in.s.root.ReadFile(p, machine.MaxTextFile)
 		return finding{source: p, err: err}
 	}
 	obs := firstLine(*cg)
@@ -439,7 +440,7 @@ func fixedNamespace(in *isoInputs, kind string, initial uint64) finding {
 
 func uidMap(in *isoInputs) finding {
 	const p = "/proc/self/uid_map"
-	b, err := in.s.root.ReadFile(p, MaxTextFile)
+	b, err := in.s.root.ReadFile(p, machine.MaxTextFile)
 	if err != nil {
 		return finding{source: p, err: err}
 	}
@@ -589,7 +590,7 @@ func prootTracer(s *state, st procStatus) (source string, observed *string, err 
 		return "/proc/self/status TracerPid", schema.Str("0 (not traced)"), nil, false
 	}
 	p := fmt.Sprintf("/proc/%d/comm", st.TracerPid)
-	b, err := s.root.ReadFile(p, MaxTextFile)
+	b, err := s.root.ReadFile(p, machine.MaxTextFile)
 	if err != nil {
 		return p, schema.Str(fmt.Sprintf("TracerPid %d, comm unreadable", st.TracerPid)), err, false
 	}
@@ -639,7 +640,7 @@ func ancestorNamespace(s *state, ppid int, kind, self string, fromParent bool) (
 		}
 		seen[pid] = true
 		stPath := fmt.Sprintf("/proc/%d/status", pid)
-		b, err := s.root.ReadFile(stPath, MaxTextFile)
+		b, err := s.root.ReadFile(stPath, machine.MaxTextFile)
 		if err != nil {
 			return stPath, nil, err, false
 		}

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+
+	"aorta-probe/internal/machine"
 )
 
 // hashPool hashes file contents for every block of one collection
@@ -162,7 +164,7 @@ func (h *hashPool) sum(ctx context.Context, root *rootFS, p string) (string, err
 		if errors.As(err, &pe) && pe.Op == "read" {
 			return "", &fs.PathError{Op: "open", Path: p, Err: syscall.EINVAL}
 		}
-		return "", PathErr("stat", p, err)
+		return "", machine.PathErr("stat", p, err)
 	}
 	defer f.Close()
 	st, _ := fi.Sys().(*syscall.Stat_t)
@@ -204,7 +206,7 @@ func (h *hashPool) hashFile(ctx context.Context, f *os.File, logical string) (st
 			break
 		}
 		if err != nil {
-			return "", &fs.PathError{Op: "read", Path: logical, Err: UnwrapErrno(err)}
+			return "", &fs.PathError{Op: "read", Path: logical, Err: machine.UnwrapErrno(err)}
 		}
 	}
 	return "sha256:" + hex.EncodeToString(d.Sum(nil)), nil

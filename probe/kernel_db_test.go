@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -197,5 +198,39 @@ func TestNameFingerprintStat(t *testing.T) {
 				t.Errorf("got %v, want %s", got, filenamesHash(tc.want))
 			}
 		})
+	}
+}
+
+// TestRelativeEnvPathUnderRoot: a relative path from the environment
+// (MIOPEN_SYSTEM_DB_PATH=db) is taken against the working directory inside
+// the root, never against the host's.
+func TestRelativeEnvPathUnderRoot(t *testing.T) {
+	root := t.TempDir()
+	mkfiles(t, root, "work/db/gfx942.txt", "work/db/gfx90a/x.txt")
+	for _, tc := range []struct {
+		cwd  string
+		want bool
+	}{{"/work", true}, {"/", false}, {"", false}} {
+		s := testState(t, root)
+		s.opt.Cwd = tc.cwd
+		s.root = machine.NewFS(root, tc.cwd, false)
+		if got := nameFingerprint(s, "db", miopenDBSuffixes) != nil; got != tc.want {
+			t.Errorf("cwd %q: db fingerprinted %v, want %v", tc.cwd, got, tc.want)
+		}
+	}
+	for _, rv := range resolvers {
+		r := machine.NewFS(root, "/work", rv.portable)
+		if !r.IsDir("db") || r.ReadText("db/gfx942.txt") == nil || r.ReadText("./db/../db/gfx942.txt") == nil {
+			t.Errorf("%s: relative paths not read against the cwd inside the root", rv.name)
+		}
+	}
+	// The host directory the test runs in holds a db/ the root has not.
+	host := t.TempDir()
+	mkfiles(t, host, "db/gfx942.txt")
+	t.Chdir(host)
+	s := testState(t, root)
+	s.root = machine.NewFS(root, "/", false)
+	if nameFingerprint(s, "db", miopenDBSuffixes) != nil {
+		t.Error("the host's working directory was read")
 	}
 }

@@ -36,3 +36,7 @@ var (
 	BecomeSubreaper = machine.BecomeSubreaper
 	ReapOrphans     = machine.ReapOrphans
 )
+
+// rootFS is the probed machine's filesystem under Options.Root
+// (machine.FS): every file a collector reads goes through it.
+type rootFS = machine.FS

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -226,7 +227,7 @@ func FuzzReadText(f *testing.F) {
 		if err := writeFile(dir+"/version", b); err != nil {
 			t.Fatal(err)
 		}
-		got := NewFS(dir, "/", false).ReadText("/version")
+		got := machine.NewFS(dir, "/", false).ReadText("/version")
 		if got == nil {
 			return
 		}

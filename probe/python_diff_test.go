@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/machine"
 )
 
 // TestDifferentialRegex compares the hand-written parsers with the Python
@@ -134,8 +136,8 @@ func TestDifferentialMarker(t *testing.T) {
 		for n := rng.Intn(8); n > 0; n-- {
 			b = append(b, pieces[rng.Intn(len(pieces))]...)
 		}
-		if len(b) > MarkerLimit+1 {
-			b = b[:MarkerLimit+1] // what readMarker reads at most
+		if len(b) > machine.MarkerLimit+1 {
+			b = b[:machine.MarkerLimit+1] // what readMarker reads at most
 		}
 		inputs = append(inputs, b)
 	}
@@ -167,7 +169,7 @@ json.dump(res, sys.stdout)
 	}
 	compared := 0
 	for i, b := range inputs {
-		if len(b) > MarkerLimit && bytes.HasSuffix(b[:MarkerLimit-1], []byte{0xed}) && b[MarkerLimit-1] >= 0xa0 && b[MarkerLimit-1] <= 0xbf {
+		if len(b) > machine.MarkerLimit && bytes.HasSuffix(b[:machine.MarkerLimit-1], []byte{0xed}) && b[machine.MarkerLimit-1] >= 0xa0 && b[machine.MarkerLimit-1] <= 0xbf {
 			// CPython's incremental decoder takes a cut "\xed\xa0".."\xed\xbf"
 			// (the start of a UTF-16 surrogate, never valid UTF-8) as
 			// incomplete; the marker rule drops only a sequence that could
@@ -175,7 +177,7 @@ json.dump(res, sys.stdout)
 			continue
 		}
 		compared++
-		got := MarkerText(b)
+		got := machine.MarkerText(b)
 		if (got == nil) != (want[i] == nil) || got != nil && *got != *want[i] {
 			t.Errorf("input %q: go %q, python %q", b[max(0, len(b)-12):], ptrV(got), ptrV(want[i]))
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/schema"
 )
 
@@ -246,7 +247,7 @@ func TestBridgeSourceTree(t *testing.T) {
 // find_spec("_rocm_sdk_core") in the workload interpreter.
 func TestBridgeROCmImportRoots(t *testing.T) {
 	python := needPython(t)
-	if NewFS("/", "/", false).IsDir("/opt/rocm") {
+	if machine.NewFS("/", "/", false).IsDir("/opt/rocm") {
 		t.Skip("/opt/rocm exists on this machine: step 2 answers before the import system")
 	}
 	dir := t.TempDir()

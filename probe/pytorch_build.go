@@ -3,6 +3,7 @@ package probe
 import (
 	"strings"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -106,7 +107,7 @@ func editableSource(s *state, p string) (string, bool) {
 	if !s.root.Exists(p) {
 		return "", false
 	}
-	b, err := s.root.ReadFile(p, MaxTextFile)
+	b, err := s.root.ReadFile(p, machine.MaxTextFile)
 	if err != nil {
 		return "", false
 	}

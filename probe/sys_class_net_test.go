@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/machine"
 )
 
 const netArchive = `
@@ -34,7 +35,7 @@ func TestSysClassNet(t *testing.T) {
 	if err := a.Expand(dir); err != nil {
 		t.Fatal(err)
 	}
-	root := NewFS(dir, "/", false)
+	root := machine.NewFS(dir, "/", false)
 	got := netInterfacesOfVendor(root, "0x14e4")
 	// Sorted; case and whitespace folded; unreadable, non-UTF-8 and
 	// device-less interfaces skipped. (Run as root, mode 0000 is readable.)
@@ -45,7 +46,7 @@ func TestSysClassNet(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("netInterfacesOfVendor = %q, want %q", got, want)
 	}
-	if got := netInterfacesOfVendor(NewFS(t.TempDir(), "/", false), "0x14e4"); got != nil {
+	if got := netInterfacesOfVendor(machine.NewFS(t.TempDir(), "/", false), "0x14e4"); got != nil {
 		t.Errorf("no /sys/class/net: %q", got)
 	}
 	for _, tc := range []struct {

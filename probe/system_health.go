@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 )
@@ -199,7 +200,7 @@ func randomTempChars() string {
 // non-blocking and refused unless regular: an rdhc that swaps it for a FIFO
 // or a device does not hold the run.
 func readRDHCOutput(path string) (pyjson.Any, error) {
-	b, err := NewFS("/", "", false).ReadHead(path, rdhcMaxJSON+1)
+	b, err := machine.NewFS("/", "", false).ReadHead(path, rdhcMaxJSON+1)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package probe
+package machine
 
 import (
 	"os"
@@ -9,8 +9,8 @@ import (
 // BenchmarkRootFSStat is the cost of one stat of a five-component path
 // with a link on the way (/opt/rocm -> rocm-7.2.1): under a root with
 // openat2, with the portable walk, and the kernel following links from a
-// joined host path (the pre-rootFS way, which escapes the root); and on
-// the live machine. go test ./probe -run XXX -bench RootFS -benchmem
+// joined host path (the pre-FS way, which escapes the root); and on
+// the live  go test ./probe -run XXX -bench RootFS -benchmem
 func BenchmarkRootFSStat(b *testing.B) {
 	root := b.TempDir()
 	mkfilesB(b, root, "opt/rocm-7.2.1/lib/libamdhip64.so.6", "opt/rocm -> rocm-7.2.1")

@@ -1,4 +1,4 @@
-package probe
+package machine
 
 import (
 	"unicode/utf8"
@@ -14,7 +14,7 @@ const MaxTextFile = 4 << 20
 // ReadText is read-text (docs/rocm-libraries.md#read-text): the whole
 // file as strict UTF-8 with universal newlines, Python-stripped; nil when
 // missing, unreadable, not UTF-8, or empty after stripping.
-func (r *rootFS) ReadText(p string) *string {
+func (r *FS) ReadText(p string) *string {
 	b, err := r.ReadFile(p, MaxTextFile)
 	if err != nil || !utf8.Valid(b) {
 		return nil
@@ -35,7 +35,7 @@ const MarkerLimit = 4096
 // is dropped (an incomplete one at the real end, or any other invalid byte,
 // is nil); no newline translation; Python-stripped; nil when empty, missing
 // or unreadable (a directory, a FIFO, a loop).
-func (r *rootFS) ReadMarker(p string) *string {
+func (r *FS) ReadMarker(p string) *string {
 	b, err := r.ReadHead(p, MarkerLimit+1)
 	if err != nil {
 		return nil

@@ -1,4 +1,4 @@
-package probe
+package machine
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// rootFS is the filesystem the probe describes, and the only way the probe
+// FS is the filesystem the probe describes, and the only way the probe
 // reads it: "/" in production, a mounted host or image with --root, a fake
 // machine root in tests. Every method takes a path as the probed machine
 // sees it (relative paths are taken against the machine working directory,
@@ -37,7 +37,7 @@ import (
 // bytes), stat, lstat, readlink, readDir, readDirNames and realpath; the
 // rest (readHead, readFile, readText, exists, isDir, isRegular) are built on
 // them.
-type rootFS struct {
+type FS struct {
 	root string // host path of the root; "/" is the live machine
 	cwd  string // machine working directory; "" when unknown (deleted)
 	// portable: never try openat2 (Options.PortableResolve; tests cover
@@ -82,11 +82,11 @@ type Watcher interface {
 
 // Watch makes w see every read from now on; call it before the FS is
 // shared.
-func (r *rootFS) Watch(w Watcher) { r.watch = w }
+func (r *FS) Watch(w Watcher) { r.watch = w }
 
 // Hashed tells the watcher, if any, that p was read whole and hashed to
 // sum (the hash pool reads through OpenRegularFor).
-func (r *rootFS) Hashed(p, sum string) {
+func (r *FS) Hashed(p, sum string) {
 	if r.watch != nil {
 		r.watch.Hashed(p, sum)
 	}
@@ -96,11 +96,11 @@ func (r *rootFS) Hashed(p, sum string) {
 // "stat /path", "lstat /path" or "readlink /path", instead of reading (a
 // replay's recorded errors, a scenario's [errno] sections); call it
 // before the FS is shared.
-func (r *rootFS) SetFaults(faults map[string]syscall.Errno) { r.errs = faults }
+func (r *FS) SetFaults(faults map[string]syscall.Errno) { r.errs = faults }
 
 // NewFS returns the filesystem at host path root ("" is "/"), with
 // relative paths taken against the machine path cwd.
-func NewFS(root, cwd string, portable bool) *rootFS {
+func NewFS(root, cwd string, portable bool) *FS {
 	if root == "" {
 		root = "/"
 	}
@@ -110,15 +110,18 @@ func NewFS(root, cwd string, portable bool) *rootFS {
 			root = "/"
 		}
 	}
-	return &rootFS{root: root, cwd: cwd, portable: portable, dirFD: -1, openat2Nr: sysOpenat2}
+	return &FS{root: root, cwd: cwd, portable: portable, dirFD: -1, openat2Nr: sysOpenat2}
 }
 
+// HostRoot is the host path of the root: "/" for the live machine.
+func (r *FS) HostRoot() string { return r.root }
+
 // Live reports whether this is the machine the probe runs on.
-func (r *rootFS) Live() bool { return r.root == "/" }
+func (r *FS) Live() bool { return r.root == "/" }
 
 // Abs makes p absolute against the machine working directory. ok is false
 // for a relative path when the working directory is unknown.
-func (r *rootFS) Abs(p string) (string, bool) {
+func (r *FS) Abs(p string) (string, bool) {
 	if strings.HasPrefix(p, "/") {
 		return p, true
 	}
@@ -129,7 +132,7 @@ func (r *rootFS) Abs(p string) (string, bool) {
 }
 
 // Host is the Host path of the already resolved machine path p.
-func (r *rootFS) Host(p string) string {
+func (r *FS) Host(p string) string {
 	if r.Live() {
 		return p
 	}
@@ -175,9 +178,9 @@ const OPath = 0o10000000
 type openHow struct{ flags, mode, resolve uint64 }
 
 // rootDir opens the root once per filesystem, for openat2; the descriptor
-// is closed when the rootFS is no longer reachable (a probe abandoned at
+// is closed when the FS is no longer reachable (a probe abandoned at
 // the deadline may still use it after Collect returned).
-func (r *rootFS) rootDir() (int, error) {
+func (r *FS) rootDir() (int, error) {
 	r.dirOnce.Do(func() {
 		fd, err := syscall.Open(r.root, OPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		if err != nil {
@@ -192,7 +195,7 @@ func (r *rootFS) rootDir() (int, error) {
 
 // openat2 opens machine path p inside the root. ok is false when the
 // kernel has no usable openat2 (the caller walks instead).
-func (r *rootFS) openat2(p string, flags int) (fd int, ok bool, err error) {
+func (r *FS) openat2(p string, flags int) (fd int, ok bool, err error) {
 	if r.portable || r.noOpenat2.Load() {
 		return -1, false, nil
 	}
@@ -226,11 +229,11 @@ func (r *rootFS) openat2(p string, flags int) (fd int, ok bool, err error) {
 // Open opens the machine path p with flags (O_CLOEXEC added), every
 // component resolved inside the root. With O_NOFOLLOW the last component
 // is not followed (with O_PATH: the link itself, for lstat and readlink).
-func (r *rootFS) Open(p string, flags int) (*os.File, error) { return r.OpenFor(p, flags, false) }
+func (r *FS) Open(p string, flags int) (*os.File, error) { return r.OpenFor(p, flags, false) }
 
 // OpenFor is open; hashing says the hash pool opens it (a capture then
 // keeps its size and sum, never its bytes).
-func (r *rootFS) OpenFor(p string, flags int, hashing bool) (*os.File, error) {
+func (r *FS) OpenFor(p string, flags int, hashing bool) (*os.File, error) {
 	f, err := r.OpenUnwatched(p, flags)
 	if r.watch != nil {
 		r.watch.Opened(p, flags, f, err, hashing)
@@ -238,7 +241,7 @@ func (r *rootFS) OpenFor(p string, flags int, hashing bool) (*os.File, error) {
 	return f, err
 }
 
-func (r *rootFS) OpenUnwatched(p string, flags int) (*os.File, error) {
+func (r *FS) OpenUnwatched(p string, flags int) (*os.File, error) {
 	ap, ok := r.Abs(p)
 	if en, bad := r.errs["open "+ap]; bad && ok && flags&OPath == 0 {
 		return nil, PathErr("open", p, en)
@@ -266,7 +269,7 @@ func (r *rootFS) OpenUnwatched(p string, flags int) (*os.File, error) {
 // openWalk is open without openat2: the path is resolved by walk, then the
 // host path is opened without following a link at its end (a link there
 // now means the tree changed under us: ELOOP, never the host).
-func (r *rootFS) openWalk(p string, flags int) (int, error) {
+func (r *FS) openWalk(p string, flags int) (int, error) {
 	var real string
 	var err error
 	if flags&syscall.O_NOFOLLOW != 0 {
@@ -289,7 +292,7 @@ func (r *rootFS) openWalk(p string, flags int) (int, error) {
 // resolveParent resolves every component of p but the last, which is
 // appended as is ("", "." and ".." are resolved too: they name no link; a
 // trailing slash makes the kernel follow the last link too).
-func (r *rootFS) resolveParent(p string) (string, error) {
+func (r *FS) resolveParent(p string) (string, error) {
 	if strings.HasSuffix(p, "/") {
 		return r.walk(p, true)
 	}
@@ -314,7 +317,7 @@ func (r *rootFS) resolveParent(p string) (string, error) {
 // ENOTDIR). Lenient (Python's Path.resolve(strict=False)), from the first
 // component that does not resolve the rest is appended as written, "."
 // and ".." applied lexically.
-func (r *rootFS) walk(p string, strict bool) (string, error) {
+func (r *FS) walk(p string, strict bool) (string, error) {
 	resolved, unresolved, err := ResolveIn(p, true, func(next string) (Component, error) {
 		fi, err := os.Lstat(r.Host(next))
 		switch {
@@ -423,7 +426,7 @@ func lexical(p string) string {
 const maxSymlinks = 40
 
 // Stat is os.Stat of p inside the root: links followed.
-func (r *rootFS) Stat(p string) (fs.FileInfo, error) {
+func (r *FS) Stat(p string) (fs.FileInfo, error) {
 	v, err := r.stat1(p)
 	if r.watch != nil {
 		r.watch.Asked("stat", p, true, err)
@@ -431,7 +434,7 @@ func (r *rootFS) Stat(p string) (fs.FileInfo, error) {
 	return v, err
 }
 
-func (r *rootFS) stat1(p string) (fs.FileInfo, error) {
+func (r *FS) stat1(p string) (fs.FileInfo, error) {
 	if ap, ok := r.Abs(p); ok {
 		if en, bad := r.errs["stat "+ap]; bad {
 			var zero fs.FileInfo
@@ -454,7 +457,7 @@ func (r *rootFS) stat1(p string) (fs.FileInfo, error) {
 
 // Lstat is os.Lstat of p inside the root: a link at the end is not
 // followed.
-func (r *rootFS) Lstat(p string) (fs.FileInfo, error) {
+func (r *FS) Lstat(p string) (fs.FileInfo, error) {
 	v, err := r.lstat1(p)
 	if r.watch != nil {
 		r.watch.Asked("lstat", p, false, err)
@@ -462,7 +465,7 @@ func (r *rootFS) Lstat(p string) (fs.FileInfo, error) {
 	return v, err
 }
 
-func (r *rootFS) lstat1(p string) (fs.FileInfo, error) {
+func (r *FS) lstat1(p string) (fs.FileInfo, error) {
 	if ap, ok := r.Abs(p); ok {
 		if en, bad := r.errs["lstat "+ap]; bad {
 			var zero fs.FileInfo
@@ -483,7 +486,7 @@ func (r *rootFS) lstat1(p string) (fs.FileInfo, error) {
 	return r.fstatPath(p, OPath|syscall.O_NOFOLLOW)
 }
 
-func (r *rootFS) fstatPath(p string, flags int) (fs.FileInfo, error) {
+func (r *FS) fstatPath(p string, flags int) (fs.FileInfo, error) {
 	op := "stat"
 	if flags&syscall.O_NOFOLLOW != 0 {
 		op = "lstat"
@@ -502,7 +505,7 @@ func (r *rootFS) fstatPath(p string, flags int) (fs.FileInfo, error) {
 
 // Readlink is os.Readlink of p inside the root (the components before the
 // last resolved inside it; the target is returned as written).
-func (r *rootFS) Readlink(p string) (string, error) {
+func (r *FS) Readlink(p string) (string, error) {
 	v, err := r.readlink1(p)
 	if r.watch != nil {
 		r.watch.Asked("readlink", p, false, err)
@@ -510,7 +513,7 @@ func (r *rootFS) Readlink(p string) (string, error) {
 	return v, err
 }
 
-func (r *rootFS) readlink1(p string) (string, error) {
+func (r *FS) readlink1(p string) (string, error) {
 	if ap, ok := r.Abs(p); ok {
 		if en, bad := r.errs["readlink "+ap]; bad {
 			var zero string
@@ -559,32 +562,32 @@ func (r *rootFS) readlink1(p string) (string, error) {
 
 // Exists follows symlinks; any error is "does not exist", as Python's
 // os.path.Exists.
-func (r *rootFS) Exists(p string) bool {
+func (r *FS) Exists(p string) bool {
 	_, err := r.Stat(p)
 	return err == nil
 }
 
 // IsDir and isRegular are pathlib's is_dir()/is_file(): links followed,
 // any error is false.
-func (r *rootFS) IsDir(p string) bool {
+func (r *FS) IsDir(p string) bool {
 	fi, err := r.Stat(p)
 	return err == nil && fi.IsDir()
 }
 
-func (r *rootFS) IsRegular(p string) bool {
+func (r *FS) IsRegular(p string) bool {
 	fi, err := r.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
 
 // openDir opens the directory p for listing. O_DIRECTORY|O_NONBLOCK: a
 // FIFO or device where a directory should be fails at once.
-func (r *rootFS) openDir(p string) (*os.File, error) {
+func (r *FS) openDir(p string) (*os.File, error) {
 	return r.Open(p, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK)
 }
 
 // ReadDirNames lists the directory p in directory order, unsorted
 // (os.scandir order): callers sort.
-func (r *rootFS) ReadDirNames(p string) ([]string, error) {
+func (r *FS) ReadDirNames(p string) ([]string, error) {
 	f, err := r.openDir(p)
 	if err != nil {
 		return nil, err
@@ -603,7 +606,7 @@ func (r *rootFS) ReadDirNames(p string) ([]string, error) {
 // ReadDir is os.ReadDir of p inside the root: entries sorted by name,
 // their type that of the entry itself (a link is a link). Under a root the
 // entries' Info is an lstat inside the root, never of a host path.
-func (r *rootFS) ReadDir(p string) ([]fs.DirEntry, error) {
+func (r *FS) ReadDir(p string) ([]fs.DirEntry, error) {
 	if r.Live() {
 		ap, ok := r.Abs(p)
 		if !ok {
@@ -655,7 +658,7 @@ func direntNames(es []fs.DirEntry) []string {
 
 // parseDirents appends the entries of a linux_dirent64 buffer ("." and
 // ".." skipped). An unknown d_type is taken from an lstat inside the root.
-func parseDirents(r *rootFS, dir string, b []byte, es []fs.DirEntry) []fs.DirEntry {
+func parseDirents(r *FS, dir string, b []byte, es []fs.DirEntry) []fs.DirEntry {
 	for len(b) >= 19 {
 		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
 		if reclen < 19 || reclen > len(b) {
@@ -701,9 +704,9 @@ func parseDirents(r *rootFS, dir string, b []byte, es []fs.DirEntry) []fs.DirEnt
 	return es
 }
 
-// rootDirent is one entry of rootFS.readDir under a root.
+// rootDirent is one entry of FS.readDir under a root.
 type rootDirent struct {
-	fs   *rootFS
+	fs   *FS
 	path string
 	name string
 	typ  fs.FileMode
@@ -718,7 +721,7 @@ func (e *rootDirent) String() string             { return fs.FormatDirEntry(e) }
 // ExecPath is the host path of the executable p of the root (tests run
 // fake tools kept in their roots, gpu_arch.go): every component resolved
 // inside the root.
-func (r *rootFS) ExecPath(p string) (string, error) {
+func (r *FS) ExecPath(p string) (string, error) {
 	ap, ok := r.Abs(p)
 	if !ok {
 		return "", PathErr("stat", p, syscall.ENOENT)
@@ -737,7 +740,7 @@ func (r *rootFS) ExecPath(p string) (string, error) {
 // filesystem: absolute (against the machine working directory), every
 // existing symlink resolved inside the root, the part that does not
 // resolve appended as written.
-func (r *rootFS) Realpath(p string) string {
+func (r *FS) Realpath(p string) string {
 	ap, ok := r.Abs(p)
 	if !ok {
 		ap = "/" + p
@@ -751,7 +754,7 @@ func (r *rootFS) Realpath(p string) string {
 
 // ReadFile reads a whole regular file, at most max bytes (larger is an
 // EFBIG error).
-func (r *rootFS) ReadFile(p string, max int64) ([]byte, error) {
+func (r *FS) ReadFile(p string, max int64) ([]byte, error) {
 	b, err := r.ReadHead(p, max+1)
 	if err == nil && int64(len(b)) > max {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EFBIG}
@@ -763,11 +766,11 @@ func (r *rootFS) ReadFile(p string, max int64) ([]byte, error) {
 // FIFO, a device node or a directory where a file was expected is an
 // error, never a hang: the file is opened non-blocking (a FIFO without a
 // writer opens at once) and checked with fstat before any read.
-func (r *rootFS) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
+func (r *FS) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	return r.OpenRegularFor(p, false)
 }
 
-func (r *rootFS) OpenRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, error) {
+func (r *FS) OpenRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, error) {
 	f, err := r.OpenFor(p, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, hashing)
 	if err != nil {
 		return nil, nil, err
@@ -791,7 +794,7 @@ func (r *rootFS) OpenRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, 
 // ReadHead reads the first n bytes of a regular file (fewer when it is
 // shorter); see openRegular. procfs and sysfs files (size 0 in stat) are
 // read until EOF.
-func (r *rootFS) ReadHead(p string, n int64) ([]byte, error) {
+func (r *FS) ReadHead(p string, n int64) ([]byte, error) {
 	f, _, err := r.OpenRegular(p)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
-package probe
+package machine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,13 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-
-	"aorta-probe/internal/fakeroot"
-	"aorta-probe/internal/pyjson"
 )
 
-// resolvers are the two ways rootFS resolves under a root: openat2 (where
+// resolvers are the two ways FS resolves under a root: openat2 (where
 // the kernel has it) and the portable walk, forced by the option.
 var resolvers = []struct {
 	name     string
@@ -192,163 +187,6 @@ func TestRootFSLive(t *testing.T) {
 	}
 }
 
-// within fails the test when f has not returned after a generous bound:
-// the readers it exercises must never block.
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%s blocked", what)
-	}
-}
-
-// TestDpkgStatusNotRegular: a FIFO or a character device in place of dpkg's
-// status database is "unknown" (dpkg-query decides), never a hang.
-func TestDpkgStatusNotRegular(t *testing.T) {
-	cands := []string{"amdgpu-dkms", "amdgpu"}
-	t.Run("fifo", func(t *testing.T) {
-		root := t.TempDir()
-		mkfiles(t, root, "var/lib/dpkg/")
-		if err := syscall.Mkfifo(filepath.Join(root, "var/lib/dpkg/status"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// A writer that never writes: a blocking open would succeed, a
-		// blocking read would wait for ever.
-		w, err := os.OpenFile(filepath.Join(root, "var/lib/dpkg/status"), os.O_RDWR, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer w.Close()
-		within(t, "dpkgKnows on a FIFO", func() {
-			if got := dpkgKnows(NewFS(root, "/", false), cands); !got["amdgpu"] || !got["amdgpu-dkms"] {
-				t.Errorf("dpkgKnows = %v, want every candidate unknown", got)
-			}
-		})
-	})
-	t.Run("dev-zero", func(t *testing.T) {
-		root := t.TempDir()
-		mkfiles(t, root, "var/lib/dpkg/")
-		if err := syscall.Mknod(filepath.Join(root, "var/lib/dpkg/status"), syscall.S_IFCHR|0o666, 1<<8|5); err != nil {
-			t.Skipf("mknod /dev/zero not permitted here (%v)", err)
-		}
-		within(t, "dpkgKnows on /dev/zero", func() {
-			if got := dpkgKnows(NewFS(root, "/", false), cands); !got["amdgpu"] {
-				t.Errorf("dpkgKnows = %v, want every candidate unknown", got)
-			}
-		})
-	})
-}
-
-// TestGlibcBannerBounded: the libc.so.6 banner is looked for in the first
-// libcScanBudget bytes only; a sparse multi-GiB file costs no more.
-func TestGlibcBannerBounded(t *testing.T) {
-	banner := "GNU C Library (Test GLIBC 2.99-1) stable release version 2.99."
-	for _, tc := range []struct {
-		name   string
-		offset int64
-		want   string
-	}{
-		{"banner at 1.6 MiB", 1600 << 10, "2.99"},
-		{"banner after the budget", libcScanBudget + 1<<20, ""},
-		{"no banner", -1, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
-			mkfiles(t, root, "lib/x86_64-linux-gnu/")
-			f, err := os.Create(filepath.Join(root, "lib/x86_64-linux-gnu/libc.so.6"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Truncate(4 << 30); err != nil { // sparse 4 GiB
-				t.Skipf("no sparse 4 GiB file here: %v", err)
-			}
-			if tc.offset >= 0 {
-				if _, err := f.WriteAt([]byte(banner), tc.offset); err != nil {
-					t.Fatal(err)
-				}
-			}
-			f.Close()
-			start := time.Now()
-			v, reason := glibcVersion(NewFS(root, "/", false), "x86_64")
-			t.Logf("4 GiB sparse libc.so.6: %v", time.Since(start))
-			if v != tc.want || (v == "") != (reason != "") {
-				t.Errorf("glibcVersion = %q, %q; want %q", v, reason, tc.want)
-			}
-		})
-	}
-}
-
-// TestHostileRoot: a root whose every interesting path is an absolute or
-// escaping relative link into a host tree holding a planted ROCm machine.
-// Nothing planted may appear in the document, with either resolver.
-func TestHostileRoot(t *testing.T) {
-	root, err := fakeroot.Hostile(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{
-		"ROCM_PATH":             "/opt/rocm-" + fakeroot.HostileVersion,
-		"PYTHONPATH":            "/usr/lib/python3/dist-packages",
-		"MIOPEN_SYSTEM_DB_PATH": "db", // relative: against the cwd /work inside the root
-		"HOME":                  "/root",
-	}
-	for _, rv := range resolvers {
-		t.Run(rv.name, func(t *testing.T) {
-			snap := Collect(context.Background(), Options{
-				Root: root, Now: fixedNow, Cwd: "/work", PortableResolve: rv.portable, Extended: true,
-				Env:   func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-				Uname: func() (Uname, error) { return Uname{"6.8.0", "#1", "x86_64"}, nil },
-			})
-			doc := string(pyjson.Encode(snap))
-			for _, m := range []string{fakeroot.Marker, strings.ToLower(fakeroot.Marker), fakeroot.HostileVersion} {
-				if i := strings.Index(doc, m); i >= 0 {
-					t.Errorf("planted %q in the document: …%s…", m, doc[max(0, i-300):min(len(doc), i+100)])
-				}
-			}
-			if snap.Host.GlibcVersion != nil || snap.ROCm.Version != nil {
-				t.Errorf("glibc %v, rocm %v: read through a link", snap.Host.GlibcVersion, snap.ROCm.Version)
-			}
-		})
-	}
-}
-
-// TestRelativeEnvPathUnderRoot: a relative path from the environment
-// (MIOPEN_SYSTEM_DB_PATH=db) is taken against the working directory inside
-// the root, never against the host's.
-func TestRelativeEnvPathUnderRoot(t *testing.T) {
-	root := t.TempDir()
-	mkfiles(t, root, "work/db/gfx942.txt", "work/db/gfx90a/x.txt")
-	for _, tc := range []struct {
-		cwd  string
-		want bool
-	}{{"/work", true}, {"/", false}, {"", false}} {
-		s := testState(t, root)
-		s.opt.Cwd = tc.cwd
-		s.root = NewFS(root, tc.cwd, false)
-		if got := nameFingerprint(s, "db", miopenDBSuffixes) != nil; got != tc.want {
-			t.Errorf("cwd %q: db fingerprinted %v, want %v", tc.cwd, got, tc.want)
-		}
-	}
-	for _, rv := range resolvers {
-		r := NewFS(root, "/work", rv.portable)
-		if !r.IsDir("db") || r.ReadText("db/gfx942.txt") == nil || r.ReadText("./db/../db/gfx942.txt") == nil {
-			t.Errorf("%s: relative paths not read against the cwd inside the root", rv.name)
-		}
-	}
-	// The host directory the test runs in holds a db/ the root has not.
-	host := t.TempDir()
-	mkfiles(t, host, "db/gfx942.txt")
-	t.Chdir(host)
-	s := testState(t, root)
-	s.root = NewFS(root, "/", false)
-	if nameFingerprint(s, "db", miopenDBSuffixes) != nil {
-		t.Error("the host's working directory was read")
-	}
-}
-
 // FuzzRootFSResolvers: for any path, openat2 and the portable walk agree
 // (the same file, or the same errno) on a tree of links of every kind.
 func FuzzRootFSResolvers(f *testing.F) {
@@ -372,8 +210,8 @@ func FuzzRootFSResolvers(f *testing.F) {
 		}
 		for _, op := range []struct {
 			name string
-			fn   func(*rootFS, string) (fs.FileInfo, error)
-		}{{"stat", (*rootFS).Stat}, {"lstat", (*rootFS).Lstat}} {
+			fn   func(*FS, string) (fs.FileInfo, error)
+		}{{"stat", (*FS).Stat}, {"lstat", (*FS).Lstat}} {
 			a, aerr := op.fn(kernel, p)
 			b, berr := op.fn(walk, p)
 			var ae, be syscall.Errno
@@ -407,6 +245,26 @@ func mkfilesF(f *testing.F, root string, specs ...string) {
 		}
 		if err != nil {
 			f.Fatal(err)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	root := t.TempDir()
+	mkfiles(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> rocm-7.2.1", "abs -> /opt/rocm/lib",
+		"up -> ../../..", "deep/a/b -> ../../opt/rocm")
+	r := NewFS(root, "/", false)
+	for _, tc := range []struct{ in, want string }{
+		{"/opt/rocm/lib/x", "/opt/rocm-7.2.1/lib/x"},
+		{"/abs/x", "/opt/rocm-7.2.1/lib/x"},
+		{"/up/opt/rocm", "/opt/rocm-7.2.1"}, // ".." above the root stays at the root
+		{"/deep/a/b/lib/../lib/x", "/opt/rocm-7.2.1/lib/x"},
+		{"/", "/"},
+		{"//opt//rocm/", "/opt/rocm-7.2.1"},
+	} {
+		got, err := r.walk(tc.in, true)
+		if err != nil || got != tc.want {
+			t.Errorf("resolve(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
 }
