@@ -37,13 +37,13 @@ func replayArchive(t *testing.T, data []byte, base Options) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := newReplay(a, t.TempDir())
+	r, err := machine.NewReplay(a, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	// --buck-option values are never in an archive: the replay is given
 	// them again, as a user would.
-	opt := r.Options(Options{Now: fixedNow, Buck: base.Buck})
+	opt := replayOptions(r, Options{Now: fixedNow, Buck: base.Buck})
 	snap := Collect(context.Background(), opt)
 	snap.Provenance.Root = "/"
 	// The one difference a replay names: its identity is the captured
@@ -96,59 +96,5 @@ func TestCaptureReplay(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("only %d scenarios", n)
-	}
-}
-
-// fileRunner is a Runner whose command writes body to its OutFile, or
-// removes it when body is nil.
-type fileRunner struct{ body []byte }
-
-func (f fileRunner) Run(_ context.Context, c Command) Result {
-	if f.body == nil {
-		os.Remove(c.OutFile)
-	} else {
-		os.WriteFile(c.OutFile, f.body, 0o600)
-	}
-	return Result{}
-}
-
-// TestReplayOutFile: a command's OutFile is recorded with it; the replay
-// matches the argv whatever the temp file's name and writes the recorded
-// content to the new file, or removes the file the command had removed.
-func TestReplayOutFile(t *testing.T) {
-	for _, body := range [][]byte{[]byte(`{"rdhc_version": "1.4.0"}`), nil} {
-		root := t.TempDir()
-		os.Mkdir(filepath.Join(root, "tmp"), 0o755)
-		rc := NewRecorder(false)
-		opt := rc.attach(withDefaults(Options{Root: root, Runner: fileRunner{body}, Cwd: "/"}), machine.NewFS(root, "/", false))
-		live := filepath.Join(root, "tmp", "rdhc_quick_abcdefgh.json")
-		os.WriteFile(live, nil, 0o600)
-		opt.Runner.Run(context.Background(), Command{Argv: []string{"sudo", "rdhc", "--json", live}, OutFile: live})
-		a, err := fakeroot.Parse(rc.Archive("test\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := newReplay(a, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi, err := os.Stat(filepath.Join(r.dir, "tmp")); err != nil || !fi.IsDir() {
-			t.Fatalf("the temp directory is not in the archive: %v", err)
-		}
-		other := "/tmp/rdhc_quick_zyxwvuts.json"
-		host := filepath.Join(r.dir, other)
-		os.WriteFile(host, nil, 0o600)
-		res := replayRunner{r: r}.Run(context.Background(), Command{Argv: []string{"sudo", "rdhc", "--json", other}, OutFile: other})
-		if res.Err != nil {
-			t.Fatalf("body %q: %v", body, res.Err)
-		}
-		got, err := os.ReadFile(host)
-		if body == nil {
-			if err == nil {
-				t.Errorf("the replay left the file the command removed")
-			}
-		} else if string(got) != string(body) {
-			t.Errorf("replayed out file %q, want %q", got, body)
-		}
 	}
 }

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -97,9 +96,6 @@ const DefaultDeadline = 60 * time.Second
 // probeGrace is how long probes may still finish after the deadline or an
 // interruption, once their commands have been killed.
 const probeGrace = 200 * time.Millisecond
-
-// Uname is the part of uname(2) the document records.
-type Uname struct{ Release, Version, Machine string }
 
 // ExecutionContexts are the valid --execution-context labels.
 var ExecutionContexts = []string{"direct", "buck2_run", "buck2_action"}
@@ -547,7 +543,7 @@ func CollectRoot(ctx context.Context, opt Options) (*schema.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := Collect(ctx, r.Options(opt))
+	snap := Collect(ctx, replayOptions(r, opt))
 	if err := r.Close(); err != nil {
 		return nil, err
 	}
@@ -567,11 +563,11 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	}
 	isExec := machine.IsExecutable
 	if rc := opt.Record; rc != nil { // capture (capture.go)
-		opt = rc.attach(opt, root)
+		opt = record(rc, opt, root)
 		isExec = func(p string) bool {
 			ok := machine.IsExecutable(p)
 			if ok {
-				rc.executable(p)
+				rc.Executable(p)
 			}
 			return ok
 		}
@@ -579,9 +575,9 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	c := &collector{opt: opt, root: root, ctx: ctx, isExec: isExec,
 		hashes: newHashPool(opt.Workers), redact: opt.Buck.Context.Redact, path: opt.Path}
 	if rp := opt.Replay; rp != nil { // replay of a capture (replay.go)
-		root.SetFaults(rp.errs)
-		c.isExec = rp.isExec(root)
-		rp.preload(root, c.hashes)
+		root.SetFaults(rp.Faults())
+		c.isExec = rp.IsExec(root)
+		c.hashes.preload(rp)
 	}
 	if c.path == nil && opt.Root == "/" {
 		c.path = machine.SearchPath(opt.Env)
@@ -675,7 +671,7 @@ func newProvenance(opt Options, started time.Time) *schema.Provenance {
 	if opt.Replay != nil {
 		// The archive replayed (docs/capture.md), not its expansion;
 		// the root it described when loaded otherwise.
-		root = cmp.Or(opt.Replay.archive, opt.Replay.root)
+		root = opt.Replay.Described()
 	}
 	return &schema.Provenance{
 		Implementation: "aorta-probe",

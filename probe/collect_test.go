@@ -39,7 +39,7 @@ func dpkgRoot(t *testing.T) Options {
 	return Options{
 		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
 		Env:   func(string) (string, bool) { return "", false },
-		Uname: func() (Uname, error) { return Uname{"r", "v", "m"}, nil },
+		Uname: func() (Uname, error) { return Uname{Release: "r", Version: "v", Machine: "m"}, nil },
 	}
 }
 
@@ -277,7 +277,7 @@ func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
 	opt := Options{
 		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
 		Env:   func(string) (string, bool) { return "", false },
-		Uname: func() (Uname, error) { return Uname{"r", "v", "m"}, nil },
+		Uname: func() (Uname, error) { return Uname{Release: "r", Version: "v", Machine: "m"}, nil },
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
@@ -353,7 +353,7 @@ func TestHostileRoot(t *testing.T) {
 			snap := Collect(context.Background(), Options{
 				Root: root, Now: fixedNow, Cwd: "/work", PortableResolve: rv.portable, Extended: true,
 				Env:   func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-				Uname: func() (Uname, error) { return Uname{"6.8.0", "#1", "x86_64"}, nil },
+				Uname: func() (Uname, error) { return Uname{Release: "6.8.0", Version: "#1", Machine: "x86_64"}, nil },
 			})
 			doc := string(pyjson.Encode(snap))
 			for _, m := range []string{fakeroot.Marker, strings.ToLower(fakeroot.Marker), fakeroot.HostileVersion} {

@@ -249,7 +249,7 @@ func TestIsolationCases(t *testing.T) {
 			}
 			opt := Options{
 				Env:   func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
-				Uname: func() (Uname, error) { return Uname{release, "#1", "x86_64"}, nil },
+				Uname: func() (Uname, error) { return Uname{Release: release, Version: "#1", Machine: "x86_64"}, nil },
 			}
 			opt.Root, opt.Cwd = root, "/"
 			s := &state{collector: newCollector(context.Background(), opt)}

@@ -17,7 +17,34 @@ type (
 	ExecRunner = machine.ExecRunner
 	// ExitError is a command's non-zero exit status.
 	ExitError = machine.ExitError
+	// Uname is the part of uname(2) the document records.
+	Uname = machine.Uname
+	// NamespaceAnswer is what the kernel said for one namespace type:
+	// the id and the ioctl that gave it, or why there is none (Reason,
+	// the wording of probe_provenance.identity.namespaces[].reason).
+	NamespaceAnswer = machine.NamespaceAnswer
+	// Recorder records one collection (Options.Record; docs/capture.md).
+	Recorder = machine.Recorder
+	// Replay answers a collection from a capture archive
+	// (Options.Replay; docs/capture.md).
+	Replay = machine.Replay
+	// NotCapturedError is a replayed command the archive holds no
+	// answer for.
+	NotCapturedError = machine.NotCapturedError
 )
+
+// Capture and replay (internal/machine, docs/capture.md).
+var (
+	NewRecorder   = machine.NewRecorder
+	LoadReplay    = machine.LoadReplay
+	IsArchive     = machine.IsArchive
+	IsCapture     = machine.IsCapture
+	ErrNotArchive = machine.ErrNotArchive
+)
+
+// WithheldValue is what a replay sees for a variable whose value an
+// archive never holds.
+const WithheldValue = machine.WithheldValue
 
 // ErrTimeout is the Err of a command killed at its timeout.
 var ErrTimeout = machine.ErrTimeout

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -32,15 +33,6 @@ const (
 	procSuperMagic = 0x9fa0
 	nsfsMagic      = 0x6e736673
 )
-
-// NamespaceAnswer is what the kernel said for one namespace type: the id
-// and the ioctl that gave it, or why there is none (Reason, the wording of
-// probe_provenance.identity.namespaces[].reason).
-type NamespaceAnswer struct {
-	ID     uint64
-	Source string
-	Reason string
-}
 
 // collectIdentity is probe_provenance.identity
 // (docs/isolation.md#placement-identity). It never appends a partial
@@ -156,7 +148,7 @@ func errnoMeaning(err error, since string) string {
 	name := map[syscall.Errno]string{syscall.ENOTTY: "ENOTTY", syscall.EINVAL: "EINVAL", syscall.EPERM: "EPERM",
 		syscall.EACCES: "EACCES", syscall.ENOSYS: "ENOSYS"}[en]
 	if name == "" {
-		name = errnoName(en)
+		name = machine.ErrnoName(en)
 	}
 	switch en {
 	case syscall.ENOTTY, syscall.EINVAL:

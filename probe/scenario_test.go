@@ -14,6 +14,7 @@ import (
 
 	"aorta-probe/buck"
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -56,7 +57,7 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 		// however long a loaded machine takes to start them.
 		Root: root, Now: fixedNow, Cwd: "/", Runner: patientRunner{t}, TempName: testTempName,
 		Uname: func() (Uname, error) {
-			return Uname{"6.8.0-49-generic", "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", "x86_64"}, nil
+			return Uname{Release: "6.8.0-49-generic", Version: "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", Machine: "x86_64"}, nil
 		},
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	}
@@ -76,7 +77,7 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 			if len(f) != 3 {
 				t.Fatalf("uname setting needs three fields: %q", v)
 			}
-			u := Uname{strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])}
+			u := Uname{Release: strings.TrimSpace(f[0]), Version: strings.TrimSpace(f[1]), Machine: strings.TrimSpace(f[2])}
 			opt.Uname = func() (Uname, error) { return u, nil }
 		case "uname-error":
 			opt.Uname = func() (Uname, error) { return Uname{}, fmt.Errorf("%s", v) }
@@ -114,7 +115,7 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 		if opt.faults == nil {
 			opt.faults = map[string]syscall.Errno{}
 		}
-		opt.faults[op+" /"+f.Path] = errnoByName(name)
+		opt.faults[op+" /"+f.Path] = machine.ErrnoByName(name)
 	}
 	if path == nil {
 		path = []string{filepath.Join(root, "bin")}
@@ -151,11 +152,11 @@ func collectScenarioWith(t *testing.T, archive string, cfg scenarioConfig) *sche
 	if IsCapture(a) {
 		// A capture of a real place (docs/capture.md): replayed, never
 		// reading or running anything of this machine.
-		r, err := newReplay(a, root)
+		r, err := machine.NewReplay(a, root)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt = r.Options(Options{Now: fixedNow})
+		opt = replayOptions(r, Options{Now: fixedNow})
 	} else {
 		if err := a.Expand(root); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
-package probe
+package machine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -79,7 +80,7 @@ func LoadReplay(path, tmp string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := newReplay(a, dir)
+	r, err := NewReplay(a, dir)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -90,7 +91,9 @@ func LoadReplay(path, tmp string) (*Replay, error) {
 	return r, nil
 }
 
-func newReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
+// NewReplay expands the parsed capture archive a into dir, the replayed
+// machine's root, and returns its replay.
+func NewReplay(a *fakeroot.Archive, dir string) (*Replay, error) {
 	r := &Replay{dir: dir, root: "/", env: map[string]string{}, settings: map[string]string{},
 		errs: map[string]syscall.Errno{}, sums: map[string]string{}, temps: map[int]string{}, cmds: map[string][]recCmd{}, next: map[string]int{}}
 	for _, kv := range a.Settings() {
@@ -193,7 +196,7 @@ func (r *Replay) files(a *fakeroot.Archive) (*fakeroot.Archive, error) {
 		}
 		if f.Errno != "" {
 			op, name, _ := strings.Cut(f.Errno, " ")
-			r.errs[op+" /"+f.Path] = errnoByName(name)
+			r.errs[op+" /"+f.Path] = ErrnoByName(name)
 			continue
 		}
 		if f.SHA256 != "" {
@@ -317,15 +320,11 @@ func (r *Replay) programs() []string {
 // Close removes the expanded root.
 func (r *Replay) Close() error { return os.RemoveAll(r.dir) }
 
-// Options returns opt set up to replay: the root, environment, working
-// directory, search path, uname and runner are the archive's, and so are
-// --extended, --execution-context and --buck-target when the capture set
-// them.
-func (r *Replay) Options(opt Options) Options {
-	opt.Root = r.dir
-	opt.Replay = r
-	opt.Cwd = r.cwd
-	opt.Path = r.path
+// Seams returns the seams of a replay: the root, environment, working
+// directory, search path, uname, namespace ids, temp names and runner
+// are the archive's. fallback gives a temp name the archive lacks.
+func (r *Replay) Seams(p Policy, fallback func(attempt int) string) Seams {
+	opt := Seams{Root: r.dir, Cwd: r.cwd, Path: r.path}
 	if opt.Path == nil {
 		opt.Path = []string{}
 	}
@@ -337,7 +336,7 @@ func (r *Replay) Options(opt Options) Options {
 		env[k] = v
 	}
 	opt.Env = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	opt.Runner = replayRunner{r, opt.Buck.Context.Redact}
+	opt.Runner = replayRunner{r, p.RedactArgv}
 	opt.NamespaceID = func(kind string) NamespaceAnswer {
 		if a, ok := r.nsIDs[kind]; ok {
 			return a
@@ -354,68 +353,55 @@ func (r *Replay) Options(opt Options) Options {
 		}
 		return *r.uname, nil
 	}
-	if r.settings["extended"] == "true" {
-		opt.Extended = true
-	}
-	if v := r.settings["execution-context"]; v != "" {
-		opt.ExecutionContext = v
-	}
-	if v := r.settings["buck-target"]; v != "" {
-		opt.Buck.Target = v
-	}
 	opt.TempName = func(attempt int) string {
 		if n, ok := r.temps[attempt]; ok {
 			return n
 		}
-		return randomTempChars()
+		return fallback(attempt)
 	}
 	return opt
 }
 
-// machinePath is the host path of p, a path of the machine the probe
-// runs on rather than under --root (rdhc's temp file, system_health.go):
-// p itself, or under a replay p inside the expanded archive, the machine
-// the replayed rdhc "ran" on.
-func (c *collector) machinePath(p string) string {
-	if c.opt.Replay == nil {
-		return p
-	}
-	return filepath.Join(c.opt.Replay.dir, p)
-}
+// Setting is the value of a setting of the captured collection
+// (Policy.Settings: "extended", "execution-context", …), "" when the
+// archive has none.
+func (r *Replay) Setting(key string) string { return r.settings[key] }
 
-// isExec answers which(): a regular file with an execute bit in the
+// Dir is the host directory the archive is expanded into: the replayed
+// machine's root.
+func (r *Replay) Dir() string { return r.dir }
+
+// Described is what probe_provenance names as the root: the archive
+// replayed, or the root the capture described when not loaded from a
+// file.
+func (r *Replay) Described() string { return cmp.Or(r.archive, r.root) }
+
+// Faults are the errors the capture recorded, for FS.SetFaults.
+func (r *Replay) Faults() map[string]syscall.Errno { return r.errs }
+
+// IsExec answers which(): a regular file with an execute bit in the
 // archive.
-func (r *Replay) isExec(root *rootFS) func(string) bool {
+func (r *Replay) IsExec(root *FS) func(string) bool {
 	return func(p string) bool {
 		fi, err := root.Stat(p)
 		return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 	}
 }
 
-// preload puts the archive's hashes into the pool: a file kept as size and
-// SHA-256 hashes to the captured sum, without its bytes.
-func (r *Replay) preload(root *rootFS, h *hashPool) {
+// Sums calls put with each file the archive kept as size and SHA-256
+// (its bytes not kept): the host path in the expansion and the captured
+// "sha256:…" sum, so that the hash pool answers without reading.
+func (r *Replay) Sums(put func(host, sum string)) {
 	for p, sum := range r.sums {
-		fi, err := os.Lstat(filepath.Join(r.dir, p))
-		if err != nil {
-			continue
-		}
-		st, _ := fi.Sys().(*syscall.Stat_t)
-		key := fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-		if st != nil {
-			key.dev, key.ino = uint64(st.Dev), st.Ino
-		}
-		res := &hashResult{sum: sum}
-		res.once.Do(func() {})
-		h.done[key] = res
+		put(filepath.Join(r.dir, p), sum)
 	}
 }
 
 type replayRunner struct {
 	r *Replay
-	// redact is the replay's --buck-option redaction: the archive's argv
-	// had the capture's config values removed.
-	redact func(string) string
+	// redact is the replay's redaction (Policy.RedactArgv): the
+	// archive's argv had the capture's config values removed.
+	redact func([]string) []string
 }
 
 // Run answers a command from the archive by argv (its OutFile
@@ -425,7 +411,7 @@ type replayRunner struct {
 // of the replayed machine) is written there, or the file removed when the
 // command had removed it.
 func (w replayRunner) Run(_ context.Context, c Command) Result {
-	k := recCmd{argv: redactArgvWith(c.Argv, w.redact), dir: c.Dir, outFile: c.OutFile}
+	k := recCmd{argv: w.redact(c.Argv), dir: c.Dir, outFile: c.OutFile}
 	if c.Stdin != nil {
 		k.stdin = capSHA256(c.Stdin)
 	}
