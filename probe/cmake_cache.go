@@ -149,16 +149,8 @@ func allowlisted(name string) bool {
 // Scope: filesystem. Missing file: the default, silently.
 func collectCMakeCache(s *state, kind string, src *string) schema.CMakeCache {
 	var c schema.CMakeCache
-	if (kind != "source" && kind != "editable") || src == nil {
-		return c
-	}
-	p := *src + "/build/CMakeCache.txt"
-	if !s.root.IsRegular(p) {
-		return c
-	}
-	cc, err := readCMakeCache(s.root, p)
-	if err != nil {
-		s.reason("pytorch_build.cmake_cache: read failed for %s (%s)", p, pyfmt.ExcType(err))
+	cc, p, ok := readBuildFile(s, kind, src, "CMakeCache.txt", "cmake_cache", readCMakeCache)
+	if !ok {
 		return c
 	}
 	c.SourceFile = &p

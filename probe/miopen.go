@@ -21,18 +21,10 @@ func collectMIOpen(s *state) schema.MIOpen {
 	m.KernelDBRevision = nameFingerprint(s, db, miopenDBSuffixes)
 
 	if m.RocmReleaseTweak == nil {
-		if text == nil {
-			s.reason("miopen.rocm_release_tweak: %s not readable", header)
-		} else {
-			s.reason("miopen.rocm_release_tweak: %s did not contain a readable MIOPEN_VERSION_TWEAK define", header)
-		}
+		headerReason(s, "miopen.rocm_release_tweak", header, text, "a readable MIOPEN_VERSION_TWEAK define")
 	}
 	if m.PackageVersion == nil {
-		if text == nil {
-			s.reason("miopen.package_version: %s not readable", header)
-		} else {
-			s.reason("miopen.package_version: %s did not contain MAJOR/MINOR/PATCH defines", header)
-		}
+		headerReason(s, "miopen.package_version", header, text, "MAJOR/MINOR/PATCH defines")
 	}
 	if m.LibHash == nil {
 		s.reason("miopen.lib_hash: %s/libMIOpen.so missing or unreadable", libDir)

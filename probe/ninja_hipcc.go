@@ -388,16 +388,8 @@ targets:
 // else the legacy FindHIP per-source scripts. Scope: filesystem.
 func collectNinjaHIPCC(s *state, kind string, src *string) schema.NinjaHIPCC {
 	var n schema.NinjaHIPCC
-	if (kind != "source" && kind != "editable") || src == nil {
-		return n
-	}
-	p := *src + "/build/build.ninja"
-	if !s.root.IsRegular(p) {
-		return n
-	}
-	coll, err := readNinja(s.root, p)
-	if err != nil {
-		s.reason("pytorch_build.ninja_hipcc: read failed for %s (%s)", p, pyfmt.ExcType(err))
+	coll, p, ok := readBuildFile(s, kind, src, "build.ninja", "ninja_hipcc", readNinja)
+	if !ok {
 		return n
 	}
 	n.SourceFile = &p

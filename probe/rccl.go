@@ -41,11 +41,7 @@ func collectRCCL(s *state) schema.RCCL {
 	r.NetLibHash = libHash(s, libDir, "librccl-net.so")
 
 	if r.VersionCode == nil {
-		if text == nil {
-			s.reason("rccl.version_code: %s not readable", header)
-		} else {
-			s.reason("rccl.version_code: %s did not contain a readable NCCL_VERSION_CODE define", header)
-		}
+		headerReason(s, "rccl.version_code", header, text, "a readable NCCL_VERSION_CODE define")
 	}
 	if r.LibHash == nil {
 		s.reason("rccl.lib_hash: %s/librccl.so missing or unreadable", libDir)

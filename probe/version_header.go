@@ -109,3 +109,14 @@ func rcclVersion(code int) string {
 	}
 	return strconv.Itoa(major) + "." + strconv.Itoa(minor) + "." + strconv.Itoa(code%100)
 }
+
+// headerReason is the reason of a field read from the version header
+// header (text its content, nil when unreadable): the header not
+// readable, or without what the field is read from (lacks).
+func headerReason(s *state, field, header string, text *string, lacks string) {
+	if text == nil {
+		s.reason("%s: %s not readable", field, header)
+		return
+	}
+	s.reason("%s: %s did not contain %s", field, header, lacks)
+}

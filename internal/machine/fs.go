@@ -426,64 +426,47 @@ func lexical(p string) string {
 const maxSymlinks = 40
 
 // Stat is os.Stat of p inside the root: links followed.
-func (r *FS) Stat(p string) (fs.FileInfo, error) {
-	v, err := r.stat1(p)
-	if r.watch != nil {
-		r.watch.Asked("stat", p, true, err)
-	}
-	return v, err
-}
-
-func (r *FS) stat1(p string) (fs.FileInfo, error) {
-	if ap, ok := r.Abs(p); ok {
-		if en, bad := r.errs["stat "+ap]; bad {
-			var zero fs.FileInfo
-			return zero, PathErr("stat", p, en)
-		}
-	}
-	if r.Live() {
-		ap, ok := r.Abs(p)
-		if !ok {
-			return nil, PathErr("stat", p, syscall.ENOENT)
-		}
-		fi, err := os.Stat(ap)
-		if err != nil {
-			return nil, Logical(err, p)
-		}
-		return fi, nil
-	}
-	return r.fstatPath(p, OPath)
-}
+func (r *FS) Stat(p string) (fs.FileInfo, error) { return r.statAs("stat", p, true) }
 
 // Lstat is os.Lstat of p inside the root: a link at the end is not
 // followed.
-func (r *FS) Lstat(p string) (fs.FileInfo, error) {
-	v, err := r.lstat1(p)
+func (r *FS) Lstat(p string) (fs.FileInfo, error) { return r.statAs("lstat", p, false) }
+
+// statAs is Stat (follow) or Lstat: op ("stat", "lstat") names it in
+// errors, in the faults and to the watcher.
+func (r *FS) statAs(op, p string, follow bool) (fs.FileInfo, error) {
+	v, err := r.stat1(op, p, follow)
 	if r.watch != nil {
-		r.watch.Asked("lstat", p, false, err)
+		r.watch.Asked(op, p, follow, err)
 	}
 	return v, err
 }
 
-func (r *FS) lstat1(p string) (fs.FileInfo, error) {
+func (r *FS) stat1(op, p string, follow bool) (fs.FileInfo, error) {
 	if ap, ok := r.Abs(p); ok {
-		if en, bad := r.errs["lstat "+ap]; bad {
-			var zero fs.FileInfo
-			return zero, PathErr("lstat", p, en)
+		if en, bad := r.errs[op+" "+ap]; bad {
+			return nil, PathErr(op, p, en)
 		}
 	}
 	if r.Live() {
 		ap, ok := r.Abs(p)
 		if !ok {
-			return nil, PathErr("lstat", p, syscall.ENOENT)
+			return nil, PathErr(op, p, syscall.ENOENT)
 		}
-		fi, err := os.Lstat(ap)
+		stat := os.Stat
+		if !follow {
+			stat = os.Lstat
+		}
+		fi, err := stat(ap)
 		if err != nil {
 			return nil, Logical(err, p)
 		}
 		return fi, nil
 	}
-	return r.fstatPath(p, OPath|syscall.O_NOFOLLOW)
+	if !follow {
+		return r.fstatPath(p, OPath|syscall.O_NOFOLLOW)
+	}
+	return r.fstatPath(p, OPath)
 }
 
 func (r *FS) fstatPath(p string, flags int) (fs.FileInfo, error) {
