@@ -24,8 +24,8 @@ func collectAMDGPUDriver(s *state) schema.AMDGPUDriver {
 	d.KFDDevicePresent = s.root.Exists("/dev/kfd")
 	d.KFDSysfsPresent = s.root.Exists("/sys/class/kfd")
 
-	// The package query and the two modinfo runs (once per field, as the
-	// anchor does) are independent and run together.
+	// The package query and the two modinfo runs (once per field, as the Python
+	// probe does) are independent and run together.
 	var pkg *amdgpuPackage
 	_, haveModinfo := s.which("modinfo")
 	s.parallel(

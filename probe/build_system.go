@@ -20,8 +20,9 @@ func collectBuildSystem(s *state) schema.BuildSystem {
 	}
 	// Both run, version first, even when the first fails (as the Python
 	// probe). Output that is not UTF-8 is Python's UnicodeDecodeError: it
-	// escapes _run_capture at once and the caller's catch-all gives kind none
-	// (as the Python probe), so nothing after it runs.
+	// escapes the Python probe's command helper (state.capture below) at
+	// once and the caller's catch-all gives kind none, so nothing after it
+	// runs.
 	version, err := s.capture([]string{buck2, "--version"}, s.opt.Cwd)
 	if errors.As(err, new(*pyfmt.UnicodeDecodeError)) {
 		return none
@@ -53,7 +54,8 @@ func collectBuildSystem(s *state) schema.BuildSystem {
 	return schema.BuildSystem{Kind: "buck2", Buck2: b}
 }
 
-// capture is the spec's _run_capture: run argv in dir with the short
+// capture is the Python probe's helper for build_system's commands
+// (docs/buck2.md): run argv in dir with the short
 // timeout and return stdout stripped, or nil on a start error, timeout,
 // non-zero exit or empty output. Output that is not UTF-8 is a
 // *pyfmt.UnicodeDecodeError, as Python's text=True decoding raises.

@@ -57,12 +57,13 @@ type isolation struct {
 }
 
 // collectContainerDetected is container_detected
-// (docs/isolation.md#the-signals) widened with the signals the anchor misses:
+// (docs/isolation.md#the-signals) widened with the signals the Python probe misses:
 // every row of isolationSignals, in order, checked and recorded, fired or
-// not, with what was observed and whether it decides. The anchor's signals
+// not, with what was observed and whether it decides. The Python probe's signals
 // come first and in its order; container_detected is true when any deciding
-// signal fires, and every anchor signal decides, so it is true whenever the
-// anchor's own test is. docs/isolation.md describes each.
+// signal fires, and every anchor signal (one the Python probe checks:
+// docs/isolation.md) decides, so it is true whenever the Python probe's
+// own test is. docs/isolation.md describes each.
 func collectContainerDetected(s *state) isolation {
 	in := &isoInputs{s: s}
 	var found []foundSignal
@@ -250,7 +251,7 @@ func (in *isoInputs) present(p string) *string {
 	return schema.Str("absent")
 }
 
-// runtimeRule is one input of runtime_context.type, in the anchor's order:
+// runtimeRule is one input of runtime_context.type, in the Python probe's order:
 // the first that fires names the runtime. The same rows are the first
 // anchor signals of container_detected (detectRuntimeType, isolationSignals).
 type runtimeRule struct {
@@ -310,7 +311,7 @@ func buildIsolationSignals() []isoSignal {
 	t = append(t,
 		isoSignal{name: "mnt_ns_differs_from_pid1", anchor: true, check: mntDiffersFromPID1},
 		isoSignal{name: "self_cgroup_runtime", anchor: true, check: selfCgroupRuntime},
-		// Beyond the anchor.
+		// Beyond the Python probe.
 		isoSignal{name: "procfs_missing", check: procfsMissing},
 		isoSignal{name: "procfs_foreign", check: procfsForeign},
 	)
@@ -464,7 +465,7 @@ func statusSignal(field string, check func(*isoInputs, procStatus) finding) func
 	}
 }
 
-// mntDiffersFromParent: the anchor compares with PID 1, whose links need
+// mntDiffersFromParent: the Python probe compares with PID 1, whose links need
 // ptrace rights; the parent is usually readable and is outside an
 // `unshare -m`-style sandbox that was entered by exec.
 func mntDiffersFromParent(in *isoInputs) finding {
@@ -607,7 +608,7 @@ const maxAncestors = 64
 // ancestor whose /proc/<pid>/ns/<kind> link differs from self. The walk
 // starts at the parent when fromParent is set, else at the grandparent (the
 // parent has its own signal); it ends at PID 1 (compared only when
-// fromParent; for the mount namespace the anchor compares it), at a loop,
+// fromParent; for the mount namespace the Python probe compares it), at a loop,
 // after maxAncestors, or at the first unreadable link or status, whose
 // error it reports. Source: /proc/<pid>/status (PPid) and
 // /proc/<pid>/ns/<kind> of each ancestor.

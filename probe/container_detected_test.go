@@ -342,7 +342,7 @@ func FuzzKernelMajorMinor(f *testing.F) {
 	})
 }
 
-// TestIsolationTable walks the signal table: names are unique, the anchor
+// TestIsolationTable walks the signal table: names are unique, the Python probe
 // rows come first and start with runtime_context.type's inputs in their
 // order, and the roles contradictions relies on sit on the rows the docs
 // name (docs/isolation.md).

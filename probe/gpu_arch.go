@@ -78,7 +78,7 @@ func findAgentEnumerator(s *state) (path, argv0 string, ok bool) {
 
 // parseAgentEnumerator returns the agent lines of the enumerator's stdout:
 // each line stripped, blank lines and the CPU placeholder gfx000 dropped.
-// Every other line counts, without checking its gfx shape (as the anchor).
+// Every other line counts, without checking its gfx shape (as the Python probe).
 func parseAgentEnumerator(out string) []string {
 	var targets []string
 	for _, line := range pyfmt.Splitlines(out) {

@@ -195,7 +195,7 @@ func TestParseIBVDevices(t *testing.T) {
 		{"header only", "    device          \n    ------              ----------------\n", nil},
 		// Real ibv_devices separates its columns with a TAB, and the ruler
 		// rule admits only '-' and ' ': the ruler's first token is kept, as
-		// in the anchor, and later dropped by the driver binding (no
+		// in the Python probe, and later dropped by the driver binding (no
 		// /sys/class/infiniband/------).
 		{"tab ruler", "    device          \t   node GUID\n    ------          \t----------------\n", []string{"------"}},
 		{"name only", "rdma0\n", []string{"rdma0"}},

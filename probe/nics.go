@@ -191,8 +191,9 @@ func ainicTier2Settings(s *state, t *schema.AINICDetail, rdmaDevices []string) {
 	)
 }
 
-// nicRun is the Python probe's nic-run(argv, label, sudo?)
-// (docs/hardware.md#nics): the tool (argv[0], not sudo) must be on PATH; it
+// nicRun runs one NIC tool as the Python probe's NIC helper does
+// (docs/hardware.md#nics; label names the tool in reasons, sudo asks for
+// `sudo -n -E`): the tool (argv[0], not sudo) must be on PATH; it
 // runs by bare name, under `sudo -n -E` when sudo is set, for at most 5 s. It
 // returns stdout stripped (possibly ""), or nil after appending the failure's
 // reason.

@@ -7,7 +7,7 @@ import (
 )
 
 // cgroupRuntimeTokens are the substrings of /proc/self/cgroup that the
-// anchor's container_detected test looks for (docs/isolation.md#the-signals),
+// Python probe's container_detected test looks for (docs/isolation.md#the-signals),
 // in its order.
 var cgroupRuntimeTokens = []string{"docker", "containerd", "kubepods", "libpod", "lxc", "crio"}
 

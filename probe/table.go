@@ -17,7 +17,7 @@ const (
 	buildSystemBlock      blockKey[schema.BuildSystem] = "build_system"
 )
 
-// probeTable is the fixed list of probes in the anchor's order
+// probeTable is the fixed list of probes in the Python probe's order
 // (docs/fields-process.md#probe-order). They run concurrently; this order is
 // the order of partial_reasons, whatever order they finish in. A probe may
 // await only probes above it.

@@ -56,7 +56,7 @@ func absentTheRock(path string) schema.TheRock {
 // readManifest reads the manifest at p as the Python probe does (read-text,
 // then JSON). It returns the object, or nil and "" when there is no file
 // (ENOENT on lstat: absent, no reason), or the reason text of an invalid
-// manifest, in the anchor's words:
+// manifest, in the Python probe's words:
 //
 //	<p> could not be checked (<exc>)           no text, and lstat failed otherwise
 //	<p> present but empty or unreadable        no text, but something is there

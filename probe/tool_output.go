@@ -35,7 +35,7 @@ func stderrText(r Result) string {
 	return s
 }
 
-// lastNonBlankLine is the stderr detail of rdhc and nic-run: the last line
+// lastNonBlankLine is the stderr detail of rdhc and nicRun: the last line
 // that is non-blank after stripping, stripped, cut to 200 code points; ""
 // when there is none.
 func lastNonBlankLine(s string) string {

@@ -14,15 +14,19 @@ type envKnob struct {
 	consumer string
 }
 
-// The sentinel strings of the registry.
+// The sentinel strings of the registry. The source references name the
+// Python probe's repository (aorta), where the registry was audited: its
+// scripts/audit_env_knobs.py read the libraries' string tables, and its
+// pull requests #306 and #308 brought the knobs of schema <= 1.14. Neither
+// is part of this repository.
 const (
 	buildGEMM      = "hipBLASLt 1.4.70002 + rocBLAS 5.0.70002 (ROCm 7.0.2)"
 	buildNotScoped = "n/a -- not scoped to a specific library build"
-	refHipBLASLtSO = "libhipblaslt.so string table (scripts/audit_env_knobs.py)"
-	refRocBLASSO   = "librocblas.so string table (scripts/audit_env_knobs.py)"
-	refBothSO      = "libhipblaslt.so + librocblas.so string tables (scripts/audit_env_knobs.py)"
-	refAbsent      = "absent from the reference build; upstream-only or shipped by a newer ROCm (scripts/audit_env_knobs.py reports it as not_present)"
-	refInherited   = "inherited from schema <= 1.14 (PR #306 / #308); classification not traced to an upstream call site"
+	refHipBLASLtSO = "libhipblaslt.so string table (aorta scripts/audit_env_knobs.py)"
+	refRocBLASSO   = "librocblas.so string table (aorta scripts/audit_env_knobs.py)"
+	refBothSO      = "libhipblaslt.so + librocblas.so string tables (aorta scripts/audit_env_knobs.py)"
+	refAbsent      = "absent from the reference build; upstream-only or shipped by a newer ROCm (aorta scripts/audit_env_knobs.py reports it as not_present)"
+	refInherited   = "inherited from schema <= 1.14 (aorta PR #306 / #308); classification not traced to an upstream call site"
 )
 
 // envKnobs is the canonical knob list of schema 1.16 (docs/env-knobs.md): the

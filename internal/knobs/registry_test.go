@@ -39,7 +39,9 @@ func TestEnvKnobsDoc(t *testing.T) {
 	b.WriteString("# env_vars: the knob registry\n\n")
 	b.WriteString("`env_vars` records exactly these 137 variables of the schema-1.16 registry,\n")
 	b.WriteString("in this order: the raw value, `\"\"` when set but empty, null when unset.\n")
-	b.WriteString("No other variable is ever written. Generated from internal/knobs/registry.go.\n\n")
+	b.WriteString("No other variable is ever written. Generated from internal/knobs/registry.go.\n")
+	b.WriteString("The source references name a script and pull requests of aorta, the Python\n")
+	b.WriteString("probe's repository, where the registry was audited; they are not in this one.\n\n")
 	b.WriteString("| # | name | library | category | reaches | source reference | reference build |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
 	for i, k := range envKnobs {
