@@ -173,19 +173,6 @@ func (in *isoInputs) proc() (ok, foreign bool) {
 	return in.procOK, in.foreignProc
 }
 
-// procStatus is /proc/self/status; an unreadable one reads empty.
-func (in *isoInputs) procStatus() (procStatus, error) {
-	if in.status == nil {
-		st := procStatus{Has: map[string]bool{}}
-		b, err := in.s.root.ReadFile("/proc/self/status", machine.MaxTextFile)
-		if err == nil {
-			st = parseProcStatus(string(b))
-		}
-		in.status, in.statusErr = &st, err
-	}
-	return *in.status, in.statusErr
-}
-
 // fixedNS is the mount and network namespace links and whether this kernel
 // numbers their initial namespaces (fixedNumbering).
 type fixedNS struct {
@@ -205,43 +192,6 @@ func (in *isoInputs) fixedNS() *fixedNS {
 		in.fixed = f
 	}
 	return in.fixed
-}
-
-// mountView is the root mount as /proc/self/mountinfo lists it.
-type mountView struct {
-	obs                     *string
-	err                     error
-	unlisted, containerLike bool
-}
-
-func (in *isoInputs) mountView() *mountView {
-	if in.mounts != nil {
-		return in.mounts
-	}
-	in.mounts = &mountView{}
-	ms, err := in.s.root.ReadFile("/proc/self/mountinfo", 16<<20)
-	if err != nil {
-		in.mounts.err = err
-		return in.mounts
-	}
-	all := parseMountInfo(string(ms))
-	m, ok := rootMount(all)
-	obs := "no mount on /"
-	// A readable, non-empty mount table without "/" is a chroot into a
-	// directory (with /proc mounted inside): the kernel hides mounts whose
-	// mount point lies outside the process root, so the real root mount
-	// is not listed.
-	in.mounts.unlisted = !ok && len(all) > 0
-	if ok {
-		obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
-		switch m.FSType {
-		case "overlay", "fuse-overlayfs", "aufs", "tmpfs":
-			in.mounts.containerLike = true
-		}
-		in.mounts.containerLike = in.mounts.containerLike || m.Root != "/"
-	}
-	in.mounts.obs = schema.Str(obs)
-	return in.mounts
 }
 
 func (in *isoInputs) present(p string) *string {

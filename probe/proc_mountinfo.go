@@ -1,7 +1,10 @@
 package probe
 
 import (
+	"fmt"
 	"strings"
+
+	"aorta-probe/schema"
 )
 
 // mountInfo is one line of /proc/<pid>/mountinfo (proc(5)).
@@ -86,4 +89,41 @@ func rootMount(ms []mountInfo) (mountInfo, bool) {
 		}
 	}
 	return top, found
+}
+
+// mountView is the root mount as /proc/self/mountinfo lists it.
+type mountView struct {
+	obs                     *string
+	err                     error
+	unlisted, containerLike bool
+}
+
+func (in *isoInputs) mountView() *mountView {
+	if in.mounts != nil {
+		return in.mounts
+	}
+	in.mounts = &mountView{}
+	ms, err := in.s.root.ReadFile("/proc/self/mountinfo", 16<<20)
+	if err != nil {
+		in.mounts.err = err
+		return in.mounts
+	}
+	all := parseMountInfo(string(ms))
+	m, ok := rootMount(all)
+	obs := "no mount on /"
+	// A readable, non-empty mount table without "/" is a chroot into a
+	// directory (with /proc mounted inside): the kernel hides mounts whose
+	// mount point lies outside the process root, so the real root mount
+	// is not listed.
+	in.mounts.unlisted = !ok && len(all) > 0
+	if ok {
+		obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
+		switch m.FSType {
+		case "overlay", "fuse-overlayfs", "aufs", "tmpfs":
+			in.mounts.containerLike = true
+		}
+		in.mounts.containerLike = in.mounts.containerLike || m.Root != "/"
+	}
+	in.mounts.obs = schema.Str(obs)
+	return in.mounts
 }

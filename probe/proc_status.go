@@ -3,6 +3,8 @@ package probe
 import (
 	"strconv"
 	"strings"
+
+	"aorta-probe/internal/machine"
 )
 
 // procStatus is the part of /proc/<pid>/status the isolation evidence uses.
@@ -58,4 +60,17 @@ func parseProcStatus(text string) procStatus {
 		}
 	}
 	return st
+}
+
+// procStatus is /proc/self/status; an unreadable one reads empty.
+func (in *isoInputs) procStatus() (procStatus, error) {
+	if in.status == nil {
+		st := procStatus{Has: map[string]bool{}}
+		b, err := in.s.root.ReadFile("/proc/self/status", machine.MaxTextFile)
+		if err == nil {
+			st = parseProcStatus(string(b))
+		}
+		in.status, in.statusErr = &st, err
+	}
+	return *in.status, in.statusErr
 }
