@@ -1,14 +1,24 @@
 package sandbox
 
 import (
-	"aorta-probe/schema"
 	"encoding/json"
 	"fmt"
 	"strings"
 )
 
-// Signal is one entry of probe_provenance.isolation.signals.
-type Signal = schema.Signal
+// Signal is one entry of probe_provenance.isolation.signals
+// (docs/isolation.md#the-signals), as the sandbox checks read it: decoded
+// from the document, not linked from schema, so that the sandboxes test
+// the output and not the types that wrote it.
+type Signal struct {
+	Name     string  `json:"name"`
+	Source   string  `json:"source"`
+	Observed *string `json:"observed"`
+	Error    *string `json:"error"`
+	Fired    bool    `json:"fired"`
+	Anchor   bool    `json:"anchor"`
+	Deciding bool    `json:"deciding"`
+}
 
 // Summary is what the sandbox tests and the table read from one env.json.
 type Summary struct {
