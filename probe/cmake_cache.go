@@ -162,7 +162,7 @@ func collectCMakeCache(s *state, kind string, src *string) schema.CMakeCache {
 	return c
 }
 
-// readCMakeCache opens p inside the root (rootfs.go: a regular file,
+// readCMakeCache opens p inside the root (machine.FS: a regular file,
 // opened non-blocking) and streams it.
 func readCMakeCache(root *rootFS, p string) (*cmakeCache, error) {
 	f, _, err := root.OpenRegular(p)

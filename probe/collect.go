@@ -46,7 +46,7 @@ type Options struct {
 	// path inside that root (docs/rocm-roots.md).
 	Cwd string
 	// PortableResolve resolves paths under Root with the portable
-	// component walk even where the kernel has openat2 (rootfs.go), so
+	// component walk even where the kernel has openat2 (machine.FS), so
 	// that tests cover both resolvers on one machine.
 	PortableResolve bool
 	// Deadline bounds the whole collection; default DefaultDeadline.
@@ -72,7 +72,7 @@ type Options struct {
 	// (capture.go, docs/capture.md).
 	Record *Recorder
 	// Replay is set by Replay.Options: the collection is answered from a
-	// capture archive (replay.go).
+	// capture archive (internal/machine/replay.go).
 	Replay *Replay
 	// faults are errors the filesystem answers instead of reading, keyed
 	// "open /path", "stat /path", "lstat /path" or "readlink /path", as a
@@ -130,7 +130,7 @@ type collector struct {
 	// python is the one Python helper run of the collection
 	// (python_bridge.go), started by its first user.
 	python func() *pyFacts
-	// isExec is which()'s test of a candidate: the host's (run.go),
+	// isExec is which()'s test of a candidate: the host's (machine.IsExecutable),
 	// recorded under capture, the archive's under replay.
 	isExec func(string) bool
 	// hashes is the one file-hash pool of the run (hash.go).
@@ -574,7 +574,7 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	}
 	c := &collector{opt: opt, root: root, ctx: ctx, isExec: isExec,
 		hashes: newHashPool(opt.Workers), redact: opt.Buck.Context.Redact, path: opt.Path}
-	if rp := opt.Replay; rp != nil { // replay of a capture (replay.go)
+	if rp := opt.Replay; rp != nil { // replay of a capture (capture.go)
 		root.SetFaults(rp.Faults())
 		c.isExec = rp.IsExec(root)
 		c.hashes.preload(rp)

@@ -33,14 +33,17 @@
 // name, never listed), Path (where tools are found), Runner (commands),
 // Uname, NamespaceID (the kernel's namespace ids), Now, Cwd, TempName
 // (rdhc's temp file name) — and tests, capture
-// and replay swap those, never a package variable. Record wraps them to
-// write a capture archive; Replay answers them from one
-// (docs/capture.md).
+// and replay swap those, never a package variable. The probed machine
+// itself is internal/machine: the filesystem under a root, the runner,
+// and the capture Recorder (Options.Record) and Replay that wrap them;
+// CollectRoot replays a --root archive. What they need of the
+// collectors is one machine.Policy (capture.go; docs/capture.md,
+// docs/design-notes.md "The probed machine").
 //
 // # The rootFS rule
 //
 // Every file of the probed machine is read through the collection's
-// rootFS (rootfs.go) and only through it: under a root other than "/"
+// rootFS (machine.FS) and only through it: under a root other than "/"
 // every path resolves inside the root as chroot(2) would (docs/rocm-roots.md,
 // "Reading under --root"), and the Recorder of a capture sees each read.
 // The one exception is a file of the machine the probe runs on that a tool
@@ -49,7 +52,7 @@
 // # The runner rule
 //
 // Every external program runs through state.run and Options.Runner
-// (run.go): no shell, the tool found by which on the absolute entries of
+// (machine.ExecRunner): no shell, the tool found by which on the absolute entries of
 // the search path, stdin /dev/null, its own process group, killed with
 // the group at its timeout or the collection's deadline, stdout and
 // stderr capped, and its argv, exit and timing recorded in

@@ -132,7 +132,7 @@ func collectScenario(t *testing.T, archive string) *schema.Snapshot {
 // scenarioConfig varies how a scenario is collected; the document must not
 // change with it.
 type scenarioConfig struct {
-	portable bool // the portable path walk instead of openat2 (rootfs.go)
+	portable bool // the portable path walk instead of openat2 (machine.FS)
 	workers  int  // Options.Workers (0: the default)
 }
 

@@ -11,7 +11,7 @@ import (
 // TestUnwrapErrnoDeep: the errno of a read error is found however it is
 // wrapped, so the *fs.PathError rebuilt with the logical path reads "read
 // /logical: input/output error" and not the physical path inside. The copy
-// of errnoOf that rootfs.go had looked one *fs.PathError deep only.
+// of errnoOf that the filesystem reader (probe/rootfs.go then) had looked one *fs.PathError deep only.
 func TestUnwrapErrnoDeep(t *testing.T) {
 	for _, err := range []error{
 		syscall.EIO,
