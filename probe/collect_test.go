@@ -1,19 +1,24 @@
 package probe
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"aorta-probe/buck"
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -365,5 +370,547 @@ func TestHostileRoot(t *testing.T) {
 				t.Errorf("glibc %v, rocm %v: read through a link", snap.Host.GlibcVersion, snap.ROCm.Version)
 			}
 		})
+	}
+}
+
+// BenchmarkCollectHost is a whole collection of this machine, tools
+// included: go test ./probe -run XXX -bench Collect -benchmem
+func BenchmarkCollectHost(b *testing.B) {
+	for b.Loop() {
+		Collect(context.Background(), Options{})
+	}
+}
+
+// BenchmarkCollectEmptyRoot is the fixed cost of the machinery: nothing to
+// read, nothing to run.
+func BenchmarkCollectEmptyRoot(b *testing.B) {
+	dir := b.TempDir()
+	opt := Options{Root: dir, Env: func(string) (string, bool) { return "", false }}
+	for b.Loop() {
+		Collect(context.Background(), opt)
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	snap := Collect(context.Background(), Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		pyjson.Encode(snap)
+	}
+}
+
+// BenchmarkContainerDetected is the isolation evidence alone, on this
+// machine: go test ./probe -run XXX -bench ContainerDetected -benchmem
+func BenchmarkContainerDetected(b *testing.B) {
+	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	b.ReportAllocs()
+	for b.Loop() {
+		collectContainerDetected(s)
+	}
+}
+
+// BenchmarkCollectScenario is a whole collection of the richest fake root
+// (mi350-host), every read going through rootFS under a root: go test
+// ./probe -run XXX -bench CollectScenario -benchmem
+func BenchmarkCollectScenario(b *testing.B) {
+	root := b.TempDir()
+	a, err := fakeroot.Materialize("../testdata/roots/mi350-host.txtar", root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := &testing.T{}
+	opt := scenarioOptions(t, root, a)
+	b.ReportAllocs()
+	for b.Loop() {
+		Collect(context.Background(), opt)
+	}
+}
+
+// barrierRunner lifts every command's timeout to barrierWait+10 s: the
+// barrier tools below wait for each other, and a 5 s spec timeout must not
+// be what ends a wait on a loaded machine.
+type barrierRunner struct{}
+
+const barrierWait = 20 // seconds a tool waits for the others
+
+func (barrierRunner) Run(ctx context.Context, c Command) Result {
+	c.Timeout = (barrierWait + 10) * time.Second
+	return ExecRunner{}.Run(ctx, c)
+}
+
+// barrier is a tool body that records its start in starts and then waits
+// until at least n commands have started. Run one after another, the
+// first tool of a wave would wait alone: it gives up after barrierWait
+// seconds and fails loudly, which shows in the reasons.
+func barrier(starts string, n int, then string) string {
+	return `echo "$0 $*" >> '` + starts + `'
+i=0
+while [ "$(wc -l < '` + starts + `')" -lt ` + strconv.Itoa(n) + ` ]; do
+  i=$((i+1)); [ $i -gt ` + strconv.Itoa(barrierWait*50) + ` ] && { echo "started alone: $(wc -l < '` + starts + `') of ` + strconv.Itoa(n) + `" >&2; exit 97; }
+  sleep 0.02
+done
+` + then
+}
+
+// TestNICsRunConcurrently runs the NIC block with tools that each wait for
+// the others of their wave: the three vendors' lspci; then, per vendor,
+// ibv_devices and rdma plus, for AINIC, four nicctl queries (3×2+4 = 10);
+// then the nicctl profile and dcqcn. Had any wave run one command after
+// another, its first command would wait alone and fail. The reasons and the
+// command records must still come in the spec's order.
+func TestNICsRunConcurrently(t *testing.T) {
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	os.WriteFile(starts, nil, 0o644)
+	const uuid = "42424650-4c32-3533-3530-314130000000"
+	scripts := map[string]string{
+		"lspci":       barrier(starts, 3, `echo "c1:00.0 Ethernet controller"`),
+		"ibv_devices": barrier(starts, 13, "printf '    device\\n    ------\\n    ionic_0\\n'"),
+		"rdma":        barrier(starts, 13, `[ "$1" = link ] || exit 99; echo "link ionic_0/1 state ACTIVE physical_state LINK_UP netdev enp1"`),
+		"nicctl":      "exit 99",
+		"sudo": `[ "$1 $2 $3" = "-n -E nicctl" ] || exit 99; shift 3
+case "$*" in
+"--version"|"show version firmware --json"|"show version host-software --json") ` + barrier(starts, 13, `echo 1.117.5-a-74`) + `;;
+"show card --detail") ` + barrier(starts, 13, `echo "Id : `+uuid+`"`) + `;;
+"show card profile -c ` + uuid + `"|"show dcqcn --roce-device ionic_0 --profile-id 1") ` + barrier(starts, 15, `echo ok`) + `;;
+*) exit 99;;
+esac`,
+	}
+	s, root := toolState(t, scripts)
+	s.opt.Runner = barrierRunner{}
+	drv := filepath.Join(root, "sys/bus/pci/drivers/ionic")
+	os.MkdirAll(drv, 0o755)
+	os.MkdirAll(filepath.Join(root, "sys/class/infiniband/ionic_0/device"), 0o755)
+	if err := os.Symlink(drv, filepath.Join(root, "sys/class/infiniband/ionic_0/device/driver")); err != nil {
+		t.Fatal(err)
+	}
+	n := collectNICs(s)
+	// Only nicctl's absence of parsable JSON and the other vendors' empty
+	// RDMA views are expected; no tool may have waited alone.
+	for _, r := range s.reasons {
+		if strings.Contains(r, "exited 97") || strings.Contains(r, "started alone") {
+			t.Errorf("a command ran alone: %s", r)
+		}
+	}
+	if len(s.reasons) != 0 {
+		t.Errorf("reasons %q", s.reasons)
+	}
+	if n.AINIC.NICDetail == nil || n.AINIC.AINICDetail == nil || derefOr(n.AINIC.AINICDetail.Card.UUID, "") != uuid {
+		t.Fatalf("ainic = %s", pyjson.Encode(n.AINIC))
+	}
+	b, _ := os.ReadFile(starts)
+	if got := strings.Count(string(b), "\n"); got != 15 {
+		t.Errorf("%d commands started, want 15:\n%s", got, b)
+	}
+	// The records are in the spec's order: vendor by vendor, lspci first,
+	// then ibv_devices, rdma, nicctl's identity, then profile and dcqcn.
+	var got []string
+	for _, c := range s.commands {
+		a := append([]string{filepath.Base(c.Argv[0])}, c.Argv[1:]...)
+		if a[0] == "sudo" {
+			a = a[3:]
+		}
+		got = append(got, strings.Join(a, " "))
+	}
+	want := []string{
+		"lspci -d 1dd8:1002", "ibv_devices", "rdma link",
+		"nicctl --version", "nicctl show version firmware --json", "nicctl show version host-software --json", "nicctl show card --detail",
+		"nicctl show card profile -c " + uuid, "nicctl show dcqcn --roce-device ionic_0 --profile-id 1",
+		"lspci -d 14e4:1760", "ibv_devices", "rdma link",
+		"lspci -d 15b3:1021", "ibv_devices", "rdma link",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("command records\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestAMDGPUDriverDoesNotWaitForPython: with no ROCm root on the
+// filesystem, root discovery asks the interpreter, which here waits until
+// amdgpu_driver's modinfo has run. Had amdgpu_driver waited for rocm (and
+// so for the roots and the interpreter), modinfo would run only after the
+// interpreter was killed at its timeout.
+func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
+	root := t.TempDir()
+	release := filepath.Join(t.TempDir(), "release")
+	writeFiles(t, root, map[string]string{
+		"sys/module/amdgpu/version": "6.16.13\n",
+		"bin/python3":               "#!/bin/sh\nwhile [ ! -e '" + release + "' ]; do sleep 0.02; done\nexit 3\n",
+		"bin/modinfo":               "#!/bin/sh\n[ \"$1\" = amdgpu ] || exit 99\ntouch '" + release + "'\necho 'version: 6.16.13'\n",
+	})
+	for _, n := range []string{"python3", "modinfo"} {
+		os.Chmod(filepath.Join(root, "bin", n), 0o755)
+	}
+	opt := Options{Root: root, Now: time.Now, Cwd: "/", Path: []string{filepath.Join(root, "bin")},
+		Env: func(string) (string, bool) { return "", false }}
+	opt.Python.Timeout = 20 * time.Second
+	snap := Collect(context.Background(), opt)
+	for _, c := range snap.Provenance.Commands {
+		if filepath.Base(c.Argv[0]) == "python3" && c.TimedOut {
+			t.Errorf("the interpreter was killed at its timeout: modinfo waited for it")
+		}
+	}
+	if v := derefOr(snap.AMDGPUDriver.KmdVersion, "<nil>"); v != "6.16.13" {
+		t.Errorf("amdgpu_driver.kmd_version %s", v)
+	}
+	if v := derefOr(snap.AMDGPUDriver.ModuleVersion, "<nil>"); v != "6.16.13" {
+		t.Errorf("amdgpu_driver.module_version %s", v)
+	}
+}
+
+// TestHIPRunsConcurrently: the five hipconfig runs wait for each other.
+func TestHIPRunsConcurrently(t *testing.T) {
+	starts := filepath.Join(t.TempDir(), "starts")
+	os.WriteFile(starts, nil, 0o644)
+	s, _ := toolState(t, map[string]string{"hipconfig": barrier(starts, 5, `echo "v$1"`)})
+	s.opt.Runner = barrierRunner{}
+	h := collectHIP(s)
+	wantReasons(t, s)
+	if derefOr(h.Version, "") != "v--version" || derefOr(h.CppConfig, "") != "v--cpp_config" {
+		t.Errorf("hip = %s", pyjson.Encode(h))
+	}
+	var flags []string
+	for _, c := range s.commands {
+		flags = append(flags, c.Argv[1])
+	}
+	if strings.Join(flags, " ") != "--version --platform --compiler --runtime --cpp_config" {
+		t.Errorf("command records out of order: %q", flags)
+	}
+}
+
+// TestHashCutByDeadline: a 64 GiB (sparse) libMIOpen.so takes tens of
+// seconds to hash; the 1 s deadline cuts it. The miopen block is then not
+// captured, with the deadline as its reason, not a finished block whose
+// library is "missing or unreadable".
+func TestHashCutByDeadline(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"opt/rocm/.info/version": "7.2.1\n", "opt/rocm/lib/libMIOpen.so": ""})
+	if err := os.Truncate(filepath.Join(root, "opt/rocm/lib/libMIOpen.so"), 64<<30); err != nil {
+		t.Skipf("no sparse 64 GiB file here: %v", err)
+	}
+	opt := Options{Root: root, Now: time.Now, Cwd: "/", Deadline: time.Second, Path: []string{},
+		Env: func(string) (string, bool) { return "", false }}
+	opt.Python.Disabled = true
+	snap := Collect(context.Background(), opt)
+	var miopen []string
+	for _, r := range snap.PartialReasons {
+		if strings.HasPrefix(r, "miopen:") || strings.HasPrefix(r, "miopen.") {
+			miopen = append(miopen, r)
+		}
+	}
+	if want := "miopen: not captured (deadline of 1s exceeded)"; strings.Join(miopen, "|") != want {
+		t.Errorf("miopen reasons %q, want %q", miopen, want)
+	}
+	if snap.MIOpen.LibHash != nil {
+		t.Errorf("miopen.lib_hash %s", *snap.MIOpen.LibHash)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden documents under testdata/golden")
+
+// fixedNow is the clock of every scenario: timestamps are constant and
+// every measured duration is zero.
+var fixedNow = func() time.Time { return time.Date(2026, 4, 28, 12, 0, 0, 0, time.UTC) }
+
+// scenarioOptions turns an archive's settings into Options over root:
+//
+//	env: NAME=value        one environment variable (repeatable); nothing else is set;
+//	                       $ROOT in the value is the expanded root (env: TMPDIR=$ROOT/tmp)
+//	path: bin usr/bin      tool directories, relative to the root (default: bin)
+//	uname: R | V | M       uname(2) answer (default a fixed Ubuntu kernel)
+//	uname-error: EPERM     uname(2) fails
+//	cwd: /work             working directory for relative paths
+//	extended: true         --extended
+//	execution-context: X   --execution-context X
+//	buck-target: T         --buck-target T
+//	buck-option: TYPE=V    --buck-option TYPE=V (repeatable, ordered)
+//
+// and a section "-- path [errno OP NAME] --" (OP open, stat, lstat or
+// readlink) makes that operation on /path fail with NAME (Options.faults):
+// with "-- path [dir] --" as well, a directory that exists but cannot be
+// listed, which a test running as root cannot otherwise have.
+//
+// testTempName is Options.TempName in tests: the rdhc temp file name,
+// hence the argv recorded in golden documents, is stable (scenarios put
+// the file under their own root with env: TMPDIR=$ROOT/tmp, so names never
+// clash).
+func testTempName(attempt int) string { return fmt.Sprintf("test%04d", attempt) }
+
+func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
+	t.Helper()
+	env := map[string]string{}
+	opt := Options{
+		// No scenario is about timeouts: its fake tools answer at once,
+		// however long a loaded machine takes to start them.
+		Root: root, Now: fixedNow, Cwd: "/", Runner: patientRunner{t}, TempName: testTempName,
+		Uname: func() (Uname, error) {
+			return Uname{Release: "6.8.0-49-generic", Version: "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", Machine: "x86_64"}, nil
+		},
+		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+	}
+	var path []string
+	var buckOpts []buck.Option
+	for _, kv := range a.Settings() {
+		switch k, v := kv[0], kv[1]; k {
+		case "env":
+			name, val, _ := strings.Cut(v, "=")
+			env[name] = strings.ReplaceAll(val, "$ROOT", root)
+		case "path":
+			for _, d := range strings.Fields(v) {
+				path = append(path, filepath.Join(root, d))
+			}
+		case "uname":
+			f := strings.Split(v, "|")
+			if len(f) != 3 {
+				t.Fatalf("uname setting needs three fields: %q", v)
+			}
+			u := Uname{Release: strings.TrimSpace(f[0]), Version: strings.TrimSpace(f[1]), Machine: strings.TrimSpace(f[2])}
+			opt.Uname = func() (Uname, error) { return u, nil }
+		case "uname-error":
+			opt.Uname = func() (Uname, error) { return Uname{}, fmt.Errorf("%s", v) }
+		case "cwd":
+			opt.Cwd = v
+		case "extended":
+			opt.Extended = v == "true"
+		case "execution-context":
+			opt.ExecutionContext = v
+		case "buck-target":
+			opt.Buck.Target = v
+		case "buck-option":
+			o, err := buck.ParseOption(v)
+			if err != nil {
+				t.Fatalf("buck-option %q: %v", v, err)
+			}
+			buckOpts = append(buckOpts, o)
+		}
+	}
+	if len(buckOpts) > 0 {
+		c, err := buck.NewContext(buckOpts, nil, nil, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Buck.Context = c
+	}
+	for _, f := range a.Files {
+		if f.Errno == "" {
+			continue
+		}
+		op, name, ok := strings.Cut(f.Errno, " ")
+		if !ok {
+			t.Fatalf("%s: [errno %s] needs an operation and an errno name", f.Path, f.Errno)
+		}
+		if opt.faults == nil {
+			opt.faults = map[string]syscall.Errno{}
+		}
+		opt.faults[op+" /"+f.Path] = machine.ErrnoByName(name)
+	}
+	if path == nil {
+		path = []string{filepath.Join(root, "bin")}
+	}
+	opt.Path = path
+	return opt
+}
+
+// collectScenario expands an archive and collects over it.
+func collectScenario(t *testing.T, archive string) *schema.Snapshot {
+	return collectScenarioWith(t, archive, scenarioConfig{})
+}
+
+// scenarioConfig varies how a scenario is collected; the document must not
+// change with it.
+type scenarioConfig struct {
+	portable bool // the portable path walk instead of openat2 (machine.FS)
+	workers  int  // Options.Workers (0: the default)
+}
+
+// collectScenarioWith is collectScenario under cfg.
+func collectScenarioWith(t *testing.T, archive string, cfg scenarioConfig) *schema.Snapshot {
+	t.Helper()
+	root := t.TempDir()
+	data, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := fakeroot.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt Options
+	if IsCapture(a) {
+		// A capture of a real place (docs/capture.md): replayed, never
+		// reading or running anything of this machine.
+		r, err := machine.NewReplay(a, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt = replayOptions(r, Options{Now: fixedNow})
+	} else {
+		if err := a.Expand(root); err != nil {
+			t.Fatal(err)
+		}
+		opt = scenarioOptions(t, root, a)
+	}
+	opt.PortableResolve = cfg.portable
+	opt.Workers = cfg.workers
+	snap := Collect(context.Background(), opt)
+	// The temporary directory is not part of the scenario: commands found
+	// on the scenario's PATH (run by absolute path) and temp files under
+	// $ROOT are recorded as the machine would see them.
+	snap.Provenance.Root = "/"
+	for i := range snap.Provenance.Commands {
+		argv := snap.Provenance.Commands[i].Argv
+		for j := range argv {
+			argv[j] = strings.ReplaceAll(argv[j], root, "")
+		}
+	}
+	return snap
+}
+
+// TestScenarios collects every fake machine root under testdata/roots and
+// compares the document with its golden file (go test ./... -update
+// rewrites them).
+func TestScenarios(t *testing.T) {
+	archives, err := filepath.Glob("../testdata/roots/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no scenario archives found (%v)", err)
+	}
+	for _, a := range archives {
+		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			golden := filepath.Join("../testdata/golden", name+".json")
+			got := pyjson.Encode(collectScenario(t, a))
+			compareGolden(t, golden, got)
+			// The portable resolver gives the same document.
+			if walked := pyjson.Encode(collectScenarioWith(t, a, scenarioConfig{portable: true})); !*update && !bytes.Equal(walked, got) {
+				t.Errorf("%s with the portable walk differs from openat2's:\n%s", golden, lineDiff(got, walked))
+			}
+		})
+	}
+}
+
+// TestScenariosSerial: under low resource limits the collection runs one
+// probe and one command at a time (Options.Workers = 1); the documents,
+// command records included, are the same goldens.
+func TestScenariosSerial(t *testing.T) {
+	archives, _ := filepath.Glob("../testdata/roots/*.txtar")
+	for _, a := range archives {
+		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("../testdata/golden", name+".json"))
+			if err != nil {
+				t.Skip("no golden yet")
+			}
+			if got := pyjson.Encode(collectScenarioWith(t, a, scenarioConfig{workers: 1})); !bytes.Equal(got, want) {
+				t.Errorf("serial collection differs from %s.json", name)
+			}
+		})
+	}
+}
+
+// compareGolden compares got with the golden file, or rewrites it with -update.
+func compareGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./... -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test ./... -update rewrites it):\n%s", golden, lineDiff(want, got))
+	}
+}
+
+// lineDiff shows the first differing line with a little context.
+func lineDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			var b strings.Builder
+			for j := max(0, i-3); j < i; j++ {
+				fmt.Fprintf(&b, "  %4d  %s\n", j+1, w[j])
+			}
+			fmt.Fprintf(&b, "- %4d  %s\n+ %4d  %s\n", i+1, wl, i+1, gl)
+			return b.String()
+		}
+	}
+	return "(no line differs; lengths differ)"
+}
+
+// TestIsolationScenarios pins what each isolation scenario must conclude,
+// independently of the golden bytes.
+func TestIsolationScenarios(t *testing.T) {
+	for _, tc := range []struct {
+		scenario      string
+		typ           string
+		detected      bool
+		mustFire      []string
+		contradiction string
+	}{
+		{"docker-container", "docker", true, []string{"dockerenv", "self_cgroup_runtime", "pid_ns_not_initial", "root_mount_container_like"}, ""},
+		{"k8s-pod", "baremetal", true, []string{"pid_ns_not_initial", "cgroup_ns_not_initial", "probe_is_pid1", "kubernetes_service_env"}, "signals are all silent"},
+		{"bwrap-sandbox", "baremetal", true, []string{"user_ns_not_initial", "user_ns_uid_map", "pid_ns_not_initial", "root_mount_container_like"}, "signals are all silent"},
+		{"vm-with-dockerenv", "docker", true, []string{"dockerenv"}, "every readable namespace is the kernel's initial one"},
+		{"empty", "baremetal", true, []string{"procfs_missing"}, "signals are all silent"},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			snap := collectScenario(t, "../testdata/roots/"+tc.scenario+".txtar")
+			if snap.RuntimeContext.Type != tc.typ || snap.ContainerDetected != tc.detected {
+				t.Errorf("type %q detected %v, want %q %v", snap.RuntimeContext.Type, snap.ContainerDetected, tc.typ, tc.detected)
+			}
+			fired := map[string]bool{}
+			for _, sg := range snap.Provenance.Isolation.Signals {
+				fired[sg.Name] = sg.Fired
+			}
+			for _, n := range tc.mustFire {
+				if !fired[n] {
+					t.Errorf("signal %s did not fire", n)
+				}
+			}
+			joined := strings.Join(snap.Provenance.Isolation.Contradictions, "\n")
+			if (tc.contradiction == "") != (joined == "") || !strings.Contains(joined, tc.contradiction) {
+				t.Errorf("contradictions %q, want one containing %q", joined, tc.contradiction)
+			}
+		})
+	}
+}
+
+// TestScenarioCommands checks, over every scenario, that sudo only ever runs
+// non-interactively with the caller's environment (sudo -n -E) and only for
+// rdhc and nicctl, and that no command is a shell.
+func TestScenarioCommands(t *testing.T) {
+	archives, err := filepath.Glob("../testdata/roots/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range archives {
+		snap := collectScenario(t, a)
+		for _, c := range snap.Provenance.Commands {
+			switch filepath.Base(c.Argv[0]) {
+			case "sudo":
+				if len(c.Argv) < 4 || c.Argv[1] != "-n" || c.Argv[2] != "-E" {
+					t.Errorf("%s: sudo without -n -E: %q", filepath.Base(a), c.Argv)
+				} else if tool := toolOf(c.Argv); tool != "rdhc" && tool != "rdhc.py" && tool != "nicctl" {
+					t.Errorf("%s: sudo runs %q", filepath.Base(a), c.Argv)
+				}
+			case "sh", "bash", "dash":
+				t.Errorf("%s: command through a shell: %q", filepath.Base(a), c.Argv)
+			case "rdhc", "rdhc.py", "nicctl":
+				t.Errorf("%s: %q run without sudo", filepath.Base(a), c.Argv)
+			}
+		}
 	}
 }

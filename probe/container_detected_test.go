@@ -377,3 +377,22 @@ func TestIsolationTable(t *testing.T) {
 		}
 	}
 }
+
+func TestNSInode(t *testing.T) {
+	for _, tc := range []struct {
+		link, kind string
+		want       uint64
+		ok         bool
+	}{
+		{"pid:[4026531836]", "pid", 4026531836, true},
+		{"user:[4026532178]", "user", 4026532178, true},
+		{"pid:[x]", "pid", 0, false},
+		{"mnt:[1]", "pid", 0, false},
+		{"pid:[12", "pid", 0, false},
+	} {
+		n, ok := nsInode(tc.link, tc.kind)
+		if n != tc.want || ok != tc.ok {
+			t.Errorf("nsInode(%q) = %d, %v", tc.link, n, ok)
+		}
+	}
+}

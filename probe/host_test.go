@@ -3,6 +3,7 @@ package probe
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +47,32 @@ func TestGlibcBannerBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestScanLibcBanner(t *testing.T) {
+	banner := "GNU C Library (Debian GLIBC 2.36-9+deb12u4) stable release version 2.36.\n"
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"debian", "\x7fELF\x00junk\x00" + banner, "2.36"},
+		{"straddles a chunk", strings.Repeat("x", 64<<10-20) + banner, "2.36"},
+		{"ubuntu", "GNU C Library (Ubuntu GLIBC 2.35-0ubuntu3.8) stable release version 2.35.", "2.35"},
+		{"three parts", "GNU C Library (GNU libc) release release version 2.28.9.", "2.28.9"},
+		{"no banner", "musl libc (x86_64)\x00Version 1.2.4", ""},
+		{"name without version", "GNU C Library\x00", ""},
+	} {
+		got, ok := scanLibcBanner(strings.NewReader(tc.data))
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s: got %q, %v; want %q", tc.name, got, ok, tc.want)
+		}
+	}
+}
+
+func FuzzScanLibcBanner(f *testing.F) {
+	f.Add([]byte("GNU C Library (Debian GLIBC 2.36-9) stable release version 2.36."))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if v, ok := scanLibcBanner(strings.NewReader(string(b))); ok && v == "" {
+			t.Fatal("empty version reported as found")
+		}
+	})
 }

@@ -1,15 +1,24 @@
 package probe
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/zlib"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -365,4 +374,716 @@ print(h.hexdigest())
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// BenchmarkParseHelperOutput reads a helper stream whose torch facts carry
+// a 300 KiB /proc/self/maps, as a process that mapped torch reports it
+// (go test ./probe -run '^$' -bench ParseHelperOutput).
+func BenchmarkParseHelperOutput(b *testing.B) {
+	maps := strings.Repeat(`7f0000000000-7f0000001000 r-xp 00000000 08:01 1234 /usr/lib/python3/site-packages/torch/lib/libtorch_hip.so\n`, 2800)
+	stream := strings.Replace(helperStream(`{"a": [1, 2.5, "x"]}`, "2.5.0"), `"maps": null`, `"maps": "`+maps+`"`, 1)
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for range b.N {
+		f := &pyFacts{TorchSites: map[string]string{}}
+		parseHelperOutput(f, []byte(stream))
+		if f.outcome != pyOK || f.Torch == nil || f.Torch.Maps == nil {
+			b.Fatal("stream not read")
+		}
+	}
+}
+
+// helperBootstrap is the first part of python_helper.stdin, before the
+// base64 text; helperBootstrapEnd the rest.
+const (
+	helperBootstrap    = `import zlib,binascii;exec(compile(zlib.decompress(binascii.a2b_base64(b"`
+	helperBootstrapEnd = `")),"<aorta-probe helper>","exec"))` + "\n"
+)
+
+// strippedHelper is python_helper.py without its comment-only and blank
+// lines (no multi-line string of the helper holds such a line; the test
+// checks the result parses to the same syntax tree).
+func strippedHelper(t *testing.T) []byte {
+	t.Helper()
+	src, err := os.ReadFile("python_helper.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for _, l := range strings.Split(string(src), "\n") {
+		if tl := strings.TrimSpace(l); tl == "" || strings.HasPrefix(tl, "#") {
+			if strings.HasPrefix(l, "# lazy: ") || strings.HasPrefix(l, "# end lazy: ") {
+				out.WriteString(l + "\n") // kept for shippedHelper
+			}
+			continue
+		}
+		out.WriteString(l + "\n")
+	}
+	return out.Bytes()
+}
+
+// shippedHelper is the code python_helper.stdin carries: the stripped
+// helper with each block between "# lazy: NAME" and "# end lazy: NAME"
+// turned into the string _LAZY["NAME"], which load_lazy compiles on first
+// use (compiling costs about 0.1 ms per KiB of code, here 1.3 ms for
+// torchrec's identity code that most machines never need).
+func shippedHelper(t *testing.T) []byte {
+	t.Helper()
+	var out, lazy bytes.Buffer
+	name := ""
+	for _, l := range strings.SplitAfter(string(strippedHelper(t)), "\n") {
+		switch {
+		case strings.HasPrefix(l, "# lazy: "):
+			name = strings.TrimSpace(strings.TrimPrefix(l, "# lazy: "))
+			lazy.Reset()
+		case strings.HasPrefix(l, "# end lazy: "):
+			if got := strings.TrimSpace(strings.TrimPrefix(l, "# end lazy: ")); got != name {
+				t.Fatalf("lazy block %q ends as %q", name, got)
+			}
+			fmt.Fprintf(&out, "_LAZY[%s] = %s\n", strconv.QuoteToASCII(name), strconv.QuoteToASCII(lazy.String()))
+			name = ""
+		case name != "":
+			lazy.WriteString(l)
+		default:
+			out.WriteString(l)
+		}
+	}
+	if name != "" {
+		t.Fatalf("lazy block %q not ended", name)
+	}
+	return out.Bytes()
+}
+
+// TestHelperStdin: python_helper.stdin is the current python_helper.py
+// (shippedHelper), and stripping its comments changed no syntax (python3's
+// ast, when python3 is on PATH). -update rewrites it. That the shipped
+// code reports what the source does is TestHelperDifferential's job.
+func TestHelperStdin(t *testing.T) {
+	want := shippedHelper(t)
+	if *update {
+		var z bytes.Buffer
+		w, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+		w.Write(want)
+		w.Close()
+		payload := helperBootstrap + base64.StdEncoding.EncodeToString(z.Bytes()) + helperBootstrapEnd
+		if err := os.WriteFile("python_helper.stdin", []byte(payload), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pythonHelperStdin = []byte(payload)
+	}
+	got := string(pythonHelperStdin)
+	if !strings.HasPrefix(got, helperBootstrap) || !strings.HasSuffix(got, helperBootstrapEnd) {
+		t.Fatalf("python_helper.stdin is not the bootstrap: %.120q", got)
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(got, helperBootstrap), helperBootstrapEnd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(code, want) {
+		t.Fatal("python_helper.stdin is stale: run go test ./probe -run TestHelperStdin -update")
+	}
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not on PATH: the syntax check of the stripped helper is skipped")
+	}
+	cmd := exec.Command(python, "-c", `import ast, sys
+a = ast.dump(ast.parse(open(sys.argv[1]).read()))
+b = ast.dump(ast.parse(sys.stdin.read()))
+sys.exit(0 if a == b else "the stripped helper parses differently")`, "python_helper.py")
+	var plain bytes.Buffer
+	for _, l := range strings.SplitAfter(string(strippedHelper(t)), "\n") {
+		if !strings.HasPrefix(l, "# ") {
+			plain.WriteString(l)
+		}
+	}
+	cmd.Stdin = &plain
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("%v: %s", err, out)
+	}
+}
+
+// helperStreamOf runs python with the given stdin (and extra argv) in dir
+// with PYTHONPATH=site and returns the helper's elements, torch.maps
+// reduced to whether it was read (its addresses differ between runs).
+func helperStreamOf(t *testing.T, python, dir, site string, stdin []byte, args ...string) []any {
+	t.Helper()
+	cmd := exec.Command(python, append([]string{"-"}, args...)...)
+	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(stdin)
+	path := site
+	for _, extra := range []string{"torchrec-1.0-py3.egg", "d.zip"} {
+		if _, err := os.Stat(filepath.Join(site, extra)); err == nil {
+			path += ":" + filepath.Join(site, extra)
+		}
+	}
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+path)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %v", cmd.Args, err)
+	}
+	var els []any
+	if err := json.Unmarshal(out, &els); err != nil {
+		t.Fatalf("%v: %v\n%s", cmd.Args, err, out)
+	}
+	for _, e := range els {
+		if m, ok := e.(map[string]any)["torch"].(map[string]any); ok {
+			m["maps"] = m["maps"] != nil
+		}
+	}
+	return els
+}
+
+// TestHelperDifferential: the shipped helper (stdin payload, every speed
+// shortcut on: its own JSON writer, find_spec without importlib.util,
+// importlib.metadata only where a distribution may exist, no platform on
+// CPython, torchrec's code compiled lazily) reports exactly what the
+// source does with every shortcut off (--exact), on site trees with and
+// without each package and distribution, a distribution without its
+// package, a namespace torchrec, an .egg and a zip on the path.
+func TestHelperDifferential(t *testing.T) {
+	python := needPython(t)
+	src, err := os.ReadFile("python_helper.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites := map[string]func(t *testing.T, site string){
+		"empty": func(t *testing.T, site string) {},
+		"all":   func(t *testing.T, site string) { fakeSiteA(t, site) },
+		"dists only": func(t *testing.T, site string) {
+			writeFiles(t, site, map[string]string{
+				"torchrec-1.4.0.dist-info/METADATA":      "Name: torchrec\nVersion: 1.4.0\n",
+				"rocm-7.2.1.dist-info/METADATA":          "Name: rocm\nVersion: 7.2.1\n",
+				"rocm_sdk_core-7.2.1.dist-info/METADATA": "Name: rocm-sdk-core\nVersion: 7.2.1\n",
+				"AIter-0.2.dist-info/METADATA":           "Name: aiter\nVersion: 0.2\n",
+				"_rocm_sdk_core/__init__.py":             "",
+			})
+		},
+		"an egg and a zip on the path": func(t *testing.T, site string) {
+			writeFiles(t, site, map[string]string{
+				"torchrec-1.0-py3.egg/EGG-INFO/PKG-INFO":    "Metadata-Version: 1.0\nName: torchrec\nVersion: 1.0\n",
+				"torchrec-1.0-py3.egg/torchrec/__init__.py": "",
+			})
+			var zb bytes.Buffer
+			zw := zip.NewWriter(&zb)
+			w, _ := zw.Create("rocm-7.0.dist-info/METADATA")
+			w.Write([]byte("Name: rocm\nVersion: 7.0\n"))
+			zw.Close()
+			if err := os.WriteFile(filepath.Join(site, "d.zip"), zb.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"namespace torchrec, broken version": func(t *testing.T, site string) {
+			writeFiles(t, site, map[string]string{
+				"torchrec/sub/x.py":             "",
+				"torchrec-9.dist-info/METADATA": "Name: torchrec\nVersion: not a version\n",
+				"amd-aiter.egg-info":            "Metadata-Version: 1.0\nName: amd-aiter\nVersion: 0.3\n",
+			})
+		},
+	}
+	for name, fill := range sites {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			site := filepath.Join(dir, "site")
+			os.MkdirAll(site, 0o755)
+			fill(t, site)
+			want := helperStreamOf(t, python, dir, site, src, "--exact")
+			got := helperStreamOf(t, python, dir, site, pythonHelperStdin)
+			if !reflect.DeepEqual(got, want) {
+				wj, _ := json.MarshalIndent(want, "", " ")
+				gj, _ := json.MarshalIndent(got, "", " ")
+				t.Errorf("shipped helper differs from --exact source\n got %s\nwant %s", gj, wj)
+			}
+		})
+	}
+}
+
+// The ways the bridge can go wrong: each is a documented outcome with one
+// python_version reason, within a bounded time, leaving the rest of the
+// document intact.
+
+// allTorchSites are the reason prefixes of a torch that raises on import
+// (docs/python.md#3-outcomes), in document order.
+var allTorchSites = []string{
+	"composable_kernel.pytorch_bundled: torch import raised (%s)",
+	"composable_kernel.pytorch_use_ck_sdpa: torch import raised (%s)",
+	"fbgemm.pytorch_use_fbgemm: torch import raised (%s)",
+	"aotriton: torch import raised (%s)",
+	"pytorch_version: torch import raised (%s)",
+	"pytorch_build: torch import raised (%s)",
+	"pytorch_build.submodule_commits: torch import failed -- submodule SHAs unrecoverable",
+	"pytorch_build.flags: torch import raised (%s)",
+	"pytorch_sdpa: torch import raised (%s)",
+}
+
+func torchReasons(snap *schema.Snapshot) []string {
+	var out []string
+	for _, r := range snap.PartialReasons {
+		if strings.Contains(r, "torch import") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func wantTorchReasons(t *testing.T, snap *schema.Snapshot, exc string) {
+	t.Helper()
+	var want []string
+	for _, w := range allTorchSites {
+		want = append(want, strings.ReplaceAll(w, "%s", exc))
+	}
+	if got := torchReasons(snap); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("torch reasons\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestBridgeNoInterpreter(t *testing.T) {
+	snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{}))
+	if snap.PythonVersion != "" || snap.PytorchVersion != nil {
+		t.Errorf("python_version %q pytorch_version %v", snap.PythonVersion, snap.PytorchVersion)
+	}
+	wantSnapReasons(t, snap, "python_version", "python_version: no Python interpreter found (no --python, AORTA_PROBE_PYTHON unset, no python3 or python on PATH)")
+	wantSnapReasons(t, snap, "pytorch_version", "pytorch_version: torch not importable")
+	wantSnapReasons(t, snap, "triton", "triton.package_version: triton not importable")
+	if rc := snap.RuntimeContext; rc.PythonEnv != "system" {
+		t.Errorf("runtime_context %+v", rc)
+	}
+	// The env-only fallback: an activated venv's $VIRTUAL_ENV.
+	snap = Collect(context.Background(), bridgeOptions(map[string]string{"VIRTUAL_ENV": "/venvs/x"}, []string{}))
+	if rc := snap.RuntimeContext; rc.PythonEnv != "venv" || ptrV(rc.VenvPath) != "/venvs/x" {
+		t.Errorf("env-only fallback %+v", rc)
+	}
+}
+
+func TestBridgeDisabled(t *testing.T) {
+	python := needPython(t)
+	opt := bridgeOptions(map[string]string{}, []string{filepath.Dir(python)})
+	opt.Python.Disabled = true
+	snap := Collect(context.Background(), opt)
+	wantSnapReasons(t, snap, "python_version", "python_version: Python bridge disabled (--no-python)")
+	for _, c := range snap.Provenance.Commands {
+		if strings.Contains(c.Argv[0], "python") {
+			t.Errorf("--no-python ran %v", c.Argv)
+		}
+	}
+}
+
+func TestBridgeMissingInterpreter(t *testing.T) {
+	opt := bridgeOptions(map[string]string{}, []string{})
+	opt.Python.Interpreter = "/nonexistent/python3"
+	snap := Collect(context.Background(), opt)
+	wantSnapReasons(t, snap, "python_version", "python_version: interpreter /nonexistent/python3 could not be started ([Errno 2] No such file or directory: '/nonexistent/python3')")
+	opt.Python.Interpreter = "python9"
+	snap = Collect(context.Background(), opt)
+	wantSnapReasons(t, snap, "python_version", "python_version: interpreter python9 could not be started ([Errno 2] No such file or directory: 'python9')")
+}
+
+func TestBridgeBrokenInterpreter(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho 'SyntaxError: invalid syntax' >&2\nexit 3\n"})
+	snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
+	wantSnapReasons(t, snap, "python_version", "python_version: interpreter python3 exited 3 before the helper reported (SyntaxError: invalid syntax)")
+	wantSnapReasons(t, snap, "pytorch_version", "pytorch_version: torch not importable")
+	if snap.PythonVersion != "" {
+		t.Errorf("python_version %q", snap.PythonVersion)
+	}
+	// An interpreter that exits 0 with nothing useful on stdout.
+	writeFiles(t, dir, map[string]string{"python": "#!/bin/sh\necho hello\n"})
+	opt := bridgeOptions(map[string]string{}, []string{dir})
+	opt.Python.Interpreter = "python"
+	snap = Collect(context.Background(), opt)
+	wantSnapReasons(t, snap, "python_version", "python_version: interpreter python printed no complete helper document (no output on stderr)")
+}
+
+func TestBridgeTorchRaises(t *testing.T) {
+	python := needPython(t)
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	writeFiles(t, site, map[string]string{
+		"torch/__init__.py":  "print('about to fail')\nraise RuntimeError('HIP error: no ROCm-capable device')\n",
+		"triton/__init__.py": "import sys\nsys.exit(4)\n",
+	})
+	py := wrapper(t, dir, "py", python, site)
+	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
+	opt.Python.Interpreter = py
+	snap := Collect(context.Background(), opt)
+	wantTorchReasons(t, snap, "RuntimeError")
+	wantSnapReasons(t, snap, "triton", "triton.package_version: triton import raised (SystemExit)")
+	wantSnapReasons(t, snap, "python_version")
+	if snap.PythonVersion == "" || snap.PytorchBuild.InstallKind != "unknown" {
+		t.Errorf("python_version %q install_kind %s", snap.PythonVersion, snap.PytorchBuild.InstallKind)
+	}
+}
+
+func TestBridgeHangingTorch(t *testing.T) {
+	python := needPython(t)
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	// The fake torch marks that the helper is importing it, then hangs.
+	importing := filepath.Join(dir, "importing")
+	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'w').close()\nimport time\ntime.sleep(120)\n", importing)})
+	py := wrapper(t, dir, "py", python, site)
+	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
+	opt.Python.Interpreter = py
+	opt.Python.Timeout = 3 * time.Second
+	// The helper's timeout fires when the fake torch is being imported,
+	// never before: a slow interpreter start on a loaded machine must not
+	// read as "while starting". The runner checks the timeout the bridge
+	// asks for and kills on that event instead of the clock.
+	opt.Runner = runnerFunc(func(ctx context.Context, c Command) Result {
+		if c.Argv[0] != py {
+			return ExecRunner{}.Run(ctx, c)
+		}
+		if c.Timeout != opt.Python.Timeout {
+			t.Errorf("the helper runs with timeout %v, want %v", c.Timeout, opt.Python.Timeout)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			for ctx.Err() == nil {
+				if _, err := os.Stat(importing); err == nil {
+					cancel()
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		c.Timeout = patience
+		return ExecRunner{}.Run(ctx, c)
+	})
+	snap := Collect(context.Background(), opt)
+	wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+py+" killed after 3s while importing torch (call site rocm.version)")
+	wantTorchReasons(t, snap, "TimeoutExpired")
+	wantSnapReasons(t, snap, "triton", "triton.package_version: triton import raised (TimeoutExpired)")
+	if v := pythonVersionOf(t, python); snap.PythonVersion != v {
+		t.Errorf("python_version %q: the first report must survive the kill (want %q)", snap.PythonVersion, v)
+	}
+	var timedOut bool
+	for _, c := range snap.Provenance.Commands {
+		timedOut = timedOut || (c.Argv[0] == py && c.TimedOut)
+	}
+	if !timedOut {
+		t.Errorf("provenance does not record the killed helper")
+	}
+}
+
+// TestBridgeSourceTree is an AORTA_PYTORCH_SRC source tree next to a wheel
+// torch: install kind, submodule SHAs by git, CMakeCache and build.ninja.
+func TestBridgeSourceTree(t *testing.T) {
+	python := needPython(t)
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not on PATH: submodule SHAs need it")
+	}
+	dir := t.TempDir()
+	site, src := filepath.Join(dir, "site"), filepath.Join(dir, "pytorch")
+	writeFiles(t, site, map[string]string{
+		"torch/__init__.py": "__version__ = '2.10.0a0+git1234567'\nfrom . import version\n",
+		"torch/version.py":  "git_version = None\nhip = '7.1'\ncuda = None\ndebug = False\n",
+	})
+	writeFiles(t, src, map[string]string{
+		"third_party/aiter/README": "not a git checkout",
+		"build/CMakeCache.txt":     "// header\n# c\nUSE_FLASH_ATTENTION:BOOL=ON\nUSE_ROCM_CK_SDPA:BOOL=ON\nBUILD_TYPE:STRING=Release\nFLASH_NAMESPACE:STRING=pytorch_flash\nBORING_VAR_NOT_ALLOWLISTED:STRING=keep-out\nUSE_NUMA:BOOL=OFF\n",
+		"build/build.ninja":        "rule HIP_COMPILER__torch_hip_unscanned\n",
+		"build/caffe2/aten/src/ATen/CMakeFiles/ck_sdpa.dir/x.hip.o.cmake": "set(HIP_HIPCC_FLAGS -std=c++17;-DA=1 -DB=2 -DC=3 -DUSE_ROCM_CK_SDPA;-Wall)\n",
+		"build/caffe2/CMakeFiles/gloo_hip.dir/y.hip.o.cmake":              "set(HIP_HIPCC_FLAGS -DGLOO)\n",
+	})
+	ck := filepath.Join(src, "third_party/composable_kernel")
+	for _, argv := range [][]string{{"init", "-q", ck}, {"-C", ck, "-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "--allow-empty", "-m", "x"}} {
+		if out, err := exec.Command(git, argv...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", argv, err, out)
+		}
+	}
+	head, _ := exec.Command(git, "-C", ck, "rev-parse", "HEAD").Output()
+	py := wrapper(t, dir, "py", python, site)
+	opt := bridgeOptions(map[string]string{"AORTA_PYTORCH_SRC": src, "HOME": dir}, hermeticPath(t))
+	opt.Python.Interpreter = py
+	snap := Collect(context.Background(), opt)
+	pb := snap.PytorchBuild
+	realSrc, _ := filepath.EvalSymlinks(src)
+	if pb.InstallKind != "source" || ptrV(pb.SourcePath) != realSrc {
+		t.Errorf("install %s %s", pb.InstallKind, ptrV(pb.SourcePath))
+	}
+	if ptrV(pb.SubmoduleCommits.ComposableKernel) != strings.TrimSpace(string(head)) || pb.SubmoduleCommits.Aiter != nil || ptrV(pb.SubmoduleCommits.Source) != "git" {
+		t.Errorf("submodules %+v", pb.SubmoduleCommits)
+	}
+	wantSnapReasons(t, snap, "pytorch_build",
+		"pytorch_build.git_commit: torch.version.git_version is null",
+		"pytorch_build.submodule_commits: source tree at "+realSrc+" has no readable git checkout for: aiter, fbgemm",
+		"pytorch_build.flags: torch.__config__.show unavailable",
+		"pytorch_build.binary_introspection.torch_lib_bundled: "+site+"/torch/lib scan failed (FileNotFoundError)")
+	wantSnapReasons(t, snap, "composable_kernel.pytorch",
+		"composable_kernel.pytorch_bundled: "+site+"/torch/lib/libtorch_hip.so not found (torch.version.hip claims HIP but the runtime lib is missing)",
+		"composable_kernel.pytorch_use_ck_sdpa: torch.__config__.show unavailable")
+	if got := strings.Join(pb.CMakeCache.Entries.Keys(), ","); got != "BUILD_TYPE,FLASH_NAMESPACE,USE_FLASH_ATTENTION,USE_NUMA,USE_ROCM_CK_SDPA" || ptrV(pb.CMakeCache.SourceFile) != realSrc+"/build/CMakeCache.txt" {
+		t.Errorf("cmake %v %s", pb.CMakeCache.Entries.Keys(), ptrV(pb.CMakeCache.SourceFile))
+	}
+	n := pb.NinjaHIPCC
+	if ptrV(n.Parser) != "legacy_findhip_per_source" || n.LegacyScriptsScanned == nil || *n.LegacyScriptsScanned != 1 {
+		t.Errorf("ninja %s %v", ptrV(n.Parser), n.LegacyScriptsScanned)
+	}
+	if got := ninjaTargetText(n.Targets); got != "ck_sdpa{D:A=1;B=2;C=3;USE_ROCM_CK_SDPA=null; +USE_ROCM_CK_SDPA archs=}" {
+		t.Errorf("targets %s", got)
+	}
+}
+
+// TestBridgeROCmImportRoots is step 3 of root discovery (docs/rocm-roots.md):
+// with no ROCM_PATH and no usable /opt/rocm, the wheel roots come from
+// find_spec("_rocm_sdk_core") in the workload interpreter.
+func TestBridgeROCmImportRoots(t *testing.T) {
+	python := needPython(t)
+	if machine.NewFS("/", "/", false).IsDir("/opt/rocm") {
+		t.Skip("/opt/rocm exists on this machine: step 2 answers before the import system")
+	}
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	writeFiles(t, site, map[string]string{
+		"_rocm_sdk_core/__init__.py":      "",
+		"_rocm_sdk_libraries/__init__.py": "",
+	})
+	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
+	opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
+	snap := Collect(context.Background(), opt)
+	r := snap.ROCm
+	if r.RootSource != "import:_rocm_sdk_core" || r.Root != site+"/_rocm_sdk_core" || r.LibRoot != site+"/_rocm_sdk_libraries" || r.Layout != "wheel" {
+		t.Errorf("rocm roots %s %s %s %s", r.RootSource, r.Root, r.LibRoot, r.Layout)
+	}
+}
+
+func TestBridgeSlowFailingTorch(t *testing.T) {
+	python := needPython(t)
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	attempts := filepath.Join(dir, "attempts")
+	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'a').write('import\\n')\nimport time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n", attempts)})
+	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
+	opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
+	opt.Python.Timeout = 30 * time.Second
+	snap := Collect(context.Background(), opt)
+	// Ten sites at 1.5 s each would be 15 s; the first slow failure is
+	// reused, so the helper imports torch once and every site reports it.
+	wantSnapReasons(t, snap, "python_version")
+	wantTorchReasons(t, snap, "OSError")
+	if b, err := os.ReadFile(attempts); err != nil || string(b) != "import\n" {
+		t.Errorf("torch import attempts: %q (%v), want one", b, err)
+	}
+}
+
+// TestInstallKinds covers pytorch_build.install_kind's editable and in-tree
+// source detections with the real interpreter.
+func TestInstallKinds(t *testing.T) {
+	python := needPython(t)
+	torch := map[string]string{"torch/__init__.py": "__version__ = '2.10.0a0+gitabcdef0'\n"}
+	for _, tc := range []struct {
+		name  string
+		setup func(dir, site string)
+		kind  string
+		src   string // relative to dir
+	}{
+		{"editable via direct_url.json", func(dir, site string) {
+			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
+			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": true}}`})
+		}, "editable", "src"},
+		{"editable flag false", func(dir, site string) {
+			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
+			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": false}}`})
+		}, "wheel", ""},
+		{"broken direct_url.json", func(dir, site string) {
+			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `[1, 2`})
+		}, "wheel", ""},
+		{"checkout around torch", func(dir, site string) {
+			writeFiles(t, site, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "third_party/x": ""})
+		}, "source", "site"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			site := filepath.Join(dir, "site")
+			writeFiles(t, site, torch)
+			tc.setup(dir, site)
+			opt := bridgeOptions(map[string]string{}, []string{})
+			opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
+			pb := Collect(context.Background(), opt).PytorchBuild
+			want := ""
+			if tc.src != "" {
+				want = filepath.Join(dir, tc.src)
+			}
+			if pb.InstallKind != tc.kind || strings.TrimSuffix(ptrV(pb.SourcePath), "null") != want {
+				t.Errorf("install %s %s, want %s %s", pb.InstallKind, ptrV(pb.SourcePath), tc.kind, want)
+			}
+		})
+	}
+}
+
+// TestBridgeLoops: an interpreter that is this binary (by path, symbolic
+// or hard link) is never run; a probe inside another probe's helper run
+// (the marker set) runs no interpreter; the helper run carries the marker;
+// a copy of the probe answering with its own document is named as such.
+func TestBridgeLoops(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	self := filepath.Join(dir, "self")
+	writeFiles(t, dir, map[string]string{"self": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
+	if err := os.Symlink(self, filepath.Join(dir, "symlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(self, filepath.Join(dir, "hardlink")); err != nil {
+		t.Fatal(err)
+	}
+	const itself = "it is this aorta-probe binary, which would run itself"
+	for _, tc := range []struct{ name, flag, env string }{
+		{"--python self", self, ""},
+		{"--python symlink", filepath.Join(dir, "symlink"), ""},
+		{"--python hardlink", filepath.Join(dir, "hardlink"), ""},
+		{"AORTA_PROBE_PYTHON symlink", "", filepath.Join(dir, "symlink")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{}
+			if tc.env != "" {
+				env["AORTA_PROBE_PYTHON"] = tc.env
+			}
+			opt := bridgeOptions(env, []string{})
+			opt.Python.Interpreter, opt.Python.Self = tc.flag, self
+			snap := Collect(context.Background(), opt)
+			wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+tc.flag+tc.env+" not run: "+itself)
+			wantSnapReasons(t, snap, "pytorch_version", "pytorch_version: torch not importable")
+			if _, err := os.Stat(ran); err == nil {
+				t.Fatal("the interpreter that is this binary was run")
+			}
+		})
+	}
+
+	t.Run("marker set", func(t *testing.T) {
+		opt := bridgeOptions(map[string]string{HelperMarker: "4242"}, []string{})
+		opt.Python.Interpreter = filepath.Join(dir, "other")
+		writeFiles(t, dir, map[string]string{"other": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
+		snap := Collect(context.Background(), opt)
+		wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+opt.Python.Interpreter+" not run: this probe runs inside the Python helper run of another aorta-probe (AORTA_PROBE_HELPER_OF is set), where running an interpreter could loop")
+		if _, err := os.Stat(ran); err == nil {
+			t.Fatal("an interpreter ran although the marker was set")
+		}
+	})
+
+	t.Run("the helper run carries the marker", func(t *testing.T) {
+		writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\necho \"marker=$" + HelperMarker + "\" >&2\nexit 3\n"})
+		snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
+		wantSnapReasons(t, snap, "python_version", fmt.Sprintf("python_version: interpreter python3 exited 3 before the helper reported (marker=%d)", os.Getpid()))
+	})
+
+	t.Run("a copy answers with its document", func(t *testing.T) {
+		writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\nprintf '{\\n  \"schema_version\": \"1.16\",\\n  \"partial\": true\\n}\\n'\n"})
+		snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
+		wantSnapReasons(t, snap, "python_version", "python_version: interpreter python3 printed no complete helper document (an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself)")
+	})
+}
+
+// TestImportOutcome: the one helper every import site goes through says
+// whether the module was obtained and appends the site's reason otherwise.
+func TestImportOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		o       importOutcome
+		missing string
+		ok      bool
+		reason  string
+	}{
+		{importOK, "", true, ""},
+		{importMissing, "", false, ""},
+		{importMissing, "torch not importable", false, "P: torch not importable"},
+		{"RuntimeError", "torch not importable", false, "P: torch import raised (RuntimeError)"},
+		{"TimeoutExpired", "", false, "P: torch import raised (TimeoutExpired)"},
+		{"", "", false, "P: torch import raised ()"},
+	} {
+		s := &state{}
+		if got := tc.o.imported(s, "P", "torch", tc.missing); got != tc.ok || strings.Join(s.reasons, "|") != tc.reason {
+			t.Errorf("%q: imported %v reasons %q, want %v %q", tc.o, got, s.reasons, tc.ok, tc.reason)
+		}
+	}
+}
+
+// TestRealTorch describes a real installed torch (Debian's python3-torch,
+// a pip wheel, …) and compares the derived blocks with what the same
+// interpreter says directly. The interpreter is $AORTA_TEST_TORCH_PYTHON,
+// else /usr/bin/python3; the test skips when it cannot import torch.
+func TestRealTorch(t *testing.T) {
+	python := os.Getenv("AORTA_TEST_TORCH_PYTHON")
+	if python == "" {
+		python = "/usr/bin/python3"
+	}
+	script := `import json, re, sys, os
+os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+import torch
+text = torch.__config__.show()
+m = re.search(r"Build settings:\s*(.*)", text, re.S)
+settings = {}
+if m:
+    for p in re.finditer(r"([A-Z_][A-Z0-9_]*)=(.*?)(?=,\s+[A-Z_][A-Z0-9_]*=|\s*$)", m.group(1), re.S):
+        settings[p.group(1)] = p.group(2).strip().rstrip(",").strip()
+bc = torch.backends.cuda
+def g(n):
+    try:
+        return bool(getattr(bc, n)())
+    except Exception:
+        return None
+print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_version or None,
+  "hip": torch.version.hip, "settings": [[k, v] for k, v in settings.items()] or None,
+  "arch": list(torch.cuda.get_arch_list()),
+  "sdpa": [g(n) for n in ("flash_sdp_enabled", "mem_efficient_sdp_enabled", "math_sdp_enabled", "cudnn_sdp_enabled")]}))
+`
+	out, err := exec.Command(python, "-c", script).Output()
+	if err != nil {
+		t.Skipf("%s cannot import torch (%v): no real torch to describe", python, err)
+	}
+	var want struct {
+		Version, Git string
+		HIP          *string
+		Settings     [][2]string
+		Arch         []string
+		SDPA         []*bool
+	}
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	path := hermeticPath(t)
+	opt := bridgeOptions(map[string]string{"PATH": strings.Join(path, ":")}, path)
+	opt.Python.Interpreter = python
+	snap := Collect(context.Background(), opt)
+	t.Logf("described torch %s with %s", want.Version, python)
+	wantSnapReasons(t, snap, "python_version")
+	wantSnapReasons(t, snap, "pytorch_version")
+	if ptrV(snap.PytorchVersion) != want.Version || ptrV(snap.PytorchBuild.GitCommit) != want.Git {
+		t.Errorf("version %s git %s, want %s %s", ptrV(snap.PytorchVersion), ptrV(snap.PytorchBuild.GitCommit), want.Version, want.Git)
+	}
+	var got [][2]string
+	for _, e := range snap.PytorchBuild.Flags.BuildSettings {
+		got = append(got, [2]string{e.Key, e.Value})
+	}
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want.Settings)
+	if string(g) != string(w) {
+		t.Errorf("build_settings\n got %s\nwant %s", g, w)
+	}
+	if strings.Join(snap.PytorchBuild.Flags.GPUArchList, ",") != strings.Join(want.Arch, ",") {
+		t.Errorf("gpu_arch_list %v, want %v", snap.PytorchBuild.Flags.GPUArchList, want.Arch)
+	}
+	sd := snap.PytorchSDPA.BackendsEnabled
+	for i, p := range []*bool{sd.Flash, sd.MemEfficient, sd.Math, sd.CuDNN} {
+		if ptrV2(p) != ptrV2(want.SDPA[i]) {
+			t.Errorf("sdpa getter %d: %s, want %s", i, ptrV2(p), ptrV2(want.SDPA[i]))
+		}
+	}
+	if want.HIP == nil {
+		// A CPU or CUDA build: the ROCm-only parts stay silent defaults.
+		wantSnapReasons(t, snap, "composable_kernel.pytorch_bundled")
+		wantSnapReasons(t, snap, "aotriton")
+		if snap.AOTriton.BundledPresent || snap.ComposableKernel.PytorchBundled.SymbolCount != nil {
+			t.Errorf("CPU torch: %+v %+v", snap.AOTriton, snap.ComposableKernel.PytorchBundled)
+		}
+	}
+	if snap.PytorchBuild.InstallKind == "unknown" {
+		t.Errorf("install_kind unknown for an importable torch")
+	}
 }

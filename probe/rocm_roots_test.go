@@ -144,3 +144,17 @@ func TestOptROCmVersionDev(t *testing.T) {
 		}
 	}
 }
+
+func TestPyNormpath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/opt/rocm/":          "/opt/rocm",
+		"/opt//rocm/./lib/..": "/opt/rocm",
+		"//net/rocm":          "//net/rocm",
+		"///x":                "/x",
+		"/../x":               "/x",
+	} {
+		if got := pyNormpath(in); got != want {
+			t.Errorf("pyNormpath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

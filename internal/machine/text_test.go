@@ -107,3 +107,24 @@ func FuzzMarkerText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadText checks read-text on arbitrary version-file bytes: never a
+// result with surrounding Python whitespace, never an empty string.
+func FuzzReadText(f *testing.F) {
+	f.Add([]byte("7.2.1\n"))
+	f.Add([]byte("\r\n\x1c"))
+	f.Add([]byte("\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(dir+"/version", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := NewFS(dir, "/", false).ReadText("/version")
+		if got == nil {
+			return
+		}
+		if *got == "" || pyfmt.Strip(*got) != *got || strings.Contains(*got, "\r") {
+			t.Fatalf("readText(%q) = %q", b, *got)
+		}
+	})
+}
