@@ -173,6 +173,23 @@ func (in *isoInputs) proc() (ok, foreign bool) {
 	return in.procOK, in.foreignProc
 }
 
+// procStatus is /proc/self/status (readProcStatus), read once.
+func (in *isoInputs) procStatus() (procStatus, error) {
+	if in.status == nil {
+		st, err := readProcStatus(in.s.root)
+		in.status, in.statusErr = &st, err
+	}
+	return *in.status, in.statusErr
+}
+
+// mountView is the root mount (readMountView), read once.
+func (in *isoInputs) mountView() *mountView {
+	if in.mounts == nil {
+		in.mounts = readMountView(in.s.root)
+	}
+	return in.mounts
+}
+
 // fixedNS is the mount and network namespace links and whether this kernel
 // numbers their initial namespaces (fixedNumbering).
 type fixedNS struct {

@@ -98,15 +98,14 @@ type mountView struct {
 	unlisted, containerLike bool
 }
 
-func (in *isoInputs) mountView() *mountView {
-	if in.mounts != nil {
-		return in.mounts
-	}
-	in.mounts = &mountView{}
-	ms, err := in.s.root.ReadFile("/proc/self/mountinfo", 16<<20)
+// readMountView reads /proc/self/mountinfo of root and finds the root
+// mount in it.
+func readMountView(root *rootFS) *mountView {
+	v := &mountView{}
+	ms, err := root.ReadFile("/proc/self/mountinfo", 16<<20)
 	if err != nil {
-		in.mounts.err = err
-		return in.mounts
+		v.err = err
+		return v
 	}
 	all := parseMountInfo(string(ms))
 	m, ok := rootMount(all)
@@ -115,15 +114,15 @@ func (in *isoInputs) mountView() *mountView {
 	// directory (with /proc mounted inside): the kernel hides mounts whose
 	// mount point lies outside the process root, so the real root mount
 	// is not listed.
-	in.mounts.unlisted = !ok && len(all) > 0
+	v.unlisted = !ok && len(all) > 0
 	if ok {
 		obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
 		switch m.FSType {
 		case "overlay", "fuse-overlayfs", "aufs", "tmpfs":
-			in.mounts.containerLike = true
+			v.containerLike = true
 		}
-		in.mounts.containerLike = in.mounts.containerLike || m.Root != "/"
+		v.containerLike = v.containerLike || m.Root != "/"
 	}
-	in.mounts.obs = schema.Str(obs)
-	return in.mounts
+	v.obs = schema.Str(obs)
+	return v
 }

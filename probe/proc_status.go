@@ -62,15 +62,13 @@ func parseProcStatus(text string) procStatus {
 	return st
 }
 
-// procStatus is /proc/self/status; an unreadable one reads empty.
-func (in *isoInputs) procStatus() (procStatus, error) {
-	if in.status == nil {
-		st := procStatus{Has: map[string]bool{}}
-		b, err := in.s.root.ReadFile("/proc/self/status", machine.MaxTextFile)
-		if err == nil {
-			st = parseProcStatus(string(b))
-		}
-		in.status, in.statusErr = &st, err
+// readProcStatus reads and parses /proc/self/status of root; an
+// unreadable one reads empty.
+func readProcStatus(root *rootFS) (procStatus, error) {
+	st := procStatus{Has: map[string]bool{}}
+	b, err := root.ReadFile("/proc/self/status", machine.MaxTextFile)
+	if err == nil {
+		st = parseProcStatus(string(b))
 	}
-	return *in.status, in.statusErr
+	return st, err
 }

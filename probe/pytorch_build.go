@@ -259,24 +259,3 @@ func truthyStr(v any) *string {
 	s := pyjson.Str(v)
 	return &s
 }
-
-// readBuildFile reads <source_path>/build/name of a source or editable
-// install (kind) with read: the input of pytorch_build.cmake_cache and
-// pytorch_build.ninja_hipcc (field). ok is false when it is not a regular
-// file (the block keeps its default, silently) or the read failed (one
-// reason).
-func readBuildFile[T any](s *state, kind string, src *string, name, field string, read func(*rootFS, string) (T, error)) (v T, p string, ok bool) {
-	if (kind != "source" && kind != "editable") || src == nil {
-		return v, "", false
-	}
-	p = *src + "/build/" + name
-	if !s.root.IsRegular(p) {
-		return v, "", false
-	}
-	v, err := read(s.root, p)
-	if err != nil {
-		s.reason("pytorch_build.%s: read failed for %s (%s)", field, p, pyfmt.ExcType(err))
-		return v, "", false
-	}
-	return v, p, true
-}
