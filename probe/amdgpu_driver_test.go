@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/testtree"
 )
 
 // TestDpkgStatusNotRegular: a FIFO or a character device in place of dpkg's
@@ -15,7 +16,7 @@ func TestDpkgStatusNotRegular(t *testing.T) {
 	cands := []string{"amdgpu-dkms", "amdgpu"}
 	t.Run("fifo", func(t *testing.T) {
 		root := t.TempDir()
-		mkfiles(t, root, "var/lib/dpkg/")
+		testtree.Make(t, root, "var/lib/dpkg/")
 		if err := syscall.Mkfifo(filepath.Join(root, "var/lib/dpkg/status"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +35,7 @@ func TestDpkgStatusNotRegular(t *testing.T) {
 	})
 	t.Run("dev-zero", func(t *testing.T) {
 		root := t.TempDir()
-		mkfiles(t, root, "var/lib/dpkg/")
+		testtree.Make(t, root, "var/lib/dpkg/")
 		if err := syscall.Mknod(filepath.Join(root, "var/lib/dpkg/status"), syscall.S_IFCHR|0o666, 1<<8|5); err != nil {
 			t.Skipf("mknod /dev/zero not permitted here (%v)", err)
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"aorta-probe/internal/testtree"
 )
 
 func sha256Hex(content string) string {
@@ -21,7 +23,7 @@ func TestSHA256OfPath(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "lib"), []byte("hello hipblaslt"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mkfiles(t, root, "abs -> /lib", "rel -> lib", "loop -> loop", "a -> b", "b -> a", "dangling -> nope", "dir/")
+	testtree.Make(t, root, "abs -> /lib", "rel -> lib", "loop -> loop", "a -> b", "b -> a", "dangling -> nope", "dir/")
 	s := testState(t, root)
 	const want = "sha256:eac3289f37a7d4ce5d5197ffddc9427f03ba939350617637a5067a5459c91153"
 	for _, p := range []string{"/lib", "/abs", "/rel", "/dir/../lib", "/./dir/../abs"} {
@@ -43,7 +45,7 @@ func TestSHA256OfPath(t *testing.T) {
 // Each file is hashed once per run, whatever path names it.
 func TestHashOncePerFile(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root, "f", "l1 -> f", "l2 -> /f")
+	testtree.Make(t, root, "f", "l1 -> f", "l2 -> /f")
 	s := testState(t, root)
 	for _, p := range []string{"/f", "/l1", "/l2", "/f"} {
 		if _, err := s.sha256OfPath(p); err != nil {

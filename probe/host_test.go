@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/testtree"
 )
 
 // TestGlibcBannerBounded: the libc.so.6 banner is looked for in the first
@@ -25,7 +26,7 @@ func TestGlibcBannerBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			mkfiles(t, root, "lib/x86_64-linux-gnu/")
+			testtree.Make(t, root, "lib/x86_64-linux-gnu/")
 			f, err := os.Create(filepath.Join(root, "lib/x86_64-linux-gnu/libc.so.6"))
 			if err != nil {
 				t.Fatal(err)

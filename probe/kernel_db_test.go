@@ -10,6 +10,7 @@ import (
 
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/testtree"
 )
 
 func TestPySuffix(t *testing.T) {
@@ -54,7 +55,7 @@ func TestPyLess(t *testing.T) {
 // a flat directory fingerprints as before subdirectory support.
 func TestNameFingerprint(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root, "lib/TensileLibrary_A.dat", "lib/TensileLibrary_B.dat", "lib/notes.md", "lib/.dat")
+	testtree.Make(t, root, "lib/TensileLibrary_A.dat", "lib/TensileLibrary_B.dat", "lib/notes.md", "lib/.dat")
 	s := testState(t, root)
 	got := nameFingerprint(s, "/lib", tensileDBSuffixes)
 	if want := filenamesHash([]string{"TensileLibrary_A.dat", "TensileLibrary_B.dat"}); got == nil || *got != want {
@@ -63,7 +64,7 @@ func TestNameFingerprint(t *testing.T) {
 	if want := "filenames-sha256:" + sha256Hex("TensileLibrary_A.dat\nTensileLibrary_B.dat")[len("sha256:"):]; *got != want {
 		t.Errorf("join rule: %s, want %s", *got, want)
 	}
-	mkfiles(t, root, "lib/TensileLibrary_C.dat", "lib/gfx950/TensileLibrary_gfx950.co", "lib/gfx950_x/skip.dat", "lib/GFX90A/y.yaml", "lib/gfx942 -> gfx950")
+	testtree.Make(t, root, "lib/TensileLibrary_C.dat", "lib/gfx950/TensileLibrary_gfx950.co", "lib/gfx950_x/skip.dat", "lib/GFX90A/y.yaml", "lib/gfx942 -> gfx950")
 	got2 := nameFingerprint(s, "/lib", tensileDBSuffixes)
 	want2 := filenamesHash([]string{"TensileLibrary_A.dat", "TensileLibrary_B.dat", "TensileLibrary_C.dat",
 		"gfx950/TensileLibrary_gfx950.co", "GFX90A/y.yaml", "gfx942/TensileLibrary_gfx950.co"})
@@ -116,7 +117,7 @@ func TestCombinedFingerprintGfx(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			mkfiles(t, root, tc.files...)
+			testtree.Make(t, root, tc.files...)
 			got := combinedFingerprint(testState(t, root), hb, rb)
 			if tc.lines == nil {
 				if got != nil {
@@ -155,7 +156,7 @@ func TestCombinedFingerprintErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			mkfiles(t, root, "r/hipblaslt/library/a.dat", "r/hipblaslt/library/gfx950/b.co", "r/rocblas/library/c.yaml", "r/rocblas/library/notes.md")
+			testtree.Make(t, root, "r/hipblaslt/library/a.dat", "r/hipblaslt/library/gfx950/b.co", "r/rocblas/library/c.yaml", "r/rocblas/library/notes.md")
 			s := testState(t, root)
 			s.root.SetFaults(tc.errs)
 			if got := combinedFingerprint(s, hb, rb); (got != nil) != tc.want {
@@ -187,7 +188,7 @@ func TestNameFingerprintStat(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			mkfiles(t, root, tc.files...)
+			testtree.Make(t, root, tc.files...)
 			s := testState(t, root)
 			s.root.SetFaults(tc.errs)
 			got := nameFingerprint(s, "/l", tensileDBSuffixes)
@@ -206,7 +207,7 @@ func TestNameFingerprintStat(t *testing.T) {
 // the root, never against the host's.
 func TestRelativeEnvPathUnderRoot(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root, "work/db/gfx942.txt", "work/db/gfx90a/x.txt")
+	testtree.Make(t, root, "work/db/gfx942.txt", "work/db/gfx90a/x.txt")
 	for _, tc := range []struct {
 		cwd  string
 		want bool
@@ -226,7 +227,7 @@ func TestRelativeEnvPathUnderRoot(t *testing.T) {
 	}
 	// The host directory the test runs in holds a db/ the root has not.
 	host := t.TempDir()
-	mkfiles(t, host, "db/gfx942.txt")
+	testtree.Make(t, host, "db/gfx942.txt")
 	t.Chdir(host)
 	s := testState(t, root)
 	s.root = machine.NewFS(root, "/", false)

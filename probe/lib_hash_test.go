@@ -2,10 +2,10 @@ package probe
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
+
+	"aorta-probe/internal/testtree"
 )
 
 // testState is a probe state over the host directory root, for tests of
@@ -25,39 +25,6 @@ func finishBlock[T any](s *state, key blockKey[T], v T, as string) {
 	sl.value, sl.ok = v, true
 	close(sl.done)
 	s.name = as
-}
-
-// mkfiles creates files (content = name) and links ("name -> target") under root.
-func mkfiles(t *testing.T, root string, specs ...string) {
-	t.Helper()
-	for _, s := range specs {
-		name, target, isLink := cutArrow(s)
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		switch {
-		case isLink:
-			err = os.Symlink(target, p)
-		case name[len(name)-1] == '/':
-			err = os.MkdirAll(p, 0o755)
-		default:
-			err = os.WriteFile(p, []byte(name), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func cutArrow(s string) (string, string, bool) {
-	for i := 0; i+4 <= len(s); i++ {
-		if s[i:i+4] == " -> " {
-			return s[:i], s[i+4:], true
-		}
-	}
-	return s, "", false
 }
 
 func TestLibCandidates(t *testing.T) {
@@ -94,7 +61,7 @@ func TestLibCandidates(t *testing.T) {
 
 func TestLibHash(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root,
+	testtree.Make(t, root,
 		"lib/libfoo.so -> libfoo.so.1",
 		"lib/libfoo.so.1 -> /lib/libfoo.so.1.2.3", // absolute: inside the root
 		"lib/libfoo.so.1.2.3",

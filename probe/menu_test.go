@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"aorta-probe/internal/testtree"
 )
 
 func TestMenuClassify(t *testing.T) {
@@ -41,7 +43,7 @@ func TestMenuClassify(t *testing.T) {
 // the empty directory.
 func TestMenu(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root, "lib/TensileLibrary_lazy_gfx942.dat", "lib/Kernels.so-000-gfx942.hsaco", "lib/TensileManifest.txt", "lib/sub.dat/", "empty/")
+	testtree.Make(t, root, "lib/TensileLibrary_lazy_gfx942.dat", "lib/Kernels.so-000-gfx942.hsaco", "lib/TensileManifest.txt", "lib/sub.dat/", "empty/")
 	s := testState(t, root)
 	m := menu(s, "/lib", tensileMenu)
 	if m.Status != "ok" || *m.FileCount != 3 || *m.LogicFileCount != 1 || len(m.GfxArchCoverage) != 1 || m.GfxArchCoverage[0] != "gfx942" || m.Files != nil {
@@ -115,7 +117,7 @@ func joinLF(ss []string) string {
 // does not block.
 func TestHostileHeaders(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root, "opt/rocm/lib/")
+	testtree.Make(t, root, "opt/rocm/lib/")
 	h := filepath.Join(root, "opt/rocm/include/hipblaslt/hipblaslt-version.h")
 	if err := os.MkdirAll(filepath.Dir(h), 0o755); err != nil {
 		t.Fatal(err)
@@ -152,7 +154,7 @@ func TestHostileHeaders(t *testing.T) {
 // a directory": nothing blocks, nothing is listed.
 func TestMenuFIFODirs(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root, "lib/a.dat")
+	testtree.Make(t, root, "lib/a.dat")
 	for _, p := range []string{"fifo", "lib/gfx942"} {
 		if err := syscall.Mkfifo(filepath.Join(root, p), 0o644); err != nil {
 			t.Fatal(err)
@@ -199,7 +201,7 @@ func TestMenuUnlistableGfx(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			for _, n := range tc.files {
-				mkfiles(t, root, "opt/rocm/lib/rocblas/library/"+n)
+				testtree.Make(t, root, "opt/rocm/lib/rocblas/library/"+n)
 			}
 			s := testState(t, root)
 			s.root.SetFaults(tc.errs)

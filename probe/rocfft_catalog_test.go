@@ -3,6 +3,8 @@ package probe
 import (
 	"context"
 	"testing"
+
+	"aorta-probe/internal/testtree"
 )
 
 // A cache file that is found but cannot be read (here: the run was
@@ -10,7 +12,7 @@ import (
 // gives status partial, the block's reason text and one top-level reason.
 func TestRocFFTUnreadable(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root, "opt/rocm/lib/rocfft/rocfft_kernel_cache.db")
+	testtree.Make(t, root, "opt/rocm/lib/rocfft/rocfft_kernel_cache.db")
 	s := testState(t, root)
 	s.collector.rocm = func() rocmRoots { return classicRoots("/opt/rocm", "opt_rocm") }
 	ctx, cancel := context.WithCancel(context.Background())

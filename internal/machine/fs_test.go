@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"aorta-probe/internal/testtree"
 )
 
 // resolvers are the two ways FS resolves under a root: openat2 (where
@@ -24,9 +26,9 @@ func TestRootFSResolve(t *testing.T) {
 	dir := t.TempDir()
 	host := filepath.Join(dir, "host")
 	root := filepath.Join(dir, "root")
-	mkfiles(t, host, "secret", "etc/hostname", "d/link -> secret")
+	testtree.Make(t, host, "secret", "etc/hostname", "d/link -> secret")
 	up := strings.Repeat("../", 30)
-	mkfiles(t, root,
+	testtree.Make(t, root,
 		"opt/rocm-7.2.1/lib/x", "opt/rocm-7.2.1/include/",
 		"opt/rocm -> /opt/rocm-7.2.1",                                       // absolute, inside the root
 		"abs-host -> "+host+"/secret",                                       // absolute host path
@@ -42,7 +44,7 @@ func TestRootFSResolve(t *testing.T) {
 	// A chain of links: c0 -> c1 -> ... -> c40 -> the file: from c1 the
 	// kernel follows 40 links (allowed), from c0 41 (ELOOP).
 	for i := 39; i >= 0; i-- {
-		mkfiles(t, root, fmt.Sprintf("c%d -> c%d", i, i+1))
+		testtree.Make(t, root, fmt.Sprintf("c%d -> c%d", i, i+1))
 	}
 	cases := []struct {
 		in   string
@@ -157,7 +159,7 @@ func TestRootFSResolve(t *testing.T) {
 // answers.
 func TestRootFSNoOpenat2(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> /opt/rocm-7.2.1", "esc -> ../../../../../../../../etc/hostname")
+	testtree.Make(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> /opt/rocm-7.2.1", "esc -> ../../../../../../../../etc/hostname")
 	r := NewFS(root, "/", false)
 	r.openat2Nr = 1<<16 - 1 // no such syscall: ENOSYS
 	if b, err := r.ReadFile("/opt/rocm/lib/x", 100); err != nil || string(b) != "opt/rocm-7.2.1/lib/x" {
@@ -174,7 +176,7 @@ func TestRootFSNoOpenat2(t *testing.T) {
 // TestRootFSLive: under "/" the kernel resolves, as for the workload.
 func TestRootFSLive(t *testing.T) {
 	dir := t.TempDir()
-	mkfiles(t, dir, "f", "l -> f")
+	testtree.Make(t, dir, "f", "l -> f")
 	r := NewFS("/", dir, false)
 	if got := r.ReadText("l"); got == nil || *got != filepath.Join(dir, "f")[1:] && *got != "f" {
 		t.Errorf("relative read against the cwd: %v", got)
@@ -191,7 +193,7 @@ func TestRootFSLive(t *testing.T) {
 // (the same file, or the same errno) on a tree of links of every kind.
 func FuzzRootFSResolvers(f *testing.F) {
 	root := f.TempDir()
-	mkfilesF(f, root, "opt/rocm-7.2.1/lib/x", "opt/rocm-7.2.1/include/",
+	testtree.Make(f, root, "opt/rocm-7.2.1/lib/x", "opt/rocm-7.2.1/include/",
 		"opt/rocm -> /opt/rocm-7.2.1", "up -> ../../..", "deep/a/b -> ../../opt/rocm",
 		"loop -> loop2", "loop2 -> loop", "dangling -> nowhere", "file-link -> opt/rocm-7.2.1/lib/x",
 		"abs-dir -> /opt/", "dot -> .", "dotdot -> ..")
@@ -227,31 +229,9 @@ func FuzzRootFSResolvers(f *testing.F) {
 	})
 }
 
-func mkfilesF(f *testing.F, root string, specs ...string) {
-	for _, s := range specs {
-		name, target, isLink := cutArrow(s)
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			f.Fatal(err)
-		}
-		var err error
-		switch {
-		case isLink:
-			err = os.Symlink(target, p)
-		case strings.HasSuffix(name, "/"):
-			err = os.MkdirAll(p, 0o755)
-		default:
-			err = os.WriteFile(p, []byte(name), 0o644)
-		}
-		if err != nil {
-			f.Fatal(err)
-		}
-	}
-}
-
 func TestResolve(t *testing.T) {
 	root := t.TempDir()
-	mkfiles(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> rocm-7.2.1", "abs -> /opt/rocm/lib",
+	testtree.Make(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> rocm-7.2.1", "abs -> /opt/rocm/lib",
 		"up -> ../../..", "deep/a/b -> ../../opt/rocm")
 	r := NewFS(root, "/", false)
 	for _, tc := range []struct{ in, want string }{
@@ -276,7 +256,7 @@ func TestResolve(t *testing.T) {
 // the live  go test ./probe -run XXX -bench RootFS -benchmem
 func BenchmarkRootFSStat(b *testing.B) {
 	root := b.TempDir()
-	mkfilesB(b, root, "opt/rocm-7.2.1/lib/libamdhip64.so.6", "opt/rocm -> rocm-7.2.1")
+	testtree.Make(b, root, "opt/rocm-7.2.1/lib/libamdhip64.so.6", "opt/rocm -> rocm-7.2.1")
 	const p = "/opt/rocm/lib/libamdhip64.so.6"
 	for _, rv := range resolvers {
 		b.Run(rv.name, func(b *testing.B) {
@@ -308,7 +288,7 @@ func BenchmarkRootFSStat(b *testing.B) {
 // BenchmarkRootFSReadText is read-text of a small file through a link.
 func BenchmarkRootFSReadText(b *testing.B) {
 	root := b.TempDir()
-	mkfilesB(b, root, "opt/rocm-7.2.1/.info/version", "opt/rocm -> rocm-7.2.1")
+	testtree.Make(b, root, "opt/rocm-7.2.1/.info/version", "opt/rocm -> rocm-7.2.1")
 	for _, rv := range resolvers {
 		b.Run(rv.name, func(b *testing.B) {
 			r := NewFS(root, "/", rv.portable)
@@ -327,25 +307,6 @@ func BenchmarkRootFSReadText(b *testing.B) {
 			}
 		}
 	})
-}
-
-func mkfilesB(b *testing.B, root string, specs ...string) {
-	for _, s := range specs {
-		name, target, isLink := cutArrow(s)
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		var err error
-		if isLink {
-			err = os.Symlink(target, p)
-		} else {
-			err = os.WriteFile(p, []byte(name), 0o644)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // TestUnwrapErrnoDeep: the errno of a read error is found however it is
