@@ -131,8 +131,6 @@ func sh(t *testing.T, script string) string {
 	return p
 }
 
-func writeFile(p string, b []byte) error { return os.WriteFile(p, b, 0o644) }
-
 // Table tests and fuzz targets for the pure parsers of the command-driven
 // hardware blocks (hip, gpu_arch, nics, system_health).
 
