@@ -148,13 +148,11 @@ func allowlisted(name string) bool {
 // streamed (scanCMakeCache), at most the caps above kept.
 // Scope: filesystem. Missing file: the default, silently.
 func collectCMakeCache(s *state, kind string, src *string) schema.CMakeCache {
-	var c schema.CMakeCache
 	cc, p, ok := readBuildFile(s, kind, src, "CMakeCache.txt", "cmake_cache", readCMakeCache)
 	if !ok {
-		return c
+		return schema.CMakeCache{}
 	}
-	c.SourceFile = &p
-	c.Entries = sortedMap(cc.entries)
+	c := schema.CMakeCache{SourceFile: &p, Entries: sortedMap(cc.entries)}
 	if cc.dropped > 0 {
 		s.reason("pytorch_build.cmake_cache: dropped %d allowlisted entry(ies) of %s past the caps (%d entries, %d bytes of names, types and values, lines of %d bytes)",
 			cc.dropped, p, cmakeMaxEntries, cmakeMaxBytes, cmakeMaxLine)

@@ -387,12 +387,11 @@ targets:
 // <source_path>/build/build.ninja (HIP_COMPILER rules' DEFINES and FLAGS),
 // else the legacy FindHIP per-source scripts. Scope: filesystem.
 func collectNinjaHIPCC(s *state, kind string, src *string) schema.NinjaHIPCC {
-	var n schema.NinjaHIPCC
 	coll, p, ok := readBuildFile(s, kind, src, "build.ninja", "ninja_hipcc", readNinja)
 	if !ok {
-		return n
+		return schema.NinjaHIPCC{}
 	}
-	n.SourceFile = &p
+	n := schema.NinjaHIPCC{SourceFile: &p}
 	if len(coll) > 0 {
 		n.Parser = schema.Str("ninja_defines")
 		n.Targets = modernTargets(coll)
