@@ -213,8 +213,9 @@ func TestCollectPanicReasonRedacted(t *testing.T) {
 // Collect returns only once every command it started has returned (been
 // killed and reaped), and a probe abandoned at the deadline starts no new
 // command afterwards: main exits right after Collect, and a command started
-// then would outlive the probe. hip runs hipconfig five times in a row, so
-// the abandoned hip probe asks for four more after the first is cancelled.
+// then would outlive the probe. A hipconfig that fails makes hip follow its
+// two combined runs with single runs (docs/hardware.md#hip--hipconfig), so
+// the abandoned hip probe asks for more after the first are cancelled.
 func TestCollectReapsCommands(t *testing.T) {
 	opt := dpkgRoot(t)
 	if err := os.WriteFile(filepath.Join(opt.Root, "bin", "hipconfig"), []byte("#!/bin/sh\nexit 99\n"), 0o755); err != nil {
@@ -557,22 +558,28 @@ func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
 	}
 }
 
-// TestHIPRunsConcurrently: the five hipconfig runs wait for each other.
+// TestHIPRunsConcurrently: the two combined hipconfig runs wait for each
+// other, then the five single runs that follow combined runs which did not
+// split (docs/hardware.md#hip--hipconfig) wait for each other.
 func TestHIPRunsConcurrently(t *testing.T) {
 	starts := filepath.Join(t.TempDir(), "starts")
 	os.WriteFile(starts, nil, 0o644)
-	s, _ := toolState(t, map[string]string{"hipconfig": barrier(starts, 5, `echo "v$1"`)})
+	s, _ := toolState(t, map[string]string{"hipconfig": `if [ $# -gt 1 ]; then
+` + barrier(starts, 2, `echo "v$1"`) + `
+else
+` + barrier(starts, 7, `echo "v$1"`) + `
+fi`})
 	s.opt.Runner = barrierRunner{}
 	h := collectHIP(s)
 	wantReasons(t, s)
-	if derefOr(h.Version, "") != "v--version" || derefOr(h.CppConfig, "") != "v--cpp_config" {
+	if derefOr(h.Version, "") != "v--version" || derefOr(h.CppConfig, "") != "v--cpp_config" || derefOr(h.Platform, "") != "v--platform" {
 		t.Errorf("hip = %s", pyjson.Encode(h))
 	}
 	var flags []string
 	for _, c := range s.commands {
-		flags = append(flags, c.Argv[1])
+		flags = append(flags, strings.Join(c.Argv[1:], " "))
 	}
-	if strings.Join(flags, " ") != "--version --platform --compiler --runtime --cpp_config" {
+	if strings.Join(flags, ",") != "--cpp_config --platform --runtime,--compiler --platform --version,--cpp_config,--runtime,--compiler,--version,--platform" {
 		t.Errorf("command records out of order: %q", flags)
 	}
 }

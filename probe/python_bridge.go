@@ -31,6 +31,43 @@ import (
 //go:embed python_helper.stdin
 var pythonHelperStdin []byte
 
+// pythonHelperSeekable is pythonHelperStdin after a coding line. CPython
+// (3.11 at least) reads a script in UTF-8 from stdin one byte per read(2),
+// 8,800 system calls for the bootstrap, about 20 ms on a loaded VM; a
+// script that declares another encoding it reads through a buffered
+// decoder, in a few calls, but only from a seekable stdin: from a pipe it
+// fails with "SyntaxError: encoding problem" before running anything. The
+// bootstrap is ASCII, so latin-1 reads it as the same text, and it
+// compiles the helper from its own bytes: the facts are the same.
+var pythonHelperSeekable = append([]byte("# -*- coding: latin-1 -*-\n"), pythonHelperStdin...)
+
+// seekableStdin is a deleted temporary file holding b, at offset 0: the
+// helper's stdin (exec passes an *os.File as the child's descriptor).
+func seekableStdin(b []byte) (*os.File, error) {
+	f, err := os.CreateTemp("", "aorta-probe-helper-")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return f, nil
+}
+
+// readStdinThroughPipe reports a helper run that failed because the
+// interpreter read the coding line from a pipe (a wrapper that forwards
+// its stdin, such as `docker exec -i`): nothing on stdout, and CPython's
+// "encoding problem" on stderr.
+func readStdinThroughPipe(r Result) bool {
+	return r.ExitCode != 0 && !r.TimedOut() && len(r.Stdout) == 0 && bytes.Contains(r.Stderr, []byte("encoding problem"))
+}
+
 // DefaultPythonTimeout bounds the helper run. It stays below the collection
 // deadline (60 s by default) so that a helper that hangs in `import torch`
 // is killed with time left for nm/c++filt and the rest of the document.
@@ -233,9 +270,20 @@ func runPythonBridge(c *collector) *pyFacts {
 	// fails the way exec does (ENOENT naming the program).
 	cmd := Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelperStdin, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput, MaxStderr: pythonMaxStderr,
 		Env: []string{HelperMarker + "=" + strconv.Itoa(os.Getpid())}}
+	// Stdin is a seekable file with the coding line (pythonHelperSeekable)
+	// where a temporary file can be made; the bootstrap alone through a
+	// pipe otherwise, or when the interpreter got the file through a pipe.
+	if file, err := seekableStdin(pythonHelperSeekable); err == nil {
+		defer file.Close()
+		cmd.Stdin, cmd.StdinFrom = pythonHelperSeekable, file
+	}
 	r := st.run(cmd)
+	if cmd.StdinFrom != nil && readStdinThroughPipe(r) {
+		cmd.Stdin, cmd.StdinFrom = pythonHelperStdin, nil
+		r = st.run(cmd)
+	}
 	if len(st.commands) > 0 {
-		f.command = &st.commands[0]
+		f.command = &st.commands[len(st.commands)-1]
 	}
 	parseHelperOutput(f, r.Stdout)
 	if f.outcome != pyOK && f.detail == "" && isProbeDocument(r.Stdout) {

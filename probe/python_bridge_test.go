@@ -1087,3 +1087,41 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
 		t.Errorf("install_kind unknown for an importable torch")
 	}
 }
+
+// TestHelperStdinSeekable: the helper reads a seekable stdin with a coding
+// line (pythonHelperSeekable), and an interpreter that gets it through a
+// pipe (a wrapper forwarding its stdin, as `docker exec -i` does) is run
+// again with the bootstrap alone: the document is the same either way
+// (the second run is the bootstrap alone through a pipe, as before).
+func TestHelperStdinSeekable(t *testing.T) {
+	python := needPython(t)
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	fakeSiteA(t, site)
+	runs := filepath.Join(dir, "runs")
+	writeFiles(t, dir, map[string]string{
+		// fails unless its stdin is a regular file
+		"file-python": "#!/bin/sh\n[ -f /dev/stdin ] || exit 42\nPYTHONPATH='" + site + "' exec '" + python + "' \"$@\"\n",
+		"pipe-python": "#!/bin/sh\necho run >> '" + runs + "'\ncat | PYTHONPATH='" + site + "' exec '" + python + "' \"$@\"\n",
+	})
+	path := hermeticPath(t)
+	env := map[string]string{"PATH": strings.Join(path, ":"), "HOME": dir}
+	doc := func(interpreter string) string {
+		t.Helper()
+		opt := bridgeOptions(env, path)
+		opt.Python.Interpreter = filepath.Join(dir, interpreter)
+		snap := Collect(context.Background(), opt)
+		if snap.PythonVersion == "" {
+			t.Errorf("%s: python_version empty: %q", interpreter, reasonsWith(snap, "python_version"))
+		}
+		snap.CapturedAt, snap.Provenance = "", nil
+		return string(pyjson.Encode(snap))
+	}
+	file, pipe := doc("file-python"), doc("pipe-python")
+	if file != pipe {
+		t.Errorf("seekable stdin and pipe give different documents:\n%s\n%s", file, pipe)
+	}
+	if b, _ := os.ReadFile(runs); strings.Count(string(b), "run") != 2 {
+		t.Errorf("the pipe wrapper ran %d times, want 2 (coding line refused, then the bootstrap)", strings.Count(string(b), "run"))
+	}
+}

@@ -10,8 +10,9 @@
 # Rows (after one warm-up run of each, RUNS rounds; each round runs every
 # row once, in order, so that a change of load hits all rows alike):
 #   python -c pass      PY -c pass: the interpreter's own start-up
-#   helper alone        PY - <probe/python_helper.stdin (through sh): the
-#                       Python helper's own time, without the probe
+#   helper alone        PY - <FILE (through sh), FILE being a coding line
+#                       and probe/python_helper.stdin as the probe feeds
+#                       it: the Python helper's own time, without the probe
 #   default             aorta-probe OUT   (whatever python3 is first on PATH;
 #                       a pyenv shim adds its own start-up)
 #   --python PY         aorta-probe OUT --python PY
@@ -60,6 +61,9 @@ mkdir "$tmp/empty"
 # The helper stream PY prints, replayed by a shell script.
 helper=probe/python_helper.stdin
 [ -f "$helper" ] || helper=probe/python_helper.py # an older tree
+# As the probe feeds it: a file with a coding line (docs/python.md, "Speed").
+{ printf '# -*- coding: latin-1 -*-\n'; cat "$helper"; } >"$tmp/helper.stdin"
+helper=$tmp/helper.stdin
 "$py" - <"$helper" >"$tmp/stream.json"
 printf '#!/bin/sh\nexec cat %s\n' "$tmp/stream.json" >"$tmp/replay"
 chmod +x "$tmp/replay"
