@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"aorta-probe/internal/cli/brief"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
@@ -122,7 +123,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 		}
 		return emit(append(out, '\n'))
 	case cfg.summary:
-		text := Brief(snap) + "\n"
+		text := brief.Brief(snap) + "\n"
 		if snap.Partial {
 			text += "\nPartial reasons:\n"
 			for _, r := range snap.PartialReasons {
