@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"aorta-probe/internal/cli/output"
 	"aorta-probe/probe"
 	"aorta-probe/schema"
 )
@@ -62,7 +63,7 @@ func runCapture(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) 
 		opt.Record = rec
 		return opt, func(*schema.Snapshot) error {
 			header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", binaryVersion())
-			if err := writeOutput(context.Background(), time.Now().Add(minWriteWait), archive, rec.Archive(header)); err != nil {
+			if err := output.WriteOutput(context.Background(), time.Now().Add(minWriteWait), archive, rec.Archive(header)); err != nil {
 				return fmt.Errorf("failed to write %s: %s", archive, err)
 			}
 			return nil

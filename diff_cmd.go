@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"aorta-probe/internal/cli/output"
 	"aorta-probe/probe"
 	"aorta-probe/triage"
 )
@@ -132,8 +133,8 @@ func envNamesWriter(w *signalWatch, stdout io.Writer) func(string, []byte) error
 		}
 		by := writeBy(start, probe.DefaultDeadline)
 		if out == "-" {
-			return writeStdout(ctx, by, stdout, b)
+			return output.WriteStdout(ctx, by, stdout, b)
 		}
-		return writeOutput(ctx, by, out, b)
+		return output.WriteOutput(ctx, by, out, b)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/cli/brief"
+	"aorta-probe/internal/cli/output"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
@@ -37,8 +38,8 @@ var version = ""
 
 func main() {
 	stdout := io.Writer(os.Stdout)
-	if stdoutClosedAtStart() {
-		stdout = closedStdout{}
+	if output.StdoutClosedAtStart() {
+		stdout = output.ClosedStdout{}
 	}
 	// A tool's descendant that leaves its process group (setsid) is
 	// re-parented here when its parent exits, and killed and reaped after
@@ -82,7 +83,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 	}
 	// emit writes to stdout; a failed or short write is exit 1.
 	emit := func(b []byte) int {
-		if err := writeStdout(w.writing(), writeBy(start, deadline), stdout, b); err != nil {
+		if err := output.WriteStdout(w.writing(), writeBy(start, deadline), stdout, b); err != nil {
 			fmt.Fprintf(stderr, "aorta-probe: failed to write to stdout: %s\n", err)
 			return 1
 		}
@@ -116,7 +117,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 
 	switch {
 	case cfg.field != nil:
-		out, err := lookupField(snap, *cfg.field)
+		out, err := output.Field(snap, *cfg.field)
 		if err != nil {
 			fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 			return 1
@@ -140,7 +141,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, hoo
 	if cfg.out == "-" {
 		return emit(append(doc, '\n'))
 	}
-	if err := writeOutput(w.writing(), writeBy(start, deadline), cfg.out, doc); err != nil {
+	if err := output.WriteOutput(w.writing(), writeBy(start, deadline), cfg.out, doc); err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
 		return 1
 	}
@@ -168,7 +169,7 @@ func checkRoot(root string) error {
 	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 		return nil
 	case err != nil:
-		return fmt.Errorf("--root: %s", pyError(err, root))
+		return fmt.Errorf("--root: %s", output.PyError(err, root))
 	case !fi.IsDir() && !fi.Mode().IsRegular():
 		return fmt.Errorf("--root %s is neither a directory nor a capture archive", pyfmt.Repr(root))
 	}
