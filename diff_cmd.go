@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/cli/output"
+	"aorta-probe/internal/cli/validate"
 	"aorta-probe/probe"
 	"aorta-probe/triage"
 )
@@ -23,7 +24,7 @@ var subcommandTable = []struct {
 }{
 	{"validate", func(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 		return interruptible("validate", sigs, stderr, func(*signalWatch) int {
-			return runValidate(args, os.Stdin, stdout, stderr) // validate_cmd.go, docs/schema.md
+			return validate.Run(args, os.Stdin, stdout, stderr) // validate_cmd.go, docs/schema.md
 		})
 	}},
 	{"diff", func(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
