@@ -1,13 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"time"
 
+	"aorta-probe/internal/cli"
+	"aorta-probe/internal/cli/capture"
 	"aorta-probe/internal/cli/output"
 	"aorta-probe/internal/cli/validate"
 	"aorta-probe/probe"
@@ -23,23 +23,23 @@ var subcommandTable = []struct {
 	run  func(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int
 }{
 	{"validate", func(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
-		return interruptible("validate", sigs, stderr, func(*signalWatch) int {
+		return cli.Interruptible("validate", sigs, stderr, func(*cli.Watch) int {
 			return validate.Run(args, os.Stdin, stdout, stderr) // validate_cmd.go, docs/schema.md
 		})
 	}},
 	{"diff", func(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
-		return interruptible("diff", sigs, stderr, func(*signalWatch) int {
+		return cli.Interruptible("diff", sigs, stderr, func(*cli.Watch) int {
 			return triage.Main(args, triage.NewIO(os.Stdin, stdout, stderr)) // docs/triage.md
 		})
 	}},
 	{"env-names", func(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
-		return interruptible("env-names", sigs, stderr, func(w *signalWatch) int {
+		return cli.Interruptible("env-names", sigs, stderr, func(w *cli.Watch) int {
 			tio := triage.NewIO(os.Stdin, stdout, stderr)
 			tio.WriteOut = envNamesWriter(w, stdout)
 			return triage.EnvNamesMain(args, os.Environ(), tio) // docs/triage.md
 		})
 	}},
-	{"capture", runCapture}, // capture_cmd.go, docs/capture.md
+	{"capture", capture.Run}, // internal/cli/capture, docs/capture.md
 }
 
 // help reads subcommandTable, so it joins it here (an entry in the
@@ -71,7 +71,7 @@ func subcommand(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) 
 func runHelp(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
-		return runWith(sigs, []string{"--help"}, stdout, stderr, replayHook)
+		return capture.Main(sigs, []string{"--help"}, stdout, stderr)
 	case len(args) > 1:
 		return helpUsageError(stderr, fmt.Sprintf("takes at most one subcommand (got %d arguments)", len(args)))
 	}
@@ -89,50 +89,17 @@ func helpUsageError(stderr io.Writer, msg string) int {
 	return 2
 }
 
-// interruptible runs body, a subcommand that reads or writes documents,
-// so that SIGINT, SIGTERM and SIGHUP stop it promptly whatever it waits
-// for (a FIFO nobody writes, a read of a slow file): a signal that comes
-// before body writes its output ends the command at once with one line
-// on stderr, `aorta-probe NAME: interrupted by SIGTERM`, and the status
-// of a shell's killed job, 128+N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
-// Once body writes (signalWatch.beginWrite), the write ends the way the
-// capture's does: finished, or abandoned signalGrace after the signal
-// with exit 1 (docs/usage.md, "Deadline and signals"). A body left
-// blocked stays in its goroutine; the process exits right after.
-func interruptible(name string, sigs <-chan os.Signal, stderr io.Writer, body func(w *signalWatch) int) int {
-	w := watchSignals(sigs)
-	defer w.stop()
-	done := make(chan int, 1)
-	go func() { done <- body(w) }()
-	select {
-	case code := <-done:
-		return code
-	case <-w.collect.Done():
-		if w.writeStarted() {
-			return <-done
-		}
-	}
-	sig := syscall.SIGTERM
-	if ie, ok := context.Cause(w.collect).(interruptedError); ok {
-		if s, ok := ie.sig.(syscall.Signal); ok {
-			sig = s
-		}
-	}
-	fmt.Fprintf(stderr, "aorta-probe %s: interrupted by %s\n", name, signalName(sig))
-	return 128 + int(sig)
-}
-
 // envNamesWriter is env-names' output: the capture's writers (a failed
 // stdout, OUT a directory, a FIFO nobody reads: exit 1 and one line),
 // bounded by the command's signals.
-func envNamesWriter(w *signalWatch, stdout io.Writer) func(string, []byte) error {
+func envNamesWriter(w *cli.Watch, stdout io.Writer) func(string, []byte) error {
 	start := time.Now()
 	return func(out string, b []byte) error {
-		ctx, ok := w.beginWrite()
+		ctx, ok := w.BeginWrite()
 		if !ok {
 			select {} // a signal came first: interruptible reports it
 		}
-		by := writeBy(start, probe.DefaultDeadline)
+		by := output.WriteBy(start, probe.DefaultDeadline)
 		if out == "-" {
 			return output.WriteStdout(ctx, by, stdout, b)
 		}

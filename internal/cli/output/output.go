@@ -430,3 +430,18 @@ func joinSegments(segs []string) string {
 	}
 	return b.String()
 }
+
+// WriteBy is when a write that waits for its reader (a FIFO nobody opened,
+// a pipe nobody drains) is abandoned: at the deadline counted from the
+// start, and never less than MinWriteWait after the collection.
+func WriteBy(start time.Time, deadline time.Duration) time.Time {
+	by, least := start.Add(deadline), time.Now().Add(MinWriteWait)
+	if by.Before(least) {
+		return least
+	}
+	return by
+}
+
+// MinWriteWait is the least time a reader is given once the document is
+// ready (docs/usage.md).
+const MinWriteWait = 5 * time.Second

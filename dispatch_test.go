@@ -3,46 +3,19 @@ package main
 import (
 	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
-)
 
-// TestFlagTable walks the flag table: every name is unique, and the names
-// are exactly the flags the usage text lists.
-func TestFlagTable(t *testing.T) {
-	var names []string
-	for _, o := range flagTable {
-		for _, n := range o.names {
-			if slices.Contains(names, n) {
-				t.Errorf("flag %s listed twice", n)
-			}
-			names = append(names, n)
-		}
-	}
-	listed := regexp.MustCompile(`(?m)^  (-[a-z]), (--[a-z-]+)|^  (--[a-z-]+)`).FindAllStringSubmatch(usage, -1)
-	var want []string
-	for _, m := range listed {
-		for _, n := range m[1:] {
-			if n != "" {
-				want = append(want, n)
-			}
-		}
-	}
-	slices.Sort(names)
-	slices.Sort(want)
-	if !slices.Equal(names, want) {
-		t.Errorf("flag table %q\nusage lists %q", names, want)
-	}
-}
+	"aorta-probe/internal/cli/capture"
+)
 
 // TestUsageNamesSubcommands: every subcommand of subcommandTable
 // (diff_cmd.go) has a Usage line and an entry under "Subcommands" with its
 // purpose and a pointer to a doc of docs/ that exists; diff's modes are in
 // the Usage lines too.
 func TestUsageNamesSubcommands(t *testing.T) {
-	synopsis, _, _ := strings.Cut(usage, "\n\n")
-	_, list, ok := strings.Cut(usage, "\nSubcommands (each takes --help):\n")
+	synopsis, _, _ := strings.Cut(capture.Usage, "\n\n")
+	_, list, ok := strings.Cut(capture.Usage, "\nSubcommands (each takes --help):\n")
 	if !ok {
 		t.Fatal("usage has no Subcommands section")
 	}
