@@ -7,20 +7,28 @@
 //	aorta-probe env-names [OUT|-]
 //	aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
 //
-// See docs/usage.md.
+// See docs/usage.md. This package only wires: the table of commands,
+// dispatch, exit; each command lives in its package under internal/cli.
 package main
 
 import (
 	"io"
 	"os"
 
+	"aorta-probe/internal/cli"
 	"aorta-probe/internal/cli/capture"
+	"aorta-probe/internal/cli/diff"
+	"aorta-probe/internal/cli/envnames"
+	"aorta-probe/internal/cli/help"
+	"aorta-probe/internal/cli/limits"
 	"aorta-probe/internal/cli/output"
+	"aorta-probe/internal/cli/validate"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
 	"aorta-probe/probe"
 )
 
 func main() {
+	limits.Start()
 	stdout := io.Writer(os.Stdout)
 	if output.StdoutClosedAtStart() {
 		stdout = output.ClosedStdout{}
@@ -35,12 +43,40 @@ func main() {
 	os.Exit(code)
 }
 
-// run is the whole program behind main: a subcommand (diff_cmd.go) or the
-// capture (internal/cli/capture). It returns the exit status. sigs
-// delivers SIGTERM, SIGINT and SIGHUP (nil: none).
+// run is the whole program behind main: the command args name, run with
+// the rest of args. It returns the exit status. sigs delivers SIGTERM,
+// SIGINT and SIGHUP (nil: none).
 func run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
-	if code, ok := subcommand(sigs, args, stdout, stderr); ok { // diff_cmd.go
-		return code
+	c, rest := command(args)
+	return c.Run(rest, cli.Process{Signals: sigs, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr})
+}
+
+// plain is the capture without a subcommand: aorta-probe [OUT|-] [flags].
+var plain = cli.Command{Run: capture.Main} // docs/usage.md
+
+// commands is every command that is not a plain capture, in the order of
+// the usage text (capture.Usage lists each one with its purpose and its
+// doc: TestUsageNamesSubcommands). A capture written to a file named like
+// a subcommand needs a path: ./diff.
+func commands() []cli.Command {
+	cs := []cli.Command{
+		{Name: "validate", Run: validate.Run},  // docs/schema.md
+		{Name: "diff", Run: diff.Run},          // docs/triage.md
+		{Name: "env-names", Run: envnames.Run}, // docs/triage.md
+		{Name: "capture", Run: capture.Record}, // docs/capture.md
 	}
-	return capture.Main(sigs, args, stdout, stderr)
+	return append(cs, help.Command(cs, plain)) // docs/usage.md
+}
+
+// command is the command args[0] names, with the arguments after the
+// name; every other command line is a plain capture of all of args.
+func command(args []string) (cli.Command, []string) {
+	if len(args) > 0 {
+		for _, c := range commands() {
+			if c.Name == args[0] {
+				return c, args[1:]
+			}
+		}
+	}
+	return plain, args
 }

@@ -24,9 +24,11 @@ replaces the hostname and the boot id in the archive. What an archive
 holds: docs/capture.md.
 `
 
-// Run is `aorta-probe capture ARCHIVE [--redact-hostname] [usual
-// arguments]`: the usual run with a Recorder, then the archive written.
-func Run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
+// Record is `aorta-probe capture ARCHIVE [--redact-hostname] [usual
+// arguments]` (docs/capture.md): the usual run with a Recorder, then the
+// archive written.
+func Record(args []string, p cli.Process) int {
+	sigs, stdout, stderr := p.Signals, p.Stdout, p.Stderr
 	var archive string
 	redact := false
 	var rest []string

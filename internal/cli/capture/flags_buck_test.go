@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"aorta-probe/internal/cli"
 )
 
 func TestBuckFlagErrors(t *testing.T) {
@@ -42,7 +44,7 @@ func TestBuckFlagErrors(t *testing.T) {
 				t.Fatalf("err = %v\nwant %s", err, tt.want)
 			}
 			var stdout, stderr bytes.Buffer
-			if code := Main(nil, tt.args, &stdout, &stderr); code != 2 {
+			if code := Main(tt.args, cli.Process{Stdout: &stdout, Stderr: &stderr}); code != 2 {
 				t.Errorf("exit %d, want 2", code)
 			}
 			if !strings.HasPrefix(stderr.String(), "aorta-probe: "+tt.want+"\n") {

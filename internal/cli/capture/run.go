@@ -22,11 +22,10 @@ import (
 // Main is the plain capture, `aorta-probe [OUT|-] [flags]`: parse,
 // collect, write. It returns the exit status: 0 when the document was
 // written (partial or not), 1 when it could not be, 2 for a usage error.
-// sigs delivers SIGTERM, SIGINT and SIGHUP (nil: none): the first ends the
-// collection early; one received while the output waits for its reader
-// abandons the write.
-func Main(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
-	return runWith(sigs, args, stdout, stderr, replayHook)
+// The first signal of p ends the collection early; one received while the
+// output waits for its reader abandons the write.
+func Main(args []string, p cli.Process) int {
+	return runWith(p.Signals, args, p.Stdout, p.Stderr, replayHook)
 }
 
 // runWith is Main with a hook around the collection (capture.go): it

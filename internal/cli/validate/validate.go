@@ -1,3 +1,5 @@
+// Package validate is `aorta-probe validate FILE...`: documents checked
+// against the generated JSON Schema (docs/schema.md).
 package validate
 
 import (
@@ -7,6 +9,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"aorta-probe/internal/cli"
 	"aorta-probe/internal/docread"
 	"aorta-probe/schema/jsonschema"
 )
@@ -22,8 +25,20 @@ Exit status: 0 when every document is valid, 1 when one is invalid, 2 when a
 file cannot be read or is not JSON (one line on stderr), or for a usage error.
 `
 
-// Run is `aorta-probe validate FILE...`.
-func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Run is `aorta-probe validate FILE...` (docs/schema.md), stopped promptly
+// by a signal (cli.Interruptible).
+func Run(args []string, p cli.Process) int {
+	var stdin io.Reader
+	if p.Stdin != nil {
+		stdin = p.Stdin
+	}
+	return cli.Interruptible("validate", p.Signals, p.Stderr, func(*cli.Watch) int {
+		return check(args, stdin, p.Stdout, p.Stderr)
+	})
+}
+
+// check validates the documents args names.
+func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var files []string
 	stdinSeen := false
 	for i := 0; i < len(args); i++ {
