@@ -39,11 +39,6 @@ type IO struct {
 	Stdout, Stderr io.Writer
 	// Color is true when stdout is a terminal and NO_COLOR is unset.
 	Color bool
-	// WriteOut, when set, writes what env-names produces to OUT ("-":
-	// stdout) the way the capture writes its document (atomically, a FIFO
-	// written through, bounded by the signals); its error is the text
-	// after "failed to write PATH: ". Nil: a plain atomic write here.
-	WriteOut func(out string, b []byte) error
 }
 
 // StdIO is the process's own streams.
