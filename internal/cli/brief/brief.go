@@ -1,3 +1,5 @@
+// Package brief is --summary's text: the human brief of a document, as
+// the Python probe prints it (docs/usage.md#the-brief---summary).
 package brief
 
 import (

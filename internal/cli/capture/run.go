@@ -1,3 +1,8 @@
+// Package capture is the capture's command line: the plain
+// `aorta-probe [OUT|-] [flags]` (Main) and `aorta-probe capture ARCHIVE`
+// (Record): the flags (one table), --out-dir naming, one collection
+// through package probe, and the document written through package output
+// (docs/usage.md, docs/capture.md).
 package capture
 
 import (

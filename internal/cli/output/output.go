@@ -1,3 +1,7 @@
+// Package output writes what a command produces: a file atomically (or
+// through, to a FIFO or a /proc link), stdout with its errors in Python's
+// words, both bounded by a deadline and the signals, and --field's one
+// value (docs/usage.md, "Output").
 package output
 
 //lint:file-ignore ST1005 user-facing messages are the Python probe's text, byte for byte (docs/design-notes.md, "Static checks")
