@@ -157,27 +157,14 @@ func (d MarkerDiff) text(w io.Writer) error {
 	return err
 }
 
-func envMarkersMain(c diffArgs, io IO) int {
-	var e [2]EnvNames
-	for i, f := range c.files {
-		var err error
-		if e[i], err = ReadEnvNames(f, io.Stdin); err != nil {
-			fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(err))
-			return 2
-		}
-	}
-	return writeReport(c, io, markerReport{CompareEnvNames(c.files[0], e[0], c.files[1], e[1])})
-}
+// Text is the text shape of a MarkerDiff (diff --env-markers --format).
+func (d MarkerDiff) Text(w io.Writer, _ RenderOptions) error { return d.text(w) }
 
-// markerReport is a MarkerDiff in the --format shapes; markdown, which
-// --env-markers does not offer, is the text.
-type markerReport struct{ MarkerDiff }
+// Markdown is the text: --env-markers offers no markdown.
+func (d MarkerDiff) Markdown(w io.Writer) error { return d.text(w) }
 
-func (d markerReport) Text(w io.Writer, _ RenderOptions) error { return d.text(w) }
-
-func (d markerReport) Markdown(w io.Writer) error { return d.text(w) }
-
-func (d markerReport) JSON(w io.Writer) error {
+// JSON is the aorta-probe-diff-env-markers/1 document.
+func (d MarkerDiff) JSON(w io.Writer) error {
 	return writeJSON(w, struct {
 		Format     string   `json:"format"`
 		ExitStatus int      `json:"exit_status"`

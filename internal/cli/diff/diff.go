@@ -1,9 +1,14 @@
 // Package diff is `aorta-probe diff` in its three modes (two documents,
-// --fleet, --env-markers; docs/triage.md): package triage judges, this
-// package is the command around it.
+// --fleet, --env-markers; docs/triage.md): the arguments, the reading, the
+// --format and the exit status around package triage, which judges.
 package diff
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
 	"aorta-probe/internal/cli"
 	"aorta-probe/triage"
 )
@@ -12,6 +17,208 @@ import (
 // (cli.Interruptible).
 func Run(args []string, p cli.Process) int {
 	return cli.Interruptible("diff", p.Signals, p.Stderr, func(*cli.Watch) int {
-		return triage.Main(args, triage.NewIO(p.Stdin, p.Stdout, p.Stderr))
+		return run(args, NewIO(p.Stdin, p.Stdout, p.Stderr))
 	})
+}
+
+const diffUsage = `Usage: aorta-probe diff [--format text|markdown|json] A.json B.json
+       aorta-probe diff --fleet [--format text|markdown|json] DIR|FILE...
+       aorta-probe diff --env-markers [--format text|json] A B
+
+Compare env.json documents written by aorta-probe (any schema 1.x, with or
+without probe_provenance). "-" reads one side from standard input.
+
+  (default)       verdict on the kernel's proofs first (different places:
+                  another machine or boot, or another container or
+                  namespace / same place / same place (advisory:
+                  namespace inodes are reused) / cannot tell), the
+                  placement block, then the identity differences ranked
+                  by how likely they change numerics
+  --fleet         many documents (files, or every *.json in DIR): the
+                  majority identity, each outlier with what differs, the
+                  groups when no strict majority, the boots and places
+  --env-markers   two 'aorta-probe env-names' outputs: variable names
+                  present in one placement and not the other
+  --format F      text (default; 80 columns, colour only on a terminal
+                  without NO_COLOR), markdown, or json (docs/triage.md)
+
+Exit status: 0 same place and same software (fleet: no outlier and a
+strict majority; markers: same names), 1 any difference, 2 trouble
+(unreadable file, not JSON, not an env document, usage error).
+`
+
+// IO is what diff talks to.
+type IO struct {
+	Stdin          *os.File
+	Stdout, Stderr io.Writer
+	// Color is true when stdout is a terminal and NO_COLOR is unset.
+	Color bool
+}
+
+// NewIO wraps the given streams; colour is on only when stdout is a
+// terminal and NO_COLOR is unset.
+func NewIO(stdin *os.File, stdout, stderr io.Writer) IO {
+	_, noColor := os.LookupEnv("NO_COLOR")
+	f, isFile := stdout.(*os.File)
+	return IO{Stdin: stdin, Stdout: stdout, Stderr: stderr, Color: !noColor && isFile && isTerminal(f)}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+type diffArgs struct {
+	format     string
+	fleet      bool
+	envMarkers bool
+	help       bool
+	files      []string
+}
+
+func parseDiffArgs(args []string) (diffArgs, error) {
+	c := diffArgs{format: "text"}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			c.files = append(c.files, args[i+1:]...)
+			i = len(args)
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			c.files = append(c.files, a)
+		case a == "--fleet":
+			c.fleet = true
+		case a == "--env-markers":
+			c.envMarkers = true
+		case a == "-h" || a == "--help":
+			c.help = true
+		case a == "--format" || strings.HasPrefix(a, "--format="):
+			v, ok := strings.CutPrefix(a, "--format=")
+			if !ok {
+				if i+1 >= len(args) {
+					return c, fmt.Errorf("--format needs a value")
+				}
+				i++
+				v = args[i]
+			}
+			switch v {
+			case "text", "markdown", "json":
+				c.format = v
+			default:
+				return c, fmt.Errorf("--format must be text, markdown or json, got %q", v)
+			}
+		default:
+			return c, fmt.Errorf("unknown flag %s", a)
+		}
+	}
+	if c.help {
+		return c, nil
+	}
+	switch {
+	case c.fleet && c.envMarkers:
+		return c, fmt.Errorf("--fleet and --env-markers are mutually exclusive")
+	case c.fleet:
+		if len(c.files) == 0 {
+			return c, fmt.Errorf("--fleet needs a directory or files")
+		}
+	case len(c.files) != 2:
+		return c, fmt.Errorf("need exactly two documents, got %d", len(c.files))
+	case c.files[0] == "-" && c.files[1] == "-":
+		return c, fmt.Errorf("only one side can be standard input")
+	}
+	return c, nil
+}
+
+// run is `aorta-probe diff ARGS`; it returns the exit status.
+func run(args []string, io IO) int {
+	c, err := parseDiffArgs(args)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", err)
+		fmt.Fprintln(io.Stderr, "Try 'aorta-probe diff --help' for help.")
+		return 2
+	}
+	if c.help {
+		fmt.Fprint(io.Stdout, diffUsage)
+		return 0
+	}
+	switch {
+	case c.fleet:
+		return fleetMain(c, io)
+	case c.envMarkers:
+		return envMarkersMain(c, io)
+	}
+	var docs [2]*triage.Document
+	for i, f := range c.files {
+		if docs[i], err = triage.ReadFile(f, io.Stdin); err != nil {
+			fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(err))
+			return 2
+		}
+	}
+	for _, d := range docs {
+		if note := triage.SchemaNote(d.Name, d.Problems); note != "" {
+			fmt.Fprintln(io.Stderr, note)
+		}
+	}
+	return writeReport(c, io, triage.Compare(docs[0], docs[1]))
+}
+
+// report is a diff result in the shapes --format names.
+type report interface {
+	Text(w io.Writer, o triage.RenderOptions) error
+	Markdown(w io.Writer) error
+	JSON(w io.Writer) error
+	ExitCode() int
+}
+
+// writeReport writes r to stdout in c.format and returns r's exit status,
+// or 2 when stdout cannot be written.
+func writeReport(c diffArgs, io IO, r report) int {
+	var err error
+	switch c.format {
+	case "json":
+		err = r.JSON(io.Stdout)
+	case "markdown":
+		err = r.Markdown(io.Stdout)
+	default:
+		err = r.Text(io.Stdout, triage.RenderOptions{Color: io.Color})
+	}
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: writing the result: %v\n", err)
+		return 2
+	}
+	return r.ExitCode()
+}
+
+func fleetMain(c diffArgs, io IO) int {
+	paths, err := triage.ExpandFleet(c.files)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(err))
+		return 2
+	}
+	if len(paths) == 0 {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: no *.json documents in %s\n", strings.Join(c.files, " "))
+		return 2
+	}
+	restore := triage.FleetGC() // triage/fleet_memory.go
+	r := triage.Fleet(paths, 0)
+	restore()
+	for _, u := range r.Unreadable {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(u.Err))
+	}
+	for _, d := range r.SchemaProblems {
+		fmt.Fprintln(io.Stderr, triage.SchemaNote(d.Name, d.Problems))
+	}
+	return writeReport(c, io, r)
+}
+
+func envMarkersMain(c diffArgs, io IO) int {
+	var e [2]triage.EnvNames
+	for i, f := range c.files {
+		var err error
+		if e[i], err = triage.ReadEnvNames(f, io.Stdin); err != nil {
+			fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(err))
+			return 2
+		}
+	}
+	return writeReport(c, io, triage.CompareEnvNames(c.files[0], e[0], c.files[1], e[1]))
 }
