@@ -52,7 +52,7 @@ func cliRoot(t *testing.T, archive string) string {
 	return dir
 }
 
-func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
 	code = run(nil, args, &o, &e)
@@ -61,7 +61,7 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 
 func TestCLIStdoutAndFile(t *testing.T) {
 	root := cliRoot(t, bareHost)
-	code, out, errs := cli(t, "--root", root, "-")
+	code, out, errs := runCLI(t, "--root", root, "-")
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -78,7 +78,7 @@ func TestCLIStdoutAndFile(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "env.json")
-	if code, out, errs := cli(t, path, "--root", root, "--no-provenance"); code != 0 || out != "" || errs != "" {
+	if code, out, errs := runCLI(t, path, "--root", root, "--no-provenance"); code != 0 || out != "" || errs != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	doc, err := os.ReadFile(path)
@@ -93,10 +93,10 @@ func TestCLIStdoutAndFile(t *testing.T) {
 		t.Errorf("--no-provenance keys: %v", keys)
 	}
 	// -o is the same as OUT, and an existing file is replaced whole.
-	if code, _, errs := cli(t, "--root", root, "-o", path); code != 0 {
+	if code, _, errs := runCLI(t, "--root", root, "-o", path); code != 0 {
 		t.Fatalf("-o: exit %d %s", code, errs)
 	}
-	if code, _, _ := cli(t, "--root", root, "-o"+path, "--extended"); code != 0 {
+	if code, _, _ := runCLI(t, "--root", root, "-o"+path, "--extended"); code != 0 {
 		t.Fatal("-oPATH form failed")
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
@@ -109,12 +109,12 @@ func TestCLIWriteFailures(t *testing.T) {
 	root := cliRoot(t, bareHost)
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "no", "such", "env.json")
-	code, out, errs := cli(t, "--root", root, missing)
+	code, out, errs := runCLI(t, "--root", root, missing)
 	want := "aorta-probe: failed to write " + missing + ": [Errno 2] No such file or directory: '" + missing + "'\n"
 	if code != 1 || out != "" || errs != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, errs, want)
 	}
-	code, _, errs = cli(t, "--root", root, dir)
+	code, _, errs = runCLI(t, "--root", root, dir)
 	if code != 1 || !strings.Contains(errs, "Is a directory") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("directory as OUT: exit %d, stderr %q", code, errs)
 	}
@@ -145,7 +145,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{[]string{"--deadline", "soon"}, "--deadline needs a duration from 1ns to 2562047h47m16s"},
 		{[]string{"--deadline", "-1s"}, "--deadline needs a duration from 1ns to 2562047h47m16s"},
 	} {
-		code, out, errs := cli(t, tc.args...)
+		code, out, errs := runCLI(t, tc.args...)
 		if code != 2 || out != "" || !strings.Contains(errs, tc.want) || !strings.HasPrefix(errs, "aorta-probe: ") {
 			t.Errorf("%q: exit %d, stderr %q, want it to contain %q", tc.args, code, errs, tc.want)
 		}
@@ -174,12 +174,12 @@ func TestCLIField(t *testing.T) {
 		{"bogus", 1, "", "aorta-probe: --field bogus: no key 'bogus' in the document (keys: aiter, amdgpu_driver, aotriton, buck_invocation, build_system, captured_at, composable_kernel, container_detected, docker, env_vars (+ 31 more))\n"},
 		{"", 2, "", "aorta-probe: --field needs a non-empty path\nTry 'aorta-probe --help' for help.\n"},
 	} {
-		code, out, errs := cli(t, "--root", root, "--field", tc.path)
+		code, out, errs := runCLI(t, "--root", root, "--field", tc.path)
 		if code != tc.code || out != tc.out || !strings.HasPrefix(errs, tc.errs) || (tc.errs == "") != (errs == "") {
 			t.Errorf("--field %q: exit %d, stdout %q, stderr %q", tc.path, code, out, errs)
 		}
 	}
-	if code, _, errs := cli(t, "--summary", "--field", "x"); code != 2 || errs != "aorta-probe: --summary and --field are mutually exclusive\nTry 'aorta-probe --help' for help.\n" {
+	if code, _, errs := runCLI(t, "--summary", "--field", "x"); code != 2 || errs != "aorta-probe: --summary and --field are mutually exclusive\nTry 'aorta-probe --help' for help.\n" {
 		t.Errorf("summary+field: %d %q", code, errs)
 	}
 }
@@ -188,7 +188,7 @@ func TestCLISummary(t *testing.T) {
 	root := cliRoot(t, bareHost)
 	dir := t.TempDir()
 	t.Chdir(dir)
-	code, out, _ := cli(t, "--root", root, "--summary")
+	code, out, _ := runCLI(t, "--root", root, "--summary")
 	if code != 0 {
 		t.Fatal(code)
 	}
@@ -214,28 +214,28 @@ func TestCLIWarning(t *testing.T) {
 	root := cliRoot(t, bareHost)
 	t.Setenv("AORTA_RE_IMAGE", "")
 	t.Setenv("AORTA_DOCKER_IMAGE", "")
-	_, _, errs := cli(t, "--root", root, "--execution-context", "buck2_action", "--field", "schema_version")
+	_, _, errs := runCLI(t, "--root", root, "--execution-context", "buck2_action", "--field", "schema_version")
 	if !strings.HasPrefix(errs, "WARNING: --execution-context buck2_action claims an in-action capture") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("stderr %q", errs)
 	}
-	_, _, errs = cli(t, "--root", root, "--execution-context=buck2_run", "--field", "schema_version")
+	_, _, errs = runCLI(t, "--root", root, "--execution-context=buck2_run", "--field", "schema_version")
 	if !strings.HasPrefix(errs, "NOTICE: --execution-context buck2_run") {
 		t.Errorf("stderr %q", errs)
 	}
 	t.Setenv("AORTA_RE_IMAGE", "registry/rocm:7.2")
-	if _, _, errs = cli(t, "--root", root, "--execution-context", "buck2_action", "--field", "schema_version"); errs != "" {
+	if _, _, errs = runCLI(t, "--root", root, "--execution-context", "buck2_action", "--field", "schema_version"); errs != "" {
 		t.Errorf("a declared launcher image must silence the warning: %q", errs)
 	}
 }
 
 func TestCLIHelpVersion(t *testing.T) {
-	if code, out, _ := cli(t, "--help"); code != 0 || !strings.HasPrefix(out, "Usage: aorta-probe") {
+	if code, out, _ := runCLI(t, "--help"); code != 0 || !strings.HasPrefix(out, "Usage: aorta-probe") {
 		t.Errorf("--help: %d %q", code, out)
 	}
-	if code, out, _ := cli(t, "-h"); code != 0 || !strings.HasPrefix(out, "Usage: aorta-probe") {
+	if code, out, _ := runCLI(t, "-h"); code != 0 || !strings.HasPrefix(out, "Usage: aorta-probe") {
 		t.Errorf("-h: %d %q", code, out)
 	}
-	if code, out, _ := cli(t, "--version"); code != 0 || !strings.Contains(out, "schema 1.16") {
+	if code, out, _ := runCLI(t, "--version"); code != 0 || !strings.Contains(out, "schema 1.16") {
 		t.Errorf("--version: %d %q", code, out)
 	}
 }

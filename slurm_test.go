@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"aorta-probe/internal/cli/capture"
 )
 
 // TestSlurmCluster runs the static binary on a real Slurm cluster, the way
@@ -95,8 +97,8 @@ func TestSlurmCluster(t *testing.T) {
 		// is named after the host name, or node1 where Slurm passes it.
 		host, _ := os.Hostname()
 		entries, _ := os.ReadDir(inner)
-		if len(entries) != 1 || (entries[0].Name() != "node1.json" && entries[0].Name() != nodeFileName(host)+".json") {
-			t.Fatalf("the container step wrote %v, want node1.json or %s.json", entries, nodeFileName(host))
+		if len(entries) != 1 || (entries[0].Name() != "node1.json" && entries[0].Name() != capture.NodeFileName(host)+".json") {
+			t.Fatalf("the container step wrote %v, want node1.json or %s.json", entries, capture.NodeFileName(host))
 		}
 		t.Logf("the container step wrote %s", entries[0].Name())
 		code, report, errs := runCmd(t, exec.Command(bin, "diff", filepath.Join(out, "node1.json"), filepath.Join(inner, entries[0].Name())))

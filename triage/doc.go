@@ -5,6 +5,7 @@
 // that differ from the majority; `aorta-probe env-names` and
 // `diff --env-markers` run the Buck2 environment-marker experiment.
 //
-// Everything here is a pure function over decoded documents except Main and
-// the file readers. See docs/triage.md.
+// Everything here is a pure function over decoded documents except the
+// file readers; the commands around it (arguments, --format, exit status)
+// are internal/cli/diff and internal/cli/envnames. See docs/triage.md.
 package triage

@@ -51,9 +51,9 @@ func Parse(name, text string) (*Document, error) {
 	return &Document{Name: name, Schema: s, Problems: jsonschema.Count(v), root: v.(object)}, nil
 }
 
-// schemaNote is diff's stderr note on a document it compared although
+// SchemaNote is diff's stderr note on a document it compared although
 // validate finds problems in it, "" when there are none.
-func schemaNote(name string, problems int) string {
+func SchemaNote(name string, problems int) string {
 	if problems == 0 {
 		return ""
 	}

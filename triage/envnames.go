@@ -1,11 +1,9 @@
 package triage
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -46,99 +44,6 @@ func CollectEnvNames(environ []string) EnvNames {
 	slices.Sort(e.Names)
 	e.Names = slices.Compact(e.Names)
 	return e
-}
-
-const envNamesUsage = `Usage: aorta-probe env-names [OUT|-]
-
-Write the NAMES of every environment variable of this process (sorted, as
-JSON), never their values, except the placement markers BUCK_BUILD_ID and
-BUCK_SCRATCH_PATH. OUT is written atomically; without OUT, or with -, to
-standard output. Run it inside a Buck2 action locally and remote, then
-compare with 'aorta-probe diff --env-markers A B' (docs/buck2.md).
-`
-
-// EnvNamesMain is `aorta-probe env-names [OUT|-]`: exit 0 written, 1 not
-// writable, 2 usage error.
-func EnvNamesMain(args []string, environ []string, io IO) int {
-	out := "-"
-	var pos []string
-	for _, a := range args {
-		switch {
-		case a == "-h" || a == "--help":
-			fmt.Fprint(io.Stdout, envNamesUsage)
-			return 0
-		case a != "-" && strings.HasPrefix(a, "-"):
-			fmt.Fprintf(io.Stderr, "aorta-probe env-names: unknown flag %s\nTry 'aorta-probe env-names --help' for help.\n", a)
-			return 2
-		default:
-			pos = append(pos, a)
-		}
-	}
-	if len(pos) > 1 {
-		fmt.Fprintf(io.Stderr, "aorta-probe env-names: at most one output, got %d\nTry 'aorta-probe env-names --help' for help.\n", len(pos))
-		return 2
-	}
-	if len(pos) == 1 {
-		out = pos[0]
-	}
-	b, err := json.MarshalIndent(CollectEnvNames(environ), "", "  ")
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "aorta-probe env-names: %v\n", err)
-		return 1
-	}
-	b = append(b, '\n')
-	write := io.WriteOut
-	if write == nil {
-		write = writeOut(io.Stdout)
-	}
-	if err := write(out, b); err != nil {
-		where := out
-		if out == "-" {
-			where = "to stdout"
-		}
-		fmt.Fprintf(io.Stderr, "aorta-probe env-names: failed to write %s: %v\n", where, err)
-		return 1
-	}
-	return 0
-}
-
-// writeOut is IO.WriteOut's default: stdout as given, a file atomically.
-func writeOut(stdout io.Writer) func(string, []byte) error {
-	return func(out string, b []byte) error {
-		if out == "-" {
-			_, err := stdout.Write(b)
-			return err
-		}
-		return unwrapPath(writeAtomic(out, b))
-	}
-}
-
-// writeAtomic writes b to a temporary file next to path and renames it.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // ReadEnvNames reads an env-names document.
@@ -252,27 +157,14 @@ func (d MarkerDiff) text(w io.Writer) error {
 	return err
 }
 
-func envMarkersMain(c diffArgs, io IO) int {
-	var e [2]EnvNames
-	for i, f := range c.files {
-		var err error
-		if e[i], err = ReadEnvNames(f, io.Stdin); err != nil {
-			fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(err))
-			return 2
-		}
-	}
-	return writeReport(c, io, markerReport{CompareEnvNames(c.files[0], e[0], c.files[1], e[1])})
-}
+// Text is the text shape of a MarkerDiff (diff --env-markers --format).
+func (d MarkerDiff) Text(w io.Writer, _ RenderOptions) error { return d.text(w) }
 
-// markerReport is a MarkerDiff in the --format shapes; markdown, which
-// --env-markers does not offer, is the text.
-type markerReport struct{ MarkerDiff }
+// Markdown is the text: --env-markers offers no markdown.
+func (d MarkerDiff) Markdown(w io.Writer) error { return d.text(w) }
 
-func (d markerReport) Text(w io.Writer, _ RenderOptions) error { return d.text(w) }
-
-func (d markerReport) Markdown(w io.Writer) error { return d.text(w) }
-
-func (d markerReport) JSON(w io.Writer) error {
+// JSON is the aorta-probe-diff-env-markers/1 document.
+func (d MarkerDiff) JSON(w io.Writer) error {
 	return writeJSON(w, struct {
 		Format     string   `json:"format"`
 		ExitStatus int      `json:"exit_status"`

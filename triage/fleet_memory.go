@@ -13,14 +13,14 @@ import (
 // per field and document, and documents that agree on every field share
 // one row (rowPool).
 
-// fleetGC sets the collector for fleet mode and returns what restores the
+// FleetGC sets the collector for fleet mode and returns what restores the
 // previous setting. Each document is decoded into megabytes of short-lived
 // values while what stays is a few MiB, so with GOGC=100 the collector
 // would run every two or three documents. GOGC=400 lets the heap grow to
 // five times what stays, within fleetMemoryLimit (a soft limit: a fleet
 // whose tally needs more still gets it). A GOGC or GOMEMLIMIT given in the
 // environment is left alone.
-func fleetGC() (restore func()) {
+func FleetGC() (restore func()) {
 	_, gogc := os.LookupEnv("GOGC")
 	_, limit := os.LookupEnv("GOMEMLIMIT")
 	if gogc || limit {

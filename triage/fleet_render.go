@@ -18,28 +18,6 @@ var headlineKeys = []string{
 	"pytorch_version", "pytorch_build.git_commit", "triton.package_version",
 }
 
-func fleetMain(c diffArgs, io IO) int {
-	paths, err := ExpandFleet(c.files)
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(err))
-		return 2
-	}
-	if len(paths) == 0 {
-		fmt.Fprintf(io.Stderr, "aorta-probe diff: no *.json documents in %s\n", strings.Join(c.files, " "))
-		return 2
-	}
-	restore := fleetGC() // fleet_memory.go
-	r := Fleet(paths, 0)
-	restore()
-	for _, u := range r.Unreadable {
-		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(u.Err))
-	}
-	for _, d := range r.SchemaProblems {
-		fmt.Fprintln(io.Stderr, schemaNote(d.Name, d.Problems))
-	}
-	return writeReport(c, io, r)
-}
-
 func (f *FleetResult) headline() string {
 	s := fmt.Sprintf("fleet: %d documents, %d outlier", f.Documents, len(f.Outliers))
 	if len(f.Outliers) != 1 {
@@ -147,7 +125,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 			l.add("")
 			l.add("Unreadable (not counted)")
 		}
-		for _, s := range wrap("  ", oneLine(u.Err), Width) {
+		for _, s := range wrap("  ", OneLine(u.Err), Width) {
 			l.add(s)
 		}
 	}
@@ -199,7 +177,7 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 	if len(f.Unreadable) > 0 {
 		b.WriteString("\n### Unreadable\n\n")
 		for _, u := range f.Unreadable {
-			fmt.Fprintf(&b, "- %s\n", mdText(oneLine(u.Err)))
+			fmt.Fprintf(&b, "- %s\n", mdText(OneLine(u.Err)))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -287,7 +265,7 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		out.Split = append(out.Split, split(s))
 	}
 	for _, u := range f.Unreadable {
-		out.Unreadable = append(out.Unreadable, unreadable{u.Name, oneLine(u.Err)})
+		out.Unreadable = append(out.Unreadable, unreadable{u.Name, OneLine(u.Err)})
 	}
 	return writeJSON(w, out)
 }

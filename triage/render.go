@@ -15,7 +15,7 @@ const Width = 80
 // RenderOptions control the human formats.
 type RenderOptions struct {
 	// Color wraps the verdict in ANSI colour (only when stdout is a TTY and
-	// NO_COLOR is unset; Main decides).
+	// NO_COLOR is unset; the diff command decides).
 	Color bool
 }
 
@@ -349,4 +349,9 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// OneLine keeps an error message on one line.
+func OneLine(err error) string {
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error())
 }

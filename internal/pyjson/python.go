@@ -13,9 +13,13 @@ import (
 // Python probe): its str(), repr() and type() name. The text rules of the
 // scalars (string repr, float repr) are package pyfmt's.
 
+// An optional string of the typed document (a *string field of
+// schema's types) is the value it stands for: None when nil, else the
+// string (optional).
+
 // TypeName is Python's type(v).__name__ of a decoded value.
 func TypeName(v any) string {
-	switch t := v.(type) {
+	switch t := optional(v).(type) {
 	case nil:
 		return "NoneType"
 	case bool:
@@ -37,7 +41,7 @@ func TypeName(v any) string {
 // True/False/None, integers in decimal, floats as repr, lists and dicts as
 // their repr.
 func Str(v any) string {
-	if s, ok := v.(string); ok {
+	if s, ok := optional(v).(string); ok {
 		return s
 	}
 	return Repr(v)
@@ -45,7 +49,7 @@ func Str(v any) string {
 
 // Repr is Python's repr() of a decoded value.
 func Repr(v any) string {
-	switch t := v.(type) {
+	switch t := optional(v).(type) {
 	case nil:
 		return "None"
 	case bool:
@@ -75,7 +79,7 @@ func Repr(v any) string {
 
 // Truthy is Python's bool() of a decoded value.
 func Truthy(v any) bool {
-	switch x := v.(type) {
+	switch x := optional(v).(type) {
 	case nil:
 		return false
 	case bool:
@@ -91,6 +95,19 @@ func Truthy(v any) bool {
 		return len(x) > 0
 	}
 	return true
+}
+
+// optional is the decoded value v stands for when it is an optional
+// string of the typed document: nil (null) or the string; any other v as
+// it is.
+func optional(v any) any {
+	if p, ok := v.(*string); ok {
+		if p == nil {
+			return nil
+		}
+		return *p
+	}
+	return v
 }
 
 // pyStr is Python's str() (and repr()) of int(n) or float(n), as

@@ -29,6 +29,8 @@ func TestStrReprTypeName(t *testing.T) {
 		{Number("7"), "7", "7", "int"},
 		{Number("7.0"), "7.0", "7.0", "float"},
 		{[]any{"a"}, "['a']", "['a']", "list"},
+		{(*string)(nil), "None", "None", "NoneType"},
+		{new("x"), "x", "'x'", "str"},
 		{v, `{'a': [None, True, False, 1, "it's"], 'b': {}}`, `{'a': [None, True, False, 1, "it's"], 'b': {}}`, "dict"},
 	} {
 		if got := Str(tc.v); got != tc.str {
@@ -39,6 +41,19 @@ func TestStrReprTypeName(t *testing.T) {
 		}
 		if got := TypeName(tc.v); got != tc.typed {
 			t.Errorf("TypeName(%v) = %s, want %s", tc.v, got, tc.typed)
+		}
+	}
+}
+
+// TestTruthyOptional: an optional string of the typed document is false
+// when null or empty, as the value it stands for.
+func TestTruthyOptional(t *testing.T) {
+	for _, tc := range []struct {
+		v    *string
+		want bool
+	}{{nil, false}, {new(""), false}, {new("0"), true}} {
+		if got := Truthy(tc.v); got != tc.want {
+			t.Errorf("Truthy(%v) = %v, want %v", tc.v, got, tc.want)
 		}
 	}
 }

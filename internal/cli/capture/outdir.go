@@ -1,4 +1,4 @@
-package main
+package capture
 
 import (
 	"crypto/sha256"
@@ -32,7 +32,7 @@ func (c *config) checkOutDir(positional []string) error {
 // outDirPath is the file --out-dir writes: DIR/NODE.json, NODE being the
 // first non-empty of $SLURMD_NODENAME (set by slurmd in every task),
 // $NODE_NAME (the Kubernetes downward-API convention, spec.nodeName) and
-// the host name (uname's nodename), made safe by nodeFileName.
+// the host name (uname's nodename), made safe by NodeFileName.
 func outDirPath(dir string, lookupEnv func(string) (string, bool), hostname func() (string, error)) string {
 	node := ""
 	for _, k := range []string{"SLURMD_NODENAME", "NODE_NAME"} {
@@ -44,20 +44,20 @@ func outDirPath(dir string, lookupEnv func(string) (string, bool), hostname func
 	if node == "" {
 		node, _ = hostname()
 	}
-	return filepath.Join(dir, nodeFileName(node)+".json")
+	return filepath.Join(dir, NodeFileName(node)+".json")
 }
 
 // maxNodeName is the longest NODE, so that NODE.json fits a file name of
 // 255 bytes.
 const maxNodeName = 250
 
-// nodeFileName makes a node name safe as a file name, one to one: ASCII
+// NodeFileName makes a node name safe as a file name, one to one: ASCII
 // letters, digits, '-', '_' and '.' stay, every other byte (and a leading
 // '.', so no name is hidden, "." or "..") becomes %XX, '%' itself
 // included, so two different names never share a file. An empty name
 // (no variable set and no host name) is "unknown-node". A name longer than maxNodeName once escaped keeps its first bytes and
 // ends in '~' and 16 hex digits of its SHA-256.
-func nodeFileName(node string) string {
+func NodeFileName(node string) string {
 	if node == "" {
 		return "unknown-node"
 	}

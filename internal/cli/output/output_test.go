@@ -1,4 +1,4 @@
-package main
+package output
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // is abandoned with the signal as the error.
 func TestBoundedSignal(t *testing.T) {
 	far := time.Now().Add(time.Hour)
-	sig := interruptedError{sigterm{}}
+	sig := errors.New("interrupted by SIGTERM")
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	release := make(chan struct{})
@@ -37,8 +37,3 @@ func TestBoundedSignal(t *testing.T) {
 		t.Errorf("a blocked write at the deadline: %v", err)
 	}
 }
-
-type sigterm struct{}
-
-func (sigterm) String() string { return "terminated" }
-func (sigterm) Signal()        {}

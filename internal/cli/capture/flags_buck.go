@@ -1,4 +1,4 @@
-package main
+package capture
 
 //lint:file-ignore ST1005 user-facing messages are the Python probe's text, byte for byte (docs/design-notes.md, "Static checks")
 

@@ -1,4 +1,4 @@
-package main
+package capture
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ func TestPythonFlags(t *testing.T) {
 			t.Errorf("%q: %+v", tc.args, p)
 		}
 	}
-	if !strings.Contains(usage, "--python PATH") || !strings.Contains(usage, "--no-python") {
+	if !strings.Contains(Usage, "--python PATH") || !strings.Contains(Usage, "--no-python") {
 		t.Error("usage does not list the Python flags")
 	}
 }

@@ -1,19 +1,23 @@
-package triage
+package diff
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/fleetgen"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/triage"
 )
 
-func writeDoc(t *testing.T, dir, name string, d *Document) string {
+// writeDoc writes the document m as dir/name.
+func writeDoc(t *testing.T, dir, name string, m object) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, pyjson.Encode(d.root), 0o644); err != nil {
+	if err := os.WriteFile(p, pyjson.Encode(m), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -21,7 +25,7 @@ func writeDoc(t *testing.T, dir, name string, d *Document) string {
 
 func runMain(args []string, color bool) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := Main(args, IO{Stdout: &out, Stderr: &errb, Color: color})
+	code := run(args, IO{Stdout: &out, Stderr: &errb, Color: color})
 	return code, out.String(), errb.String()
 }
 
@@ -68,18 +72,18 @@ func TestMainStdin(t *testing.T) {
 	}
 	defer f.Close()
 	var out, errb bytes.Buffer
-	code := Main([]string{p, "-"}, IO{Stdin: f, Stdout: &out, Stderr: &errb})
+	code := run([]string{p, "-"}, IO{Stdin: f, Stdout: &out, Stderr: &errb})
 	if code != 0 || !strings.Contains(out.String(), "B: - (schema 1.16)") {
 		t.Errorf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 }
 
 // TestColour: ANSI colour only when the caller says stdout is a terminal
-// (and NO_COLOR is unset: StdIO decides); never in a file.
+// (and NO_COLOR is unset: NewIO decides); never in a file.
 func TestColour(t *testing.T) {
 	dir := t.TempDir()
 	p := writeDoc(t, dir, "a.json", doc(t, "", "rocm-classic-7.2.json", placed, proven))
-	if _, out, _ := runMain([]string{p, p}, true); !strings.HasPrefix(out, ansiBold+ansiGreen+"same place"+ansiReset+"\n") {
+	if _, out, _ := runMain([]string{p, p}, true); !strings.HasPrefix(out, "\x1b[1m\x1b[32m"+"same place"+"\x1b[0m"+"\n") {
 		t.Errorf("coloured output starts %q", out[:min(40, len(out))])
 	}
 	if _, out, _ := runMain([]string{p, p}, false); strings.Contains(out, "\x1b") {
@@ -94,7 +98,7 @@ func TestColour(t *testing.T) {
 		t.Errorf("a regular file reads as a terminal")
 	}
 	t.Setenv("NO_COLOR", "")
-	if StdIO().Color {
+	if NewIO(os.Stdin, os.Stdout, os.Stderr).Color {
 		t.Errorf("NO_COLOR set (empty) still colours")
 	}
 }
@@ -136,5 +140,63 @@ func TestMainOlderKeyOrder(t *testing.T) {
 	code, out, errs := runMain([]string{newer, older}, false)
 	if code != 0 || errs != "" {
 		t.Errorf("diff newer older: exit %d, stderr %q, stdout %.200q", code, errs, out)
+	}
+}
+
+func TestDiffEnvMarkers(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, env []string) string {
+		p := filepath.Join(dir, name)
+		b, err := json.MarshalIndent(triage.CollectEnvNames(env), "", "  ")
+		if err == nil {
+			err = os.WriteFile(p, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	local := write("local.json", []string{"PATH=/bin", "BUCK2_DAEMON_UUID=u", "BUCK_SCRATCH_PATH=buck-out/a", "TMPDIR=/tmp/x"})
+	remote := write("remote.json", []string{"PATH=/bin", "RE_WORKER_ID=w", "BUCK_SCRATCH_PATH=buck-out/b", "TMPDIR=/tmp/y"})
+	code, out, errs := runMain([]string{"--env-markers", local, remote}, false)
+	want := "variable names differ: 1 only in A, 1 only in B, 3 in both\nA: " + local + "\nB: " + remote +
+		"\n\nOnly in A\n  BUCK2_DAEMON_UUID\n\nOnly in B\n  RE_WORKER_ID\n\nMarker values that differ\n  BUCK_SCRATCH_PATH: \"buck-out/a\" -> \"buck-out/b\"\n"
+	if code != 1 || out != want || errs != "" {
+		t.Errorf("exit %d\n%s\nwant\n%s%s", code, out, want, errs)
+	}
+	// --format markdown, which --env-markers does not offer, is the text.
+	if code, md, _ := runMain([]string{"--env-markers", "--format", "markdown", local, remote}, false); code != 1 || md != want {
+		t.Errorf("markdown: exit %d\n%s\nwant the text\n%s", code, md, want)
+	}
+	if code, out, _ := runMain([]string{"--env-markers", local, local}, false); code != 0 || !strings.HasPrefix(out, "same variable names (4)") {
+		t.Errorf("same: exit %d %s", code, out)
+	}
+	if code, out, _ := runMain([]string{"--env-markers", "--format", "json", local, remote}, false); code != 1 || !strings.Contains(out, `"only_in_b": [
+    "RE_WORKER_ID"
+  ]`) {
+		t.Errorf("json: exit %d %s", code, out)
+	}
+	// An env.json is not an env-names document: exit 2, one line.
+	envjson := writeDoc(t, dir, "env.json", doc(t, "", "rocm-classic-7.2.json"))
+	if code, _, errs := runMain([]string{"--env-markers", envjson, remote}, false); code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "not an aorta-probe env-names document") {
+		t.Errorf("env.json as markers: exit %d %q", code, errs)
+	}
+}
+
+// TestFleetUnreadable: --fleet with one unreadable document among the
+// fleet: exit 2, one stderr line naming it, the outliers still reported.
+func TestFleetUnreadable(t *testing.T) {
+	tmpl := fleetTemplate(t, nil)
+	lib := fleetTemplate(t, map[string]any{"hipblaslt.lib_hash": "sha256:planted"})
+	dir := t.TempDir()
+	if err := fleetgen.Write(dir, 24, tmpl, map[int][]byte{17: lib}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "node-9999.json"), []byte("{"), 0o644)
+	var out, errb bytes.Buffer
+	code := run([]string{"--fleet", dir}, IO{Stdout: &out, Stderr: &errb})
+	wantErr := "aorta-probe diff: " + filepath.Join(dir, "node-9999.json") + ": not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n"
+	if code != 2 || errb.String() != wantErr || !strings.Contains(out.String(), "node-0017.json: 1 field") {
+		t.Errorf("exit %d stderr %q\n%s", code, errb.String(), out.String())
 	}
 }

@@ -1,11 +1,25 @@
-package triage
+// Package diff is `aorta-probe diff` in its three modes (two documents,
+// --fleet, --env-markers; docs/triage.md): the arguments, the reading, the
+// --format and the exit status around package triage, which judges.
+package diff
 
 import (
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"aorta-probe/internal/cli"
+	"aorta-probe/triage"
 )
+
+// Run is `aorta-probe diff ARGS`, stopped promptly by a signal
+// (cli.Interruptible).
+func Run(args []string, p cli.Process) int {
+	return cli.Interruptible("diff", p.Signals, p.Stderr, func(*cli.Watch) int {
+		return run(args, NewIO(p.Stdin, p.Stdout, p.Stderr))
+	})
+}
 
 const diffUsage = `Usage: aorta-probe diff [--format text|markdown|json] A.json B.json
        aorta-probe diff --fleet [--format text|markdown|json] DIR|FILE...
@@ -33,21 +47,13 @@ strict majority; markers: same names), 1 any difference, 2 trouble
 (unreadable file, not JSON, not an env document, usage error).
 `
 
-// IO is what a subcommand talks to.
+// IO is what diff talks to.
 type IO struct {
 	Stdin          *os.File
 	Stdout, Stderr io.Writer
 	// Color is true when stdout is a terminal and NO_COLOR is unset.
 	Color bool
-	// WriteOut, when set, writes what env-names produces to OUT ("-":
-	// stdout) the way the capture writes its document (atomically, a FIFO
-	// written through, bounded by the signals); its error is the text
-	// after "failed to write PATH: ". Nil: a plain atomic write here.
-	WriteOut func(out string, b []byte) error
 }
-
-// StdIO is the process's own streams.
-func StdIO() IO { return NewIO(os.Stdin, os.Stdout, os.Stderr) }
 
 // NewIO wraps the given streams; colour is on only when stdout is a
 // terminal and NO_COLOR is unset.
@@ -123,8 +129,8 @@ func parseDiffArgs(args []string) (diffArgs, error) {
 	return c, nil
 }
 
-// Main is `aorta-probe diff ARGS`; it returns the exit status.
-func Main(args []string, io IO) int {
+// run is `aorta-probe diff ARGS`; it returns the exit status.
+func run(args []string, io IO) int {
 	c, err := parseDiffArgs(args)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", err)
@@ -141,24 +147,24 @@ func Main(args []string, io IO) int {
 	case c.envMarkers:
 		return envMarkersMain(c, io)
 	}
-	var docs [2]*Document
+	var docs [2]*triage.Document
 	for i, f := range c.files {
-		if docs[i], err = ReadFile(f, io.Stdin); err != nil {
-			fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", oneLine(err))
+		if docs[i], err = triage.ReadFile(f, io.Stdin); err != nil {
+			fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(err))
 			return 2
 		}
 	}
 	for _, d := range docs {
-		if note := schemaNote(d.Name, d.Problems); note != "" {
+		if note := triage.SchemaNote(d.Name, d.Problems); note != "" {
 			fmt.Fprintln(io.Stderr, note)
 		}
 	}
-	return writeReport(c, io, Compare(docs[0], docs[1]))
+	return writeReport(c, io, triage.Compare(docs[0], docs[1]))
 }
 
 // report is a diff result in the shapes --format names.
 type report interface {
-	Text(w io.Writer, o RenderOptions) error
+	Text(w io.Writer, o triage.RenderOptions) error
 	Markdown(w io.Writer) error
 	JSON(w io.Writer) error
 	ExitCode() int
@@ -174,7 +180,7 @@ func writeReport(c diffArgs, io IO, r report) int {
 	case "markdown":
 		err = r.Markdown(io.Stdout)
 	default:
-		err = r.Text(io.Stdout, RenderOptions{Color: io.Color})
+		err = r.Text(io.Stdout, triage.RenderOptions{Color: io.Color})
 	}
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: writing the result: %v\n", err)
@@ -183,7 +189,36 @@ func writeReport(c diffArgs, io IO, r report) int {
 	return r.ExitCode()
 }
 
-// oneLine keeps an error message on one line.
-func oneLine(err error) string {
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error())
+func fleetMain(c diffArgs, io IO) int {
+	paths, err := triage.ExpandFleet(c.files)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(err))
+		return 2
+	}
+	if len(paths) == 0 {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: no *.json documents in %s\n", strings.Join(c.files, " "))
+		return 2
+	}
+	restore := triage.FleetGC() // triage/fleet_memory.go
+	r := triage.Fleet(paths, 0)
+	restore()
+	for _, u := range r.Unreadable {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(u.Err))
+	}
+	for _, d := range r.SchemaProblems {
+		fmt.Fprintln(io.Stderr, triage.SchemaNote(d.Name, d.Problems))
+	}
+	return writeReport(c, io, r)
+}
+
+func envMarkersMain(c diffArgs, io IO) int {
+	var e [2]triage.EnvNames
+	for i, f := range c.files {
+		var err error
+		if e[i], err = triage.ReadEnvNames(f, io.Stdin); err != nil {
+			fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(err))
+			return 2
+		}
+	}
+	return writeReport(c, io, triage.CompareEnvNames(c.files[0], e[0], c.files[1], e[1]))
 }

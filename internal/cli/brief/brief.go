@@ -1,4 +1,6 @@
-package main
+// Package brief is --summary's text: the human brief of a document, as
+// the Python probe prints it (docs/usage.md#the-brief---summary).
+package brief
 
 import (
 	"fmt"
@@ -21,50 +23,50 @@ func Brief(s *schema.Snapshot) string {
 	rt, ec := s.RuntimeContext, s.ExecutionContext
 	h, r, a, hip, ga := s.Host, s.ROCm, s.AMDGPUDriver, s.HIP, s.GPUArch
 	ck, tc, mc, rf, rc := s.ComposableKernel, s.TensileCatalog, s.MIOpenCatalog, s.RocFFTCatalog, s.RCCL
-	pkgCell := str(a.PackageFullName)
+	pkgCell := pyjson.Str(a.PackageFullName)
 	if a.PackageFullName == nil || *a.PackageFullName == "" {
 		pkgCell = orQ(a.PackageName) + "=" + orQ(a.PackageVersion)
 	}
 	rocfft := orQs(rf.Status)
 	if rf.KernelCache.Present {
 		rocfft = "present (unreadable)"
-		if truthy(rf.KernelCache.SHA256) {
+		if pyjson.Truthy(rf.KernelCache.SHA256) {
 			rocfft = "present " + short(rf.KernelCache.SHA256)
 		}
 	}
-	rcclLine := fmt.Sprintf("  rccl:      %s (code=%s) net_plugin=%s", str(rc.Version), intStr(rc.VersionCode), rc.NetPluginMode)
-	if truthy(rc.PluginPath) {
+	rcclLine := fmt.Sprintf("  rccl:      %s (code=%s) net_plugin=%s", pyjson.Str(rc.Version), intStr(rc.VersionCode), rc.NetPluginMode)
+	if pyjson.Truthy(rc.PluginPath) {
 		rcclLine += " [" + path.Base(*rc.PluginPath) + "]"
 	}
 	ao := s.AOTriton
 	prefix := "(unset)"
-	if truthy(ao.InstalledPrefix) {
+	if pyjson.Truthy(ao.InstalledPrefix) {
 		prefix = *ao.InstalledPrefix
 	}
 	fb := s.FBGEMM
 	lines := []string{
 		fmt.Sprintf("  runtime:   %s / python=%s  container_detected=%s  probe=%s  ns=%s", rt.Type, rt.PythonEnv, yn(s.ContainerDetected), ec.ProbeInvocation, short(s.ProbeNamespace)),
 		fmt.Sprintf("  host:      kernel=%s machine=%s  glibc=%s", orQ(h.KernelRelease), orQ(h.Machine), orQ(h.GlibcVersion)),
-		fmt.Sprintf("  rocm:      %s (dev: %s)", str(r.Version), str(r.VersionDev)),
+		fmt.Sprintf("  rocm:      %s (dev: %s)", pyjson.Str(r.Version), pyjson.Str(r.VersionDev)),
 		amdgpuLine(a, pkgCell),
-		fmt.Sprintf("  hip:       %s (%s)", str(hip.Version), str(hip.Platform)),
+		fmt.Sprintf("  hip:       %s (%s)", pyjson.Str(hip.Version), pyjson.Str(hip.Platform)),
 		fmt.Sprintf("  gpu_arch:  %s (counts=%s)", orQs(listRepr(ga.GfxTargets)), orQs(intMapRepr(ga.AgentArchCounts))),
 		"  nics:      " + nicsCell(s.NICs),
-		fmt.Sprintf("  hipblaslt: %s rocm_release_tweak=%s", str(s.HipBLASLt.PackageVersion), str(s.HipBLASLt.RocmReleaseTweak)),
-		fmt.Sprintf("  rocblas:   %s rocm_release_tweak=%s", str(s.RocBLAS.PackageVersion), str(s.RocBLAS.RocmReleaseTweak)),
-		fmt.Sprintf("  ck:        system=%s/%s  ck_tile=%s  libtorch_hip=%s ck:: syms", str(ck.System.Version), pyfmt.FirstRunes(orQ(ck.System.Commit), 8), yn(ck.System.CKTilePresent), intStr(ck.PytorchBundled.SymbolCount)),
+		fmt.Sprintf("  hipblaslt: %s rocm_release_tweak=%s", pyjson.Str(s.HipBLASLt.PackageVersion), pyjson.Str(s.HipBLASLt.RocmReleaseTweak)),
+		fmt.Sprintf("  rocblas:   %s rocm_release_tweak=%s", pyjson.Str(s.RocBLAS.PackageVersion), pyjson.Str(s.RocBLAS.RocmReleaseTweak)),
+		fmt.Sprintf("  ck:        system=%s/%s  ck_tile=%s  libtorch_hip=%s ck:: syms", pyjson.Str(ck.System.Version), pyfmt.FirstRunes(orQ(ck.System.Commit), 8), yn(ck.System.CKTilePresent), intStr(ck.PytorchBundled.SymbolCount)),
 		fmt.Sprintf("  tensile:   kernel_db=%s  [Tensile pip pkg: %s; build-time tool, normal]", short(s.Tensile.KernelDBCombinedHash), pkg(s.Tensile.PackageVersion)),
-		fmt.Sprintf("  miopen:    %s rocm_release_tweak=%s", str(s.MIOpen.PackageVersion), str(s.MIOpen.RocmReleaseTweak)),
+		fmt.Sprintf("  miopen:    %s rocm_release_tweak=%s", pyjson.Str(s.MIOpen.PackageVersion), pyjson.Str(s.MIOpen.RocmReleaseTweak)),
 		fmt.Sprintf("  catalog:   tensile[hb=%s rb=%s]  miopen=%s  rocfft=%s", short(tc.HipBLASLt.Menu.CombinedContentHash), short(tc.RocBLAS.Menu.CombinedContentHash), short(mc.Menu.CombinedContentHash), rocfft),
 		rcclLine,
 		"  triton:    " + pkg(s.Triton.PackageVersion),
 		fmt.Sprintf("  fbgemm:    in PyTorch: USE_FBGEMM=%s USE_FBGEMM_GENAI=%s  [fbgemm_gpu pip pkg: %s; separate from torch's vendored copy]", boolStr(fb.PytorchUseFBGEMM), boolStr(fb.PytorchUseFBGEMMGenAI), pkg(fb.PackageVersion)),
 		"  torchrec:  " + torchrecCell(s.TorchRec),
 		"  aiter:     " + aiterCell(s.Aiter),
-		fmt.Sprintf("  aotriton:  bundled=%s present=%s images_dir=%s  [AOTRITON_INSTALLED_PREFIX=%s]", str(ao.BundledVersion), pyBool(ao.BundledPresent), pyBool(ao.BundledImagesDirPresent), prefix),
+		fmt.Sprintf("  aotriton:  bundled=%s present=%s images_dir=%s  [AOTRITON_INSTALLED_PREFIX=%s]", pyjson.Str(ao.BundledVersion), pyBool(ao.BundledPresent), pyBool(ao.BundledImagesDirPresent), prefix),
 		"  build_sys: " + buildSysCell(s.BuildSystem),
 		fmt.Sprintf("  buck ctx:  status=%s source=%s fingerprint=%s", orQs(s.BuckInvocation.Status), orQs(s.BuckInvocation.ContextSource), short(s.BuckInvocation.ContextFingerprint)),
-		fmt.Sprintf("  python:    %s | pytorch: %s", s.PythonVersion, str(s.PytorchVersion)),
+		fmt.Sprintf("  python:    %s | pytorch: %s", s.PythonVersion, pyjson.Str(s.PytorchVersion)),
 		"  torch build: " + torchBuildCell(s.PytorchBuild),
 		"  torch flags: " + torchFlagsCell(s.PytorchBuild.Flags),
 		"  torch syms:  " + torchSymsCell(s.PytorchBuild.BinaryIntrospection),
@@ -96,7 +98,7 @@ func rocmInstallsCell(ri schema.ROCmInstalls) string {
 		}
 		v := "?"
 		if in.Version != nil {
-			v = *in.Version + "(" + str(in.VersionSource) + ")"
+			v = *in.Version + "(" + pyjson.Str(in.VersionSource) + ")"
 		}
 		parts = append(parts, fmt.Sprintf("%s%s %s %s", mark, in.Root, in.Kind, v))
 	}
@@ -121,19 +123,9 @@ func rocmInstallsCell(ri schema.ROCmInstalls) string {
 	return cell
 }
 
-// str is Python str() of an optional string: None when null.
-func str(p *string) string {
-	if p == nil {
-		return "None"
-	}
-	return *p
-}
-
-func truthy(p *string) bool { return p != nil && *p != "" }
-
 // orQ is Python `x or '?'`.
 func orQ(p *string) string {
-	if truthy(p) {
+	if pyjson.Truthy(p) {
 		return *p
 	}
 	return "?"
@@ -176,7 +168,7 @@ func yn(b bool) string {
 
 // pkg is v if truthy else "(not installed)".
 func pkg(p *string) string {
-	if truthy(p) {
+	if pyjson.Truthy(p) {
 		return *p
 	}
 	return "(not installed)"
@@ -184,7 +176,7 @@ func pkg(p *string) string {
 
 // short abbreviates "kind:hex" hashes to "kind:" + 6 hex + "…".
 func short(p *string) string {
-	if !truthy(p) {
+	if !pyjson.Truthy(p) {
 		return "-"
 	}
 	v := *p
@@ -248,29 +240,29 @@ func nicsCell(n schema.NICs) string {
 
 func torchrecCell(t schema.TorchRec) string {
 	switch {
-	case truthy(t.PackageVersion):
+	case pyjson.Truthy(t.PackageVersion):
 		s := *t.PackageVersion
-		if truthy(t.Commit) {
+		if pyjson.Truthy(t.Commit) {
 			s += " commit=" + *t.Commit
 		}
 		return s
-	case truthy(t.SourceCommit):
+	case pyjson.Truthy(t.SourceCommit):
 		return "present (version unknown) source_commit=" + *t.SourceCommit
-	case truthy(t.DistributionVersion):
+	case pyjson.Truthy(t.DistributionVersion):
 		return "primary unknown; dist=" + *t.DistributionVersion
 	}
 	return "(not installed)"
 }
 
 func aiterCell(a schema.Aiter) string {
-	if !truthy(a.PackageVersion) {
+	if !pyjson.Truthy(a.PackageVersion) {
 		return "(not installed) [aiter pip pkg; optional ROCm inference lib]"
 	}
 	parts := []string{*a.PackageVersion}
-	if truthy(a.Commit) {
+	if pyjson.Truthy(a.Commit) {
 		parts = append(parts, "commit="+pyfmt.FirstRunes(*a.Commit, 8))
 	}
-	if truthy(a.PackageDistName) {
+	if pyjson.Truthy(a.PackageDistName) {
 		parts = append(parts, "pip dist="+*a.PackageDistName)
 	}
 	return strings.Join(parts, " ")
@@ -281,7 +273,7 @@ func buildSysCell(b schema.BuildSystem) string {
 		return orQs(b.Kind)
 	}
 	rev := "?"
-	if truthy(b.Revision) {
+	if pyjson.Truthy(b.Revision) {
 		rev = pyfmt.FirstRunes(*b.Revision, 8)
 	}
 	return fmt.Sprintf("buck2=%s repo_root=%s rev=%s", orQs(b.Version), orQs(b.RepoRoot), rev)
@@ -290,7 +282,7 @@ func buildSysCell(b schema.BuildSystem) string {
 // amdgpuLine is the amdgpu line; where nothing was found (no package, no
 // module version) it says so in words instead of "pkg=?=? (?)".
 func amdgpuLine(a schema.AMDGPUDriver, pkgCell string) string {
-	if !truthy(a.PackageName) && !truthy(a.PackageVersion) && !truthy(a.PackageFullName) && !truthy(a.KmdVersion) {
+	if !pyjson.Truthy(a.PackageName) && !pyjson.Truthy(a.PackageVersion) && !pyjson.Truthy(a.PackageFullName) && !pyjson.Truthy(a.KmdVersion) {
 		return fmt.Sprintf("  amdgpu:    %s (no amdgpu package or loaded module found)  kfd=%s", orQs(a.Status), yn(a.KFDDevicePresent))
 	}
 	return fmt.Sprintf("  amdgpu:    %s pkg=%s (%s)  kmd=%s  kfd=%s", orQs(a.Status), pkgCell, orQ(a.PackageManager), orQ(a.KmdVersion), yn(a.KFDDevicePresent))
@@ -313,7 +305,7 @@ func installWords(kind string) string {
 func torchBuildCell(p schema.PytorchBuild) string {
 	c := pyfmt.FirstRunes(orQ(p.GitCommit), 8)
 	k := installWords(p.InstallKind)
-	if p.InstallKind == "unknown" && !truthy(p.GitCommit) {
+	if p.InstallKind == "unknown" && !pyjson.Truthy(p.GitCommit) {
 		return "torch not importable: no build to describe"
 	}
 	sc := p.SubmoduleCommits
@@ -323,7 +315,7 @@ func torchBuildCell(p schema.PytorchBuild) string {
 			name string
 			sha  *string
 		}{{"composable_kernel", sc.ComposableKernel}, {"aiter", sc.Aiter}, {"fbgemm", sc.FBGEMM}} {
-			if truthy(e.sha) {
+			if pyjson.Truthy(e.sha) {
 				pairs = append(pairs, e.name+"="+pyfmt.FirstRunes(*e.sha, 8))
 			}
 		}

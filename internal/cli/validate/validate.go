@@ -1,17 +1,20 @@
-package main
+// Package validate is `aorta-probe validate FILE...`: documents checked
+// against the generated JSON Schema (docs/schema.md).
+package validate
 
 import (
-	"aorta-probe/internal/docread"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"strings"
 
+	"aorta-probe/internal/cli"
+	"aorta-probe/internal/docread"
 	"aorta-probe/schema/jsonschema"
 )
 
-const validateUsage = `Usage: aorta-probe validate FILE... (- reads stdin)
+const usage = `Usage: aorta-probe validate FILE... (- reads stdin)
 
 Check env.json documents (written by aorta-probe or by the aorta Python
 probe, schema 1.0 to 1.16) against docs/schema/env-1.16.schema.json. Each
@@ -22,8 +25,20 @@ Exit status: 0 when every document is valid, 1 when one is invalid, 2 when a
 file cannot be read or is not JSON (one line on stderr), or for a usage error.
 `
 
-// runValidate is `aorta-probe validate FILE...`.
-func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Run is `aorta-probe validate FILE...` (docs/schema.md), stopped promptly
+// by a signal (cli.Interruptible).
+func Run(args []string, p cli.Process) int {
+	var stdin io.Reader
+	if p.Stdin != nil {
+		stdin = p.Stdin
+	}
+	return cli.Interruptible("validate", p.Signals, p.Stderr, func(*cli.Watch) int {
+		return check(args, stdin, p.Stdout, p.Stderr)
+	})
+}
+
+// check validates the documents args names.
+func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var files []string
 	stdinSeen := false
 	for i := 0; i < len(args); i++ {
@@ -33,10 +48,10 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			files = append(files, args[i+1:]...)
 			i = len(args)
 		case a == "--help" || a == "-h":
-			io.WriteString(stdout, validateUsage)
+			io.WriteString(stdout, usage)
 			return 0
 		case a != "-" && strings.HasPrefix(a, "-"):
-			return validateUsageError(stderr, "unknown option "+a)
+			return usageError(stderr, "unknown option "+a)
 		default:
 			files = append(files, a)
 		}
@@ -44,13 +59,13 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, f := range files {
 		if f == "-" {
 			if stdinSeen {
-				return validateUsageError(stderr, "- (stdin) given more than once")
+				return usageError(stderr, "- (stdin) given more than once")
 			}
 			stdinSeen = true
 		}
 	}
 	if len(files) == 0 {
-		return validateUsageError(stderr, "no FILE given")
+		return usageError(stderr, "no FILE given")
 	}
 	code := 0
 	for _, f := range files {
@@ -74,7 +89,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
-func validateUsageError(stderr io.Writer, msg string) int {
+func usageError(stderr io.Writer, msg string) int {
 	fmt.Fprintf(stderr, "aorta-probe validate: %s\n", msg)
 	fmt.Fprintln(stderr, "Try 'aorta-probe validate --help' for help.")
 	return 2

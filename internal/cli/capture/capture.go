@@ -1,4 +1,4 @@
-package main
+package capture
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"aorta-probe/internal/cli"
+	"aorta-probe/internal/cli/output"
 	"aorta-probe/probe"
 )
 
@@ -21,9 +23,11 @@ replaces the hostname and the boot id in the archive. What an archive
 holds: docs/capture.md.
 `
 
-// runCapture is `aorta-probe capture ARCHIVE [--redact-hostname] [usual
-// arguments]`: the usual run with a Recorder, then the archive written.
-func runCapture(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
+// Record is `aorta-probe capture ARCHIVE [--redact-hostname] [usual
+// arguments]` (docs/capture.md): the usual run with a Recorder, then the
+// archive written.
+func Record(args []string, p cli.Process) int {
+	sigs, stdout, stderr := p.Signals, p.Stdout, p.Stderr
 	var archive string
 	redact := false
 	var rest []string
@@ -55,8 +59,8 @@ func runCapture(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) 
 	}
 	rec := probe.NewRecorder(redact)
 	return runWith(sigs, rest, stdout, stderr, rec, func() error {
-		header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", binaryVersion())
-		if err := writeOutput(context.Background(), time.Now().Add(minWriteWait), archive, rec.Archive(header)); err != nil {
+		header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", cli.Version())
+		if err := output.WriteOutput(context.Background(), time.Now().Add(output.MinWriteWait), archive, rec.Archive(header)); err != nil {
 			return fmt.Errorf("failed to write %s: %s", archive, err)
 		}
 		return nil

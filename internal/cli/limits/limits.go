@@ -1,4 +1,7 @@
-package main
+// Package limits is the probe's start under tight resource limits
+// (docs/usage.md, "Tight resource limits"): one clear line instead of a
+// runtime abort, and a serial collection under low limits.
+package limits
 
 import (
 	"fmt"
@@ -10,10 +13,11 @@ import (
 	"aorta-probe/probe"
 )
 
-// Start-up under tight resource limits (docs/usage.md, "Tight resource
-// limits"). This runs before main, while the process holds only what it
-// inherited and the runtime's first threads and descriptors.
-func init() {
+// Start prepares the process for tight resource limits (docs/usage.md,
+// "Tight resource limits"), or exits 1 with one line when they leave the
+// runtime no room. main calls it first, while the process holds only what
+// it inherited and the runtime's first threads and descriptors.
+func Start() {
 	if msg := cannotStart(); msg != "" {
 		// The runtime would abort with a stack dump and exit status 2,
 		// which reads as a usage error; say why in one line instead.

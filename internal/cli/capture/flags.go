@@ -1,4 +1,4 @@
-package main
+package capture
 
 import (
 	"errors"
@@ -11,7 +11,9 @@ import (
 	"aorta-probe/probe"
 )
 
-const usage = `Usage: aorta-probe [OUT|-] [flags]
+// Usage is the program's help: the capture's flags and the list of subcommands
+// (aorta-probe --help, aorta-probe help).
+const Usage = `Usage: aorta-probe [OUT|-] [flags]
        aorta-probe validate FILE...
        aorta-probe diff [--format F] A.json B.json
        aorta-probe diff --fleet [--format F] DIR|FILE...

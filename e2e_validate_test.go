@@ -22,10 +22,10 @@ func TestValidateLiveDocuments(t *testing.T) {
 	} {
 		path := filepath.Join(dir, name)
 		args := append([]string{path, "--root", root, "--no-python"}, extra...)
-		if code, _, errs := cli(t, args...); code != 0 {
+		if code, _, errs := runCLI(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
-		if code, out, errs := cli(t, "validate", path); code != 0 || out != "" || errs != "" {
+		if code, out, errs := runCLI(t, "validate", path); code != 0 || out != "" || errs != "" {
 			t.Errorf("validate %s: exit %d, stdout %q, stderr %q", name, code, out, errs)
 		}
 	}
@@ -34,12 +34,12 @@ func TestValidateLiveDocuments(t *testing.T) {
 // TestValidateUsage: usage errors exit 2 before reading anything.
 func TestValidateUsage(t *testing.T) {
 	for _, args := range [][]string{{"validate"}, {"validate", "--bogus", "x"}, {"validate", "-", "-"}} {
-		code, out, errs := cli(t, args...)
+		code, out, errs := runCLI(t, args...)
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "aorta-probe validate: ") {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
-	if code, out, _ := cli(t, "validate", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: aorta-probe validate") {
+	if code, out, _ := runCLI(t, "validate", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: aorta-probe validate") {
 		t.Errorf("--help: exit %d, %q", code, out)
 	}
 }

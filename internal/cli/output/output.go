@@ -1,4 +1,8 @@
-package main
+// Package output writes what a command produces: a file atomically (or
+// through, to a FIFO or a /proc link), stdout with its errors in Python's
+// words, both bounded by a deadline and the signals, and --field's one
+// value (docs/usage.md, "Output").
+package output
 
 //lint:file-ignore ST1005 user-facing messages are the Python probe's text, byte for byte (docs/design-notes.md, "Static checks")
 
@@ -20,7 +24,7 @@ import (
 	"aorta-probe/schema"
 )
 
-// writeOutput writes doc to OUT the way _probe_main's open(path, "w") would
+// WriteOutput writes doc to OUT the way _probe_main's open(path, "w") would
 // reach it, but never half-written where that can be avoided:
 //   - OUT that exists and is not a regular file or directory (a FIFO, a
 //     terminal, a socket: what /dev/stdout and a shell's >(…) name) is
@@ -37,7 +41,7 @@ import (
 // bounded.
 //
 // Errors read as Python's OSError text and name path, as the user gave it.
-func writeOutput(ctx context.Context, by time.Time, path string, doc []byte) error {
+func WriteOutput(ctx context.Context, by time.Time, path string, doc []byte) error {
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
@@ -47,7 +51,7 @@ func writeOutput(ctx context.Context, by time.Time, path string, doc []byte) err
 	}
 	target, viaProc, err := followLinks(path)
 	if err != nil {
-		return pyError(err, path)
+		return PyError(err, path)
 	}
 	if viaProc {
 		return bounded(ctx, by, func() error { return writeThrough(path, doc) })
@@ -91,10 +95,10 @@ const signalGrace = 500 * time.Millisecond
 // errNoReader is a write through abandoned at the deadline.
 var errNoReader = errors.New("timed out: no reader took the document by the deadline")
 
-// writeStdout writes b to stdout, bounded as a write through (a pipe whose
+// WriteStdout writes b to stdout, bounded as a write through (a pipe whose
 // reader does not read). A failed or short write is an error in Python's
 // OSError words, without a path: "[Errno 28] No space left on device".
-func writeStdout(ctx context.Context, by time.Time, stdout io.Writer, b []byte) error {
+func WriteStdout(ctx context.Context, by time.Time, stdout io.Writer, b []byte) error {
 	return bounded(ctx, by, func() error {
 		n, err := stdout.Write(b)
 		if err == nil && n < len(b) {
@@ -111,13 +115,13 @@ func writeStdout(ctx context.Context, by time.Time, stdout io.Writer, b []byte) 
 	})
 }
 
-// closedStdout stands for a standard output that was closed when the
+// ClosedStdout stands for a standard output that was closed when the
 // process started (aorta-probe >&-): every write fails with EBADF.
-type closedStdout struct{}
+type ClosedStdout struct{}
 
-func (closedStdout) Write([]byte) (int, error) { return 0, syscall.EBADF }
+func (ClosedStdout) Write([]byte) (int, error) { return 0, syscall.EBADF }
 
-// stdoutClosedAtStart reports whether file descriptor 1 was closed when the
+// StdoutClosedAtStart reports whether file descriptor 1 was closed when the
 // process started. The Go runtime opens /dev/null read-write on a closed
 // standard descriptor before any code of the program runs, so a closed
 // stdout reads as /dev/null opened read-write whose open file description
@@ -126,7 +130,7 @@ func (closedStdout) Write([]byte) (int, error) { return 0, syscall.EBADF }
 // shell's >/dev/null opens it write-only; daemon(3) shares one description
 // for all three. Python's subprocess.DEVNULL for stdout alone looks the
 // same and is taken for a closed stdout (docs/usage.md).
-func stdoutClosedAtStart() bool {
+func StdoutClosedAtStart() bool {
 	var st syscall.Stat_t
 	if syscall.Fstat(1, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFCHR || st.Rdev != devNullRdev {
 		return false
@@ -192,14 +196,14 @@ func followLinks(path string) (target string, viaProc bool, err error) {
 func writeThrough(path string, doc []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
-		return pyError(err, path)
+		return PyError(err, path)
 	}
 	if _, err := f.Write(doc); err != nil {
 		f.Close()
-		return pyError(err, path)
+		return PyError(err, path)
 	}
 	if err := f.Close(); err != nil {
-		return pyError(err, path)
+		return PyError(err, path)
 	}
 	return nil
 }
@@ -220,12 +224,12 @@ func writeAtomic(path, shown string, doc []byte) error {
 	// as long as the filesystem allows (NAME_MAX, 255 bytes).
 	tmp, err := os.CreateTemp(dir, tempPrefix+strconv.Itoa(os.Getpid())+"-*"+tempSuffix)
 	if err != nil {
-		return pyError(err, shown)
+		return PyError(err, shown)
 	}
 	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return pyError(err, shown)
+		return PyError(err, shown)
 	}
 	if _, err := tmp.Write(doc); err != nil {
 		return fail(err)
@@ -238,11 +242,11 @@ func writeAtomic(path, shown string, doc []byte) error {
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return pyError(err, shown)
+		return PyError(err, shown)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		return pyError(err, shown)
+		return PyError(err, shown)
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
@@ -327,9 +331,9 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// pyError renders err as Python's str(OSError) naming path, the file the
+// PyError renders err as Python's str(OSError) naming path, the file the
 // user asked for (not the temporary file).
-func pyError(err error, path string) error {
+func PyError(err error, path string) error {
 	return fmt.Errorf("%s", strings.Replace(pyfmt.ExcStr(err), pyfmt.Repr(errPath(err)), pyfmt.Repr(path), 1))
 }
 
@@ -343,14 +347,14 @@ func errPath(err error) string {
 	return ""
 }
 
-// lookupField walks a dotted path through the document (--field,
+// Field walks a dotted path through the document (--field,
 // docs/usage.md#output) and returns the value as JSON on one line, as
 // Python's json.dumps writes it (", " and ": " between items). A segment
 // may end in list indexes: partial_reasons[0], gpu_arch.gfx_targets[-1].
 // It walks the typed snapshot: the document is neither encoded whole nor
 // decoded, so an unrelated deep or large value cannot make the lookup
 // fail. The error reads "--field PATH: what is wrong", JSON's type names.
-func lookupField(snap *schema.Snapshot, path string) ([]byte, error) {
+func Field(snap *schema.Snapshot, path string) ([]byte, error) {
 	segs, err := fieldSegments(path)
 	if err != nil {
 		return nil, err
@@ -430,3 +434,18 @@ func joinSegments(segs []string) string {
 	}
 	return b.String()
 }
+
+// WriteBy is when a write that waits for its reader (a FIFO nobody opened,
+// a pipe nobody drains) is abandoned: at the deadline counted from the
+// start, and never less than MinWriteWait after the collection.
+func WriteBy(start time.Time, deadline time.Duration) time.Time {
+	by, least := start.Add(deadline), time.Now().Add(MinWriteWait)
+	if by.Before(least) {
+		return least
+	}
+	return by
+}
+
+// MinWriteWait is the least time a reader is given once the document is
+// ready (docs/usage.md).
+const MinWriteWait = 5 * time.Second
