@@ -15,7 +15,6 @@ type edit = testdoc.Edit
 
 var (
 	goldenBytes  = testdoc.GoldenBytes
-	golden       = testdoc.Golden
 	set          = testdoc.Set
 	del          = testdoc.Del
 	identityEdit = testdoc.Identity

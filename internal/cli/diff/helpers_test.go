@@ -15,15 +15,12 @@ type (
 )
 
 var (
-	goldenBytes  = testdoc.GoldenBytes
-	golden       = testdoc.Golden
-	set          = testdoc.Set
-	del          = testdoc.Del
-	identityEdit = testdoc.Identity
-	nsTypes      = testdoc.NSTypes
-	hostIDs      = testdoc.HostIDs
-	placed       = testdoc.Placed
-	proven       = testdoc.Proven
+	goldenBytes = testdoc.GoldenBytes
+	golden      = testdoc.Golden
+	set         = testdoc.Set
+	del         = testdoc.Del
+	placed      = testdoc.Placed
+	proven      = testdoc.Proven
 )
 
 // doc is a golden document with edits (name is unused: the call shape
