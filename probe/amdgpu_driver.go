@@ -1,9 +1,6 @@
 package probe
 
 import (
-	"bufio"
-	"bytes"
-	"io"
 	"regexp"
 	"strings"
 
@@ -66,7 +63,7 @@ func findAMDGPUPackage(s *state) *amdgpuPackage {
 	_, haveDpkg := s.which("dpkg-query")
 	var known map[string]bool
 	if haveDpkg {
-		known = dpkgKnows(s.root, cands)
+		known = dpkgKnows(s.collector.dpkgStatus(), cands)
 	}
 	for _, cand := range cands {
 		if haveDpkg && known[cand] {
@@ -96,53 +93,6 @@ func findAMDGPUPackage(s *state) *amdgpuPackage {
 	}
 	return nil
 }
-
-// dpkgKnows reports, for each candidate, whether dpkg's status database
-// (the file dpkg-query -W reads) has a package whose name starts with it.
-// Without one the query's answer is known to be empty, and the 10–20 ms it
-// costs are saved. The file is streamed once, line by line; when it cannot
-// be read (missing, not a regular file: a FIFO or /dev/zero must not hold
-// the run) or is larger than dpkgStatusMax, every candidate is "may know"
-// and dpkg-query is run.
-func dpkgKnows(root *rootFS, cands []string) map[string]bool {
-	known := map[string]bool{}
-	unknown := func() map[string]bool {
-		for _, c := range cands {
-			known[c] = true
-		}
-		return known
-	}
-	f, fi, err := root.OpenRegular("/var/lib/dpkg/status")
-	if err != nil || fi.Size() > dpkgStatusMax {
-		return unknown()
-	}
-	defer f.Close()
-	lr := &io.LimitedReader{R: f, N: dpkgStatusMax}
-	r := bufio.NewReaderSize(lr, 64<<10)
-	for {
-		line, err := r.ReadSlice('\n')
-		if name, ok := bytes.CutPrefix(line, []byte("Package: ")); ok {
-			for _, c := range cands {
-				if bytes.HasPrefix(name, []byte(c)) {
-					known[c] = true
-				}
-			}
-		}
-		for err == bufio.ErrBufferFull { // skip the rest of a huge line
-			_, err = r.ReadSlice('\n')
-		}
-		if err != nil {
-			if lr.N <= 0 { // grew past the cap while read
-				return unknown()
-			}
-			return known
-		}
-	}
-}
-
-// dpkgStatusMax bounds the dpkg status database read: real ones are a few
-// MiB (tens of thousands of packages stay under 64 MiB).
-const dpkgStatusMax = 256 << 20
 
 // packageLines splits query output into lines of exactly n TAB-separated
 // fields, each stripped; other lines are dropped.

@@ -123,6 +123,9 @@ type collector struct {
 	// kmdVersion is read-text of /sys/module/amdgpu/version, read once:
 	// rocm.kmd_version, which amdgpu_driver.kmd_version copies.
 	kmdVersion func() *string
+	// dpkg is dpkg's status database, read once (dpkg_status.go):
+	// amdgpu_driver and rocm_installs both consult it.
+	dpkg func() dpkgStatus
 	// runtimeType is runtime_context.type
 	// (docs/fields-process.md#runtime_context-process), evaluated once
 	// (runtime_context.go).
@@ -584,6 +587,7 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	}
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
 	c.kmdVersion = sync.OnceValue(func() *string { return c.root.ReadText("/sys/module/amdgpu/version") })
+	c.dpkg = sync.OnceValue(func() dpkgStatus { return readDpkgStatus(c.root) })
 	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
 	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
 	// Root discovery runs once, started before any probe

@@ -1,9 +1,6 @@
 package probe
 
 import (
-	"bufio"
-	"bytes"
-	"io"
 	"path"
 	"runtime"
 	"sort"
@@ -239,8 +236,9 @@ func installVersion(c *collector, in *rocmInstall, hipconfig string, hipVersion 
 		}
 	}
 	if in.Kind == "distro" {
-		if name, ver := dpkgHIP(root); ver != "" {
-			p := name + "=" + ver
+		if st := c.dpkgStatus(); st.hipVersion != "" {
+			ver := st.hipVersion
+			p := st.hipName + "=" + ver
 			set(debianUpstream(ver), "dpkg", &p)
 			return
 		}
@@ -292,55 +290,6 @@ func wheelVersion(root *rootFS, site string) (name, version string) {
 		}
 	}
 	return "", ""
-}
-
-// dpkgHIP finds the installed package of the HIP runtime in dpkg's status
-// database: the first stanza named libamdhip64-N (Debian, Ubuntu) or
-// hip-runtime-amd whose Status ends in "installed". It returns the
-// package name and its version, or "" (no database, no such package).
-// The file is streamed; a FIFO or a device is not read (openRegular).
-func dpkgHIP(root *rootFS) (name, version string) {
-	f, fi, err := root.OpenRegular("/var/lib/dpkg/status")
-	if err != nil || fi.Size() > dpkgStatusMax {
-		return "", ""
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(&io.LimitedReader{R: f, N: dpkgStatusMax}, 64<<10)
-	var pkg, ver string
-	installed := false
-	flush := func() bool {
-		ok := installed && ver != "" && hipRuntimePackage(pkg)
-		if !ok {
-			pkg, ver, installed = "", "", false
-		}
-		return ok
-	}
-	for {
-		line, err := r.ReadSlice('\n')
-		for err == bufio.ErrBufferFull { // a huge line: skipped
-			_, err = r.ReadSlice('\n')
-			line = nil
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(line) == 0:
-			if flush() {
-				return pkg, ver
-			}
-		case bytes.HasPrefix(line, []byte("Package: ")):
-			pkg = strings.TrimSpace(string(line[len("Package: "):]))
-		case bytes.HasPrefix(line, []byte("Version: ")):
-			ver = strings.TrimSpace(string(line[len("Version: "):]))
-		case bytes.HasPrefix(line, []byte("Status: ")):
-			installed = bytes.HasSuffix(bytes.TrimSpace(line), []byte(" installed"))
-		}
-		if err != nil {
-			if flush() {
-				return pkg, ver
-			}
-			return "", ""
-		}
-	}
 }
 
 // hipRuntimePackage: libamdhip64-5, libamdhip64-6 (not -dev), or
