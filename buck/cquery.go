@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 )
@@ -110,13 +111,13 @@ func lastNonSpaceEnd(s string) int {
 // in test order; each pattern is searched anywhere in the bare label.
 var knownLibraries = []struct {
 	name     string
-	patterns []*regexp.Regexp
+	patterns []func() *regexp.Regexp
 }{
-	{"hipblaslt", []*regexp.Regexp{regexp.MustCompile(`:hipblaslt(?:[_-]lib)?$`), regexp.MustCompile(`^hipblaslt-`)}},
-	{"pytorch", []*regexp.Regexp{regexp.MustCompile(`:(?:torch|pytorch)$`), regexp.MustCompile(`:torch_(?:cuda|hip|rocm)$`)}},
-	{"rccl", []*regexp.Regexp{regexp.MustCompile(`:rccl(?:[_-]lib)?$`)}},
-	{"ainic", []*regexp.Regexp{regexp.MustCompile(`:rccl[_-]anp(?:[_-]lib)?$`), regexp.MustCompile(`:rccl[_-]net(?:[_-]lib)?$`)}},
-	{"rocm", []*regexp.Regexp{regexp.MustCompile(`:(?:hip_runtime|rocm_runtime)$`)}},
+	{"hipblaslt", []func() *regexp.Regexp{lazyre.New(`:hipblaslt(?:[_-]lib)?$`), lazyre.New(`^hipblaslt-`)}},
+	{"pytorch", []func() *regexp.Regexp{lazyre.New(`:(?:torch|pytorch)$`), lazyre.New(`:torch_(?:cuda|hip|rocm)$`)}},
+	{"rccl", []func() *regexp.Regexp{lazyre.New(`:rccl(?:[_-]lib)?$`)}},
+	{"ainic", []func() *regexp.Regexp{lazyre.New(`:rccl[_-]anp(?:[_-]lib)?$`), lazyre.New(`:rccl[_-]net(?:[_-]lib)?$`)}},
+	{"rocm", []func() *regexp.Regexp{lazyre.New(`:(?:hip_runtime|rocm_runtime)$`)}},
 }
 
 // KnownLibrary names the library a bare label is, or ""
@@ -125,7 +126,7 @@ var knownLibraries = []struct {
 func KnownLibrary(bare string) string {
 	for _, lib := range knownLibraries {
 		for _, re := range lib.patterns {
-			if re.MatchString(bare) {
+			if re().MatchString(bare) {
 				return lib.name
 			}
 		}
@@ -185,11 +186,11 @@ type Label struct {
 // target is one of them must not parse where StripSuffix strips it away.
 const pyWhite = `\t\n\v\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}`
 
-var configuredLabel = regexp.MustCompile(`^([^` + pyWhite + `]+) \((<[a-z_]+>|[^` + pyWhite + `()#]+#[0-9a-f]{16})\)(?: \((<[a-z_]+>|[^` + pyWhite + `()#]+#[0-9a-f]{16})\))?$`)
+var configuredLabel = lazyre.New(`^([^` + pyWhite + `]+) \((<[a-z_]+>|[^` + pyWhite + `()#]+#[0-9a-f]{16})\)(?: \((<[a-z_]+>|[^` + pyWhite + `()#]+#[0-9a-f]{16})\))?$`)
 
 // ParseLabel parses a configured label; ok is false for anything else.
 func ParseLabel(s string) (Label, bool) {
-	m := configuredLabel.FindStringSubmatch(s)
+	m := configuredLabel().FindStringSubmatch(s)
 	if m == nil {
 		return Label{}, false
 	}

@@ -1,9 +1,9 @@
 package probe
 
 import (
-	"regexp"
 	"strings"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -120,7 +120,7 @@ func acceptPackage(name, version, cand string) bool {
 		(name == cand || strings.HasPrefix(name, cand+"-"))
 }
 
-var modinfoLine = regexp.MustCompile(`^([a-z_]+):\s*(.*)$`)
+var modinfoLine = lazyre.New(`^([a-z_]+):\s*(.*)$`)
 
 // modinfoField runs `modinfo amdgpu` and returns the first line's value for
 // field, stripped
@@ -135,7 +135,7 @@ func modinfoField(s *state, field string) *string {
 
 func parseModinfo(out, field string) *string {
 	for _, line := range pyfmt.Splitlines(out) {
-		m := modinfoLine.FindStringSubmatch(line)
+		m := modinfoLine().FindStringSubmatch(line)
 		if m == nil || m[1] != field {
 			continue
 		}

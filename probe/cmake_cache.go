@@ -5,9 +5,9 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
-	"regexp"
 	"strings"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
@@ -22,7 +22,7 @@ var cmakeAllowPrefixes = []string{
 	"TORCH_BUILD_VERSION", "BUILD_TYPE", "CMAKE_BUILD_TYPE",
 }
 
-var cmakeLineRe = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*):([A-Z_]+)=(.*)$`)
+var cmakeLineRe = lazyre.New(`^([A-Z_][A-Z0-9_]*):([A-Z_]+)=(.*)$`)
 
 // Caps on what CMakeCache.txt can put into the document (the Python probe
 // has none: a 64 MB cache of allowlisted entries made a 265 MB document).
@@ -67,7 +67,7 @@ func scanCMakeCache(r io.Reader) (*cmakeCache, error) {
 		if long {
 			// The head of an over-long line: an allowlisted entry
 			// whose value was too long to keep is dropped.
-			if sm := cmakeLineRe.FindStringSubmatch(pyfmt.Strip(pyfmt.DecodeReplace(line))); sm != nil && allowlisted(sm[1]) {
+			if sm := cmakeLineRe().FindStringSubmatch(pyfmt.Strip(pyfmt.DecodeReplace(line))); sm != nil && allowlisted(sm[1]) {
 				c.dropped++
 			}
 		} else {
@@ -116,7 +116,7 @@ func (c *cmakeCache) add(line string) {
 	if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") {
 		return
 	}
-	sm := cmakeLineRe.FindStringSubmatch(line)
+	sm := cmakeLineRe().FindStringSubmatch(line)
 	if sm == nil || !allowlisted(sm[1]) {
 		return
 	}

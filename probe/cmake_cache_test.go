@@ -23,7 +23,7 @@ func wholeTextCMakeCache(b []byte) map[string]schema.CMakeCacheEntry {
 		if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if sm := cmakeLineRe.FindStringSubmatch(line); sm != nil && allowlisted(sm[1]) {
+		if sm := cmakeLineRe().FindStringSubmatch(line); sm != nil && allowlisted(sm[1]) {
 			m[sm[1]] = schema.CMakeCacheEntry{Type: sm[2], Value: sm[3]}
 		}
 	}

@@ -1,8 +1,7 @@
 package probe
 
 import (
-	"regexp"
-
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -16,8 +15,8 @@ type composableKernel struct {
 }
 
 var (
-	ckVersionRe = regexp.MustCompile(`#define` + pyfmt.ReSpace + `+CK_VERSION_(MAJOR|MINOR|PATCH)` + pyfmt.ReSpace + `+([0-9]+)`)
-	ckCommitRe  = regexp.MustCompile(`#define` + pyfmt.ReSpace + `+CK_COMMIT_ID` + pyfmt.ReSpace + `+([0-9a-fA-F]{7,40})`)
+	ckVersionRe = lazyre.New(`#define` + pyfmt.ReSpace + `+CK_VERSION_(MAJOR|MINOR|PATCH)` + pyfmt.ReSpace + `+([0-9]+)`)
+	ckCommitRe  = lazyre.New(`#define` + pyfmt.ReSpace + `+CK_COMMIT_ID` + pyfmt.ReSpace + `+([0-9a-fA-F]{7,40})`)
 )
 
 // parseCKVersion reads "M.m.p" from every CK_VERSION_{MAJOR,MINOR,PATCH}
@@ -25,13 +24,13 @@ var (
 // hex run (7 to 40 digits, no end boundary).
 func parseCKVersion(text string) (version, commit *string) {
 	parts := map[string]string{}
-	for _, m := range ckVersionRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range ckVersionRe().FindAllStringSubmatch(text, -1) {
 		parts[m[1]] = m[2]
 	}
 	if len(parts) == 3 {
 		version = schema.Str(parts["MAJOR"] + "." + parts["MINOR"] + "." + parts["PATCH"])
 	}
-	if m := ckCommitRe.FindStringSubmatch(text); m != nil {
+	if m := ckCommitRe().FindStringSubmatch(text); m != nil {
 		commit = schema.Str(m[1])
 	}
 	return version, commit

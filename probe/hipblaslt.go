@@ -1,9 +1,9 @@
 package probe
 
 import (
-	"regexp"
 	"strings"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/schema"
 )
 
@@ -76,13 +76,13 @@ func collectGemm(s *state, l gemmLib) schema.GemmLibrary {
 
 // plausibleTweak is a release tweak that can be a commit prefix: 7 to 12
 // hex digits, any case.
-var plausibleTweak = regexp.MustCompile(`^[A-Fa-f0-9]{7,12}$`)
+var plausibleTweak = lazyre.New(`^[A-Fa-f0-9]{7,12}$`)
 
 // commitMatchesTweak is upstream_commit_matches_tweak: null unless both are
 // non-empty and the tweak is a plausible commit prefix (7–12 hex digits),
 // else whether the commit starts with the tweak, ignoring case.
 func commitMatchesTweak(commit, tweak *string) *bool {
-	if commit == nil || tweak == nil || *commit == "" || !plausibleTweak.MatchString(*tweak) {
+	if commit == nil || tweak == nil || *commit == "" || !plausibleTweak().MatchString(*tweak) {
 		return nil
 	}
 	return schema.Bool(strings.HasPrefix(strings.ToLower(*commit), strings.ToLower(*tweak)))

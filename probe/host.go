@@ -5,10 +5,10 @@ import (
 
 	"bytes"
 	"io"
-	"regexp"
 	"strings"
 	"syscall"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/schema"
 )
 
@@ -104,7 +104,7 @@ func glibcVersion(root *rootFS, machine string) (string, string) {
 
 // libcBanner matches the banner glibc embeds in libc.so.6 (and prints when
 // run): "GNU C Library (Debian GLIBC 2.36-9+deb12u4) stable release version 2.36."
-var libcBanner = regexp.MustCompile(`GNU C Library [^\x00\n]*?release version ([0-9]+\.[0-9]+(?:\.[0-9]+)?)`)
+var libcBanner = lazyre.New(`GNU C Library [^\x00\n]*?release version ([0-9]+\.[0-9]+(?:\.[0-9]+)?)`)
 
 // libcScanBudget bounds how much of a libc.so.6 is searched for the banner.
 // The banner lives in .rodata, in the first megabytes of the file (at 1.6
@@ -126,7 +126,7 @@ func scanLibcBanner(r io.Reader) (string, bool) {
 		n, err := io.ReadFull(r, buf[keep:])
 		data := buf[:keep+n]
 		if i := bytes.Index(data, []byte("GNU C Library")); i >= 0 {
-			if m := libcBanner.FindSubmatch(data[i:]); m != nil {
+			if m := libcBanner().FindSubmatch(data[i:]); m != nil {
 				return string(m[1]), true
 			}
 		}

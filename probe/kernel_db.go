@@ -5,10 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"regexp"
 	"strings"
 	"syscall"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -21,11 +21,11 @@ var (
 
 // gfxDirName is a whole directory name gfx + hex digits, any case
 // ("gfx950", "gfx90a", "GFX942"; not "gfx942_120").
-var gfxDirName = regexp.MustCompile(`^(?i:gfx[0-9a-f]+)$`)
+var gfxDirName = lazyre.New(`^(?i:gfx[0-9a-f]+)$`)
 
 // gfxArch finds gfx + hex digits anywhere in a name (greedy,
 // non-overlapping, any case).
-var gfxArch = regexp.MustCompile(`(?i:gfx[0-9a-f]+)`)
+var gfxArch = lazyre.New(`(?i:gfx[0-9a-f]+)`)
 
 // pySuffix is Python's PurePath.suffix of a path's last component: from
 // the final dot, but a name whose only dot is the first character, or that
@@ -105,7 +105,7 @@ func kernelNames(s *state, dir string, suffixes []string, prefix string) ([]stri
 			}
 			continue
 		}
-		if !fi.IsDir() || !gfxDirName.MatchString(e) {
+		if !fi.IsDir() || !gfxDirName().MatchString(e) {
 			continue
 		}
 		sub, err := s.root.ReadDirNames(p)

@@ -27,11 +27,11 @@ func TestPySuffix(t *testing.T) {
 func TestGfxPatterns(t *testing.T) {
 	for in, want := range map[string]bool{"gfx950": true, "gfx90a": true, "GFX942": true, "Gfx1201": true,
 		"gfx942_120": false, "gfx": false, "xgfx942": false, "gfx94g": false} {
-		if got := gfxDirName.MatchString(in); got != want {
+		if got := gfxDirName().MatchString(in); got != want {
 			t.Errorf("gfxDirName(%q) = %v", in, got)
 		}
 	}
-	got := gfxArch.FindAllString("Kernels.so-000-GFX942-gfx90a_gfx1201xnack.hsaco", -1)
+	got := gfxArch().FindAllString("Kernels.so-000-GFX942-gfx90a_gfx1201xnack.hsaco", -1)
 	if want := []string{"GFX942", "gfx90a", "gfx1201"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("gfxArch = %q, want %q", got, want)
 	}

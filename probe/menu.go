@@ -108,7 +108,7 @@ func menu(s *state, dir string, kind menuKind) schema.Menu {
 		} else {
 			lines[i] = e.name + "\t" + *e.file.SHA256
 		}
-		for _, g := range gfxArch.FindAllString(e.name, -1) {
+		for _, g := range gfxArch().FindAllString(e.name, -1) {
 			coverage[strings.ToLower(g)] = true
 		}
 	}
@@ -156,7 +156,7 @@ func menuEntries(s *state, dir string, top []string, kind menuKind) (entries []m
 	for _, e := range top {
 		p := dir + "/" + e
 		add(e, p, e)
-		if !gfxDirName.MatchString(e) || !s.root.IsDir(p) {
+		if !gfxDirName().MatchString(e) || !s.root.IsDir(p) {
 			continue
 		}
 		sub, err := s.root.ReadDirNames(p)

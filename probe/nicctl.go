@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -15,23 +16,23 @@ import (
 
 var (
 	// nicctlVersionRe finds "1.117.5-a-74" in `nicctl --version`.
-	nicctlVersionRe = regexp.MustCompile(`\d+\.\d+\.\d+[-\w]*`)
+	nicctlVersionRe = lazyre.New(`\d+\.\d+\.\d+[-\w]*`)
 	// versionRe finds a version in `nicctl show version ... --json` values.
-	versionRe = regexp.MustCompile(`\d+\.\d+\.\d+[\w.\-]*`)
-	uuidRe    = regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
-	asicRe    = regexp.MustCompile(`(?i)\b(salina|elba|giglio)\b`)
-	cardFWRe  = regexp.MustCompile(`(?im)^\s*(?:firmware|fw)[\w \-]*[:=]\s*(\d[\w.\-]+)`)
-	profileRe = regexp.MustCompile(`device_config_\w+`)
+	versionRe = lazyre.New(`\d+\.\d+\.\d+[\w.\-]*`)
+	uuidRe    = lazyre.New(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
+	asicRe    = lazyre.New(`(?i)\b(salina|elba|giglio)\b`)
+	cardFWRe  = lazyre.New(`(?im)^\s*(?:firmware|fw)[\w \-]*[:=]\s*(\d[\w.\-]+)`)
+	profileRe = lazyre.New(`device_config_\w+`)
 	dcqcnInts = []struct {
 		key string
-		re  *regexp.Regexp
+		re  func() *regexp.Regexp
 	}{
-		{"token_bucket_size", regexp.MustCompile(`(?im)^\s*token-bucket-size[\s:=]+(\d+)`)},
-		{"ai_rate", regexp.MustCompile(`(?im)^\s*ai-rate[\s:=]+(\d+)`)},
-		{"hai_rate", regexp.MustCompile(`(?im)^\s*hai-rate[\s:=]+(\d+)`)},
-		{"cnp_dscp", regexp.MustCompile(`(?im)^\s*cnp-dscp[\s:=]+(\d+)`)},
+		{"token_bucket_size", lazyre.New(`(?im)^\s*token-bucket-size[\s:=]+(\d+)`)},
+		{"ai_rate", lazyre.New(`(?im)^\s*ai-rate[\s:=]+(\d+)`)},
+		{"hai_rate", lazyre.New(`(?im)^\s*hai-rate[\s:=]+(\d+)`)},
+		{"cnp_dscp", lazyre.New(`(?im)^\s*cnp-dscp[\s:=]+(\d+)`)},
 	}
-	dcqcnEnabledRe = regexp.MustCompile(`(?im)^\s*enabled[\s:=]+(true|false|1|0)`)
+	dcqcnEnabledRe = lazyre.New(`(?im)^\s*enabled[\s:=]+(true|false|1|0)`)
 )
 
 // parseNicctlVersion is nicctl_version from `nicctl --version` stdout
@@ -41,7 +42,7 @@ func parseNicctlVersion(out string) *string {
 	if out == "" {
 		return nil
 	}
-	if m := nicctlVersionRe.FindString(out); m != "" {
+	if m := nicctlVersionRe().FindString(out); m != "" {
 		return &m
 	}
 	return &out
@@ -61,7 +62,7 @@ func parseVersionOutput(out string) *string {
 			}
 		}
 	}
-	if m := versionRe.FindString(t); m != "" {
+	if m := versionRe().FindString(t); m != "" {
 		return &m
 	}
 	return nil
@@ -70,7 +71,7 @@ func parseVersionOutput(out string) *string {
 func firstVersionIn(v any) (string, bool) {
 	switch x := v.(type) {
 	case string:
-		if m := versionRe.FindString(x); m != "" {
+		if m := versionRe().FindString(x); m != "" {
 			return m, true
 		}
 	case pyjson.Map[any]:
@@ -99,14 +100,14 @@ type cardDetail struct {
 // "Firmware ...: <version>" / "fw ... = <version>" line's value.
 func parseCardDetail(out string) cardDetail {
 	var c cardDetail
-	if m := uuidRe.FindString(out); m != "" {
+	if m := uuidRe().FindString(out); m != "" {
 		c.uuid = &m
 	}
-	if m := asicRe.FindString(out); m != "" {
+	if m := asicRe().FindString(out); m != "" {
 		u := strings.ToUpper(m)
 		c.asic = &u
 	}
-	if m := cardFWRe.FindStringSubmatch(out); m != nil {
+	if m := cardFWRe().FindStringSubmatch(out); m != nil {
 		c.firmware = &m[1]
 	}
 	return c
@@ -117,7 +118,7 @@ func parseCardDetail(out string) cardDetail {
 // Both stay nil without a match.
 func parseCardProfile(out string) schema.AINICProfile {
 	var p schema.AINICProfile
-	if m := profileRe.FindString(out); m != "" {
+	if m := profileRe().FindString(out); m != "" {
 		p.DeviceConfig = &m
 		p.SRIOV = schema.Bool(strings.Contains(m, "_vf"))
 	}
@@ -136,7 +137,7 @@ func parseCardProfile(out string) schema.AINICProfile {
 func parseDCQCN(out string) schema.AINICDCQCN {
 	var d schema.AINICDCQCN
 	for _, f := range dcqcnInts {
-		m := f.re.FindStringSubmatch(out)
+		m := f.re().FindStringSubmatch(out)
 		if m == nil {
 			continue
 		}
@@ -155,7 +156,7 @@ func parseDCQCN(out string) schema.AINICDCQCN {
 			d.CNPDSCP = &n
 		}
 	}
-	if m := dcqcnEnabledRe.FindStringSubmatch(out); m != nil {
+	if m := dcqcnEnabledRe().FindStringSubmatch(out); m != nil {
 		v := strings.ToLower(m[1])
 		d.Enabled = schema.Bool(v == "true" || v == "1")
 	}

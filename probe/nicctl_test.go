@@ -79,7 +79,7 @@ func FuzzNicctl(f *testing.F) {
 	f.Add("Id : 42424650-4c32-3533-3530-314130000000\nASIC : salina\nFirmware: 1.2\n  enabled true\n cnp-dscp 48\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		_ = parseNicctlVersion(in)
-		if v := parseVersionOutput(in); v != nil && !versionRe.MatchString(*v) {
+		if v := parseVersionOutput(in); v != nil && !versionRe().MatchString(*v) {
 			t.Fatalf("version %q does not look like one", *v)
 		}
 		c := parseCardDetail(in)

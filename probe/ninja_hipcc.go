@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -37,12 +37,12 @@ var ninjaCodegenFlags = []string{
 }
 
 var (
-	ninjaBuildRe      = regexp.MustCompile(`^build [^:]*:` + pyfmt.ReSpace + `+(` + pyfmt.ReNotSpace + `+)`)
-	ninjaDefineRe     = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpace + `+))?`)
-	offloadArchRe     = regexp.MustCompile(`--offload-arch=(` + pyfmt.ReNotSpace + `+)`)
-	findHIPSetRe      = regexp.MustCompile(`(?m)^` + pyfmt.ReSpace + `*set` + pyfmt.ReSpace + `*\(` + pyfmt.ReSpace + `*(HIP_HIPCC_FLAGS|HIP_CLANG_FLAGS|HIP_HCC_FLAGS)(?:_[A-Z]+)?` + pyfmt.ReSpace + `+([^)]*)\)` + pyfmt.ReSpace + `*$`)
-	leadingNotSpaceRe = regexp.MustCompile(`^` + pyfmt.ReNotSpace + `+`)
-	blobSplitRe       = regexp.MustCompile(`[;\t\n\v\f\r \x1c-\x1f]+`)
+	ninjaBuildRe      = lazyre.New(`^build [^:]*:` + pyfmt.ReSpace + `+(` + pyfmt.ReNotSpace + `+)`)
+	ninjaDefineRe     = lazyre.New(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpace + `+))?`)
+	offloadArchRe     = lazyre.New(`--offload-arch=(` + pyfmt.ReNotSpace + `+)`)
+	findHIPSetRe      = lazyre.New(`(?m)^` + pyfmt.ReSpace + `*set` + pyfmt.ReSpace + `*\(` + pyfmt.ReSpace + `*(HIP_HIPCC_FLAGS|HIP_CLANG_FLAGS|HIP_HCC_FLAGS)(?:_[A-Z]+)?` + pyfmt.ReSpace + `+([^)]*)\)` + pyfmt.ReSpace + `*$`)
+	leadingNotSpaceRe = lazyre.New(`^` + pyfmt.ReNotSpace + `+`)
+	blobSplitRe       = lazyre.New(`[;\t\n\v\f\r \x1c-\x1f]+`)
 )
 
 // ninjaCollected is what one parser gathered per target: the distinct
@@ -62,7 +62,7 @@ type ninjaScanner struct {
 }
 
 func (n *ninjaScanner) line(l string) {
-	if m := ninjaBuildRe.FindStringSubmatch(l); m != nil {
+	if m := ninjaBuildRe().FindStringSubmatch(l); m != nil {
 		n.inHIP = strings.HasPrefix(m[1], "HIP_COMPILER")
 		n.pending = ""
 		return
@@ -211,7 +211,7 @@ func modernTargets(coll map[string]*ninjaCollected) pyjson.Map[schema.NinjaTarge
 		c := coll[name]
 		defs := map[string]*string{}
 		for _, d := range sortedKeys(c.defines) {
-			for _, sm := range ninjaDefineRe.FindAllStringSubmatchIndex(d, -1) {
+			for _, sm := range ninjaDefineRe().FindAllStringSubmatchIndex(d, -1) {
 				var v *string
 				if sm[4] >= 0 {
 					v = schema.Str(d[sm[4]:sm[5]])
@@ -222,7 +222,7 @@ func modernTargets(coll map[string]*ninjaCollected) pyjson.Map[schema.NinjaTarge
 		flags := sortedKeys(c.flags)
 		archs := map[string]bool{}
 		for _, f := range flags {
-			for _, m := range offloadArchRe.FindAllStringSubmatch(f, -1) {
+			for _, m := range offloadArchRe().FindAllStringSubmatch(f, -1) {
 				archs[m[1]] = true
 			}
 		}
@@ -249,7 +249,7 @@ const (
 // of a FindHIP per-source script.
 func findHIPBlobs(text string) []string {
 	var out []string
-	for _, m := range findHIPSetRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range findHIPSetRe().FindAllStringSubmatch(text, -1) {
 		if m[2] != "" {
 			out = append(out, m[2])
 		}
@@ -265,18 +265,18 @@ func legacyTarget(blobs map[string]bool) schema.NinjaTarget {
 	archs := map[string]bool{}
 	sorted := sortedKeys(blobs)
 	for _, b := range sorted {
-		for _, tok := range blobSplitRe.Split(b, -1) {
+		for _, tok := range blobSplitRe().Split(b, -1) {
 			if tok == "" {
 				continue
 			}
-			if sm := ninjaDefineRe.FindStringSubmatchIndex(tok); sm != nil && sm[0] == 0 {
+			if sm := ninjaDefineRe().FindStringSubmatchIndex(tok); sm != nil && sm[0] == 0 {
 				var v *string
 				if sm[4] >= 0 {
 					v = schema.Str(tok[sm[4]:sm[5]])
 				}
 				defs[tok[sm[2]:sm[3]]] = v
 			} else if a, ok := strings.CutPrefix(tok, "--offload-arch="); ok {
-				if m := leadingNotSpaceRe.FindString(a); m != "" {
+				if m := leadingNotSpaceRe().FindString(a); m != "" {
 					archs[m] = true
 				}
 			}

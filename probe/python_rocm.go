@@ -1,8 +1,7 @@
 package probe
 
 import (
-	"regexp"
-
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -33,7 +32,7 @@ func pyDistVersion(s *state, name string) (v *string, known bool) {
 	return &str, true
 }
 
-var torchROCmVersionRe = regexp.MustCompile(`\+rocm([0-9][0-9A-Za-z.\-]*)`)
+var torchROCmVersionRe = lazyre.New(`\+rocm([0-9][0-9A-Za-z.\-]*)`)
 
 // pyTorchROCmVersion is the torch step of the rocm.version chain, with
 // torch imported (silently) at the helper's rocm.version site: the part of
@@ -49,7 +48,7 @@ func pyTorchROCmVersion(s *state) (v *string, known bool) {
 		return nil, true
 	}
 	if t.Version != nil {
-		if m := torchROCmVersionRe.FindStringSubmatch(*t.Version); m != nil {
+		if m := torchROCmVersionRe().FindStringSubmatch(*t.Version); m != nil {
 			return &m[1], true
 		}
 	}

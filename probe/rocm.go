@@ -1,9 +1,9 @@
 package probe
 
 import (
-	"regexp"
 	"strings"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -95,11 +95,11 @@ func distVersion(s *state, name string) *string {
 	return nil
 }
 
-var distSep = regexp.MustCompile(`[-_.]+`)
+var distSep = lazyre.New(`[-_.]+`)
 
-func normalizeDist(n string) string { return distSep.ReplaceAllString(strings.ToLower(n), "-") }
+func normalizeDist(n string) string { return distSep().ReplaceAllString(strings.ToLower(n), "-") }
 
-var torchROCmSegment = regexp.MustCompile(`\+rocm([0-9][0-9A-Za-z.\-]*)`)
+var torchROCmSegment = lazyre.New(`\+rocm([0-9][0-9A-Za-z.\-]*)`)
 
 // torchROCmVersion is step 4 of the version chain without importing torch:
 // torch/version.py on the Python search path holds __version__ and hip.
@@ -113,7 +113,7 @@ func torchROCmVersion(s *state) *string {
 			continue
 		}
 		vars := pyAssignments(*text)
-		if m := torchROCmSegment.FindStringSubmatch(vars["__version__"]); m != nil {
+		if m := torchROCmSegment().FindStringSubmatch(vars["__version__"]); m != nil {
 			return &m[1]
 		}
 		if hip := pyfmt.Strip(vars["hip"]); hip != "" {
@@ -124,13 +124,13 @@ func torchROCmVersion(s *state) *string {
 	return nil
 }
 
-var pyAssign = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*[A-Za-z_.\[\], |]+)?=\s*['"]([^'"\n]*)['"]`)
+var pyAssign = lazyre.New(`(?m)^([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*[A-Za-z_.\[\], |]+)?=\s*['"]([^'"\n]*)['"]`)
 
 // pyAssignments reads the simple NAME = 'value' lines of a generated
 // Python module such as torch/version.py.
 func pyAssignments(text string) map[string]string {
 	out := map[string]string{}
-	for _, m := range pyAssign.FindAllStringSubmatch(text, -1) {
+	for _, m := range pyAssign().FindAllStringSubmatch(text, -1) {
 		if _, dup := out[m[1]]; !dup {
 			out[m[1]] = m[2]
 		}

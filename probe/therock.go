@@ -1,9 +1,9 @@
 package probe
 
 import (
-	"regexp"
 	"syscall"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -149,7 +149,7 @@ func manifestSubmodules(s *state, m pyjson.Map[any], b *schema.TheRock) {
 }
 
 // fullPin is a whole commit id: 40 lower-case hex digits.
-var fullPin = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var fullPin = lazyre.New(`^[0-9a-f]{40}$`)
 
 // manifestPin is a submodule's pin_sha cleaned as manifestString, then
 // lower-cased, and kept only when it is a full 40-hex commit id (a 40-digit
@@ -160,7 +160,7 @@ func manifestPin(sm pyjson.Map[any]) *string {
 		return nil
 	}
 	low := pyfmt.Lower(*p)
-	if !fullPin.MatchString(low) {
+	if !fullPin().MatchString(low) {
 		return nil
 	}
 	return &low

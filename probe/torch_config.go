@@ -1,10 +1,10 @@
 package probe
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -88,14 +88,14 @@ func pairFollows(r []rune, i int) bool {
 	return ok
 }
 
-var cxxDefineRe = regexp.MustCompile(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpaceOrComma + `+))?`)
+var cxxDefineRe = lazyre.New(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpaceOrComma + `+))?`)
 
 // parseCXXDefines is pytorch_build.cxx_defines (docs/python.md): every
 // -DNAME[=VALUE] in the CXX_FLAGS text (VALUE: no whitespace, no comma; none
 // → null), later duplicates overwriting, sorted by NAME.
 func parseCXXDefines(flags string) pyjson.Map[*string] {
 	m := map[string]*string{}
-	for _, sm := range cxxDefineRe.FindAllStringSubmatchIndex(flags, -1) {
+	for _, sm := range cxxDefineRe().FindAllStringSubmatchIndex(flags, -1) {
 		var v *string
 		if sm[4] >= 0 {
 			v = schema.Str(flags[sm[4]:sm[5]])

@@ -3,8 +3,10 @@ package probe
 import (
 	"regexp"
 	"strconv"
+	"sync"
 	"unicode"
 
+	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -20,10 +22,16 @@ func compileHeader(prefix string) headerPatterns {
 	}
 }
 
-var headerPrefixes = map[string]headerPatterns{
-	"HIPBLASLT": compileHeader("HIPBLASLT"),
-	"ROCBLAS":   compileHeader("ROCBLAS"),
-	"MIOPEN":    compileHeader("MIOPEN"),
+// headerPrefixes are the patterns of the known prefixes, each compiled on
+// first use (package lazyre).
+var headerPrefixes = map[string]func() headerPatterns{
+	"HIPBLASLT": lazyHeader("HIPBLASLT"),
+	"ROCBLAS":   lazyHeader("ROCBLAS"),
+	"MIOPEN":    lazyHeader("MIOPEN"),
+}
+
+func lazyHeader(prefix string) func() headerPatterns {
+	return sync.OnceValue(func() headerPatterns { return compileHeader(prefix) })
 }
 
 // hdrParse is hdr-parse(text, PREFIX)
@@ -36,8 +44,10 @@ func hdrParse(text *string, prefix string) (tweak, version *string) {
 	if text == nil || *text == "" {
 		return nil, nil
 	}
-	pat, ok := headerPrefixes[prefix]
-	if !ok {
+	var pat headerPatterns
+	if known, ok := headerPrefixes[prefix]; ok {
+		pat = known()
+	} else {
 		pat = compileHeader(regexp.QuoteMeta(prefix))
 	}
 	if m := pat.tweak.FindStringSubmatch(*text); m != nil {
@@ -57,7 +67,7 @@ func hdrParse(text *string, prefix string) (tweak, version *string) {
 	return tweak, version
 }
 
-var ncclVersionCode = regexp.MustCompile(`#define` + pyfmt.ReSpace + `+NCCL_VERSION_CODE` + pyfmt.ReSpace + `+(` + pyfmt.ReDigit + `+)`)
+var ncclVersionCode = lazyre.New(`#define` + pyfmt.ReSpace + `+NCCL_VERSION_CODE` + pyfmt.ReSpace + `+(` + pyfmt.ReDigit + `+)`)
 
 // rcclVersionCode is the first NCCL_VERSION_CODE define of rccl.h as an
 // integer
@@ -68,7 +78,7 @@ func rcclVersionCode(text *string) *int {
 	if text == nil {
 		return nil
 	}
-	m := ncclVersionCode.FindStringSubmatch(*text)
+	m := ncclVersionCode().FindStringSubmatch(*text)
 	if m == nil {
 		return nil
 	}
