@@ -401,8 +401,7 @@ const (
 )
 
 // strippedHelper is python_helper.py without its comment-only and blank
-// lines (no multi-line string of the helper holds such a line; the test
-// checks the result parses to the same syntax tree).
+// lines (no multi-line string of the helper holds such a line).
 func strippedHelper(t *testing.T) []byte {
 	t.Helper()
 	src, err := os.ReadFile("python_helper.py")
@@ -412,9 +411,6 @@ func strippedHelper(t *testing.T) []byte {
 	var out bytes.Buffer
 	for _, l := range strings.Split(string(src), "\n") {
 		if tl := strings.TrimSpace(l); tl == "" || strings.HasPrefix(tl, "#") {
-			if strings.HasPrefix(l, "# lazy: ") || strings.HasPrefix(l, "# end lazy: ") {
-				out.WriteString(l + "\n") // kept for shippedHelper
-			}
 			continue
 		}
 		out.WriteString(l + "\n")
@@ -423,41 +419,73 @@ func strippedHelper(t *testing.T) []byte {
 }
 
 // shippedHelper is the code python_helper.stdin carries: the stripped
-// helper with each block between "# lazy: NAME" and "# end lazy: NAME"
-// turned into the string _LAZY["NAME"], which load_lazy compiles on first
-// use (compiling costs about 0.1 ms per KiB of code, here 1.3 ms for
-// torchrec's identity code that most machines never need).
+// helper with every top-level function defined after _lazy replaced by
+// `NAME = _lazy("NAME", SOURCE)`, a stand-in that compiles the function on
+// its first call (docs/python.md, "Speed"). A function's lines are its def
+// line and the indented lines after it (the stripped helper has no blank
+// lines, and none of its statements continues at column 0).
 func shippedHelper(t *testing.T) []byte {
 	t.Helper()
-	var out, lazy bytes.Buffer
-	name := ""
-	for _, l := range strings.SplitAfter(string(strippedHelper(t)), "\n") {
-		switch {
-		case strings.HasPrefix(l, "# lazy: "):
-			name = strings.TrimSpace(strings.TrimPrefix(l, "# lazy: "))
-			lazy.Reset()
-		case strings.HasPrefix(l, "# end lazy: "):
-			if got := strings.TrimSpace(strings.TrimPrefix(l, "# end lazy: ")); got != name {
-				t.Fatalf("lazy block %q ends as %q", name, got)
-			}
-			fmt.Fprintf(&out, "_LAZY[%s] = %s\n", strconv.QuoteToASCII(name), strconv.QuoteToASCII(lazy.String()))
+	var out, fn bytes.Buffer
+	name, lazy := "", false
+	flush := func() {
+		if name != "" {
+			fmt.Fprintf(&out, "%s = _lazy(%s, %s)\n", name, strconv.QuoteToASCII(name), strconv.QuoteToASCII(fn.String()))
 			name = ""
-		case name != "":
-			lazy.WriteString(l)
+			fn.Reset()
+		}
+	}
+	for _, l := range strings.SplitAfter(string(strippedHelper(t)), "\n") {
+		if name != "" && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")) {
+			fn.WriteString(l)
+			continue
+		}
+		flush()
+		def, ok := strings.CutPrefix(l, "def ")
+		switch {
+		case ok && lazy:
+			name, _, _ = strings.Cut(def, "(")
+			fn.WriteString(l)
+		case ok && strings.HasPrefix(def, "_lazy("):
+			lazy = true // the functions after it are shipped lazily
+			out.WriteString(l)
 		default:
 			out.WriteString(l)
 		}
 	}
-	if name != "" {
-		t.Fatalf("lazy block %q not ended", name)
+	flush()
+	if !lazy {
+		t.Fatal("python_helper.py defines no _lazy")
 	}
 	return out.Bytes()
 }
 
+// helperSameSyntax is a Python program that exits 0 when the program on
+// stdin, each `NAME = _lazy("NAME", SOURCE)` replaced by the definition in
+// SOURCE, parses to the same syntax tree as the file argv[1].
+const helperSameSyntax = `import ast, sys
+want = ast.dump(ast.parse(open(sys.argv[1]).read()))
+shipped = ast.parse(sys.stdin.read())
+body = []
+for st in shipped.body:
+    c = getattr(st, "value", None)
+    if isinstance(st, ast.Assign) and isinstance(c, ast.Call) and getattr(c.func, "id", "") == "_lazy":
+        name, src = c.args[0].value, c.args[1].value
+        defs = ast.parse(src).body
+        if st.targets[0].id != name or len(defs) != 1 or getattr(defs[0], "name", "") != name:
+            sys.exit("the stand-in of %s does not hold its definition alone" % name)
+        body.extend(defs)
+    else:
+        body.append(st)
+shipped.body = body
+sys.exit(0 if ast.dump(shipped) == want else "the shipped helper parses differently")
+`
+
 // TestHelperStdin: python_helper.stdin is the current python_helper.py
-// (shippedHelper), and stripping its comments changed no syntax (python3's
-// ast, when python3 is on PATH). -update rewrites it. That the shipped
-// code reports what the source does is TestHelperDifferential's job.
+// (shippedHelper), and with each stand-in replaced by its source it has
+// the syntax of python_helper.py (python3's ast, when python3 is on PATH).
+// -update rewrites it. That the shipped code reports what the source does
+// is TestHelperDifferential's job.
 func TestHelperStdin(t *testing.T) {
 	want := shippedHelper(t)
 	if *update {
@@ -492,19 +520,10 @@ func TestHelperStdin(t *testing.T) {
 	}
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skip("python3 not on PATH: the syntax check of the stripped helper is skipped")
+		t.Skip("python3 not on PATH: the syntax check of the shipped helper is skipped")
 	}
-	cmd := exec.Command(python, "-c", `import ast, sys
-a = ast.dump(ast.parse(open(sys.argv[1]).read()))
-b = ast.dump(ast.parse(sys.stdin.read()))
-sys.exit(0 if a == b else "the stripped helper parses differently")`, "python_helper.py")
-	var plain bytes.Buffer
-	for _, l := range strings.SplitAfter(string(strippedHelper(t)), "\n") {
-		if !strings.HasPrefix(l, "# ") {
-			plain.WriteString(l)
-		}
-	}
-	cmd.Stdin = &plain
+	cmd := exec.Command(python, "-c", helperSameSyntax, "python_helper.py")
+	cmd.Stdin = bytes.NewReader(code)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("%v: %s", err, out)
 	}
@@ -543,7 +562,7 @@ func helperStreamOf(t *testing.T, python, dir, site string, stdin []byte, args .
 // TestHelperDifferential: the shipped helper (stdin payload, every speed
 // shortcut on: its own JSON writer, find_spec without importlib.util,
 // importlib.metadata only where a distribution may exist, no platform on
-// CPython, torchrec's code compiled lazily) reports exactly what the
+// CPython, each function compiled on its first call) reports exactly what the
 // source does with every shortcut off (--exact), on site trees with and
 // without each package and distribution, a distribution without its
 // package, a namespace torchrec, an .egg and a zip on the path.

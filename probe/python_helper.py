@@ -36,6 +36,21 @@ def _redirect():
 _OUT = _redirect()
 _FIRST = [True]
 
+
+def _lazy(name, src):
+    # A stand-in for the top-level function name. The stdin payload ships
+    # every function defined below as its source text and this stand-in,
+    # and compiles a function on its first call (docs/python.md, "Speed":
+    # most runs need half of the code); run as a file, the helper defines
+    # them at once and never calls this.
+    def stand_in(*args, **kwargs):
+        g = globals()
+        if g.get(name) is stand_in:
+            exec(compile(src, "<aorta-probe helper>", "exec"), g)
+        return g[name](*args, **kwargs)
+
+    return stand_in
+
 # Speed (docs/python.md, "Speed"): the helper is what the default run waits
 # for, so it imports nothing it may not need. json and re are not imported
 # up front (the facts are written by _dumps below; re is compiled on first
@@ -283,18 +298,6 @@ def str_or_none(v):
     return str(v) if isinstance(v, str) else None
 
 
-# Code the stdin payload ships as strings, compiled on first use (the
-# generator in python_helper_stdin_test.go moves each "# lazy: NAME" block
-# here).
-_LAZY = {}
-
-
-def load_lazy(name):
-    src = _LAZY.pop(name, None)
-    if src is not None:
-        exec(compile(src, "<aorta-probe helper: " + name + ">", "exec"), globals())
-
-
 # --- interpreter --------------------------------------------------------
 
 def interpreter_facts():
@@ -453,19 +456,13 @@ def torchrec_facts():
         spec_exc = e
     if spec is None and spec_exc is None and not may_have_dist("torchrec"):
         # No import target and no distribution: the all-null block the
-        # algorithm below gives, without compiling it (lazy block).
+        # algorithm below gives, without compiling it (nor importing re).
         emit({"torchrec": {"block": {"package_version": None, "commit": None, "source_version": None,
                                      "source_commit": None, "distribution_version": None},
                            "reasons": []}})
         return
-    load_lazy("torchrec")
     torchrec_identity(spec, spec_exc)
 
-
-# lazy: torchrec
-# (Between these markers: code needed only where torchrec may exist. The
-# stdin payload ships it as a string compiled on first use by load_lazy;
-# run as a file the helper defines it at once, and load_lazy does nothing.)
 
 # --- shared commit helpers (docs/python.md, for torchrec) ------------------
 
@@ -766,8 +763,6 @@ def torchrec_identity(spec, spec_exc):
         elif owns_target:
             res["package_version"], res["commit"] = plain(dv), sc or torchrec_commit(dv)
     emit({"torchrec": {"block": res, "reasons": reasons}})
-
-# end lazy: torchrec
 
 
 # --- aiter (docs/python.md) -------------------------------------------------
