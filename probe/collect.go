@@ -126,6 +126,9 @@ type collector struct {
 	// dpkg is dpkg's status database, read once (dpkg_status.go):
 	// amdgpu_driver and rocm_installs both consult it.
 	dpkg func() dpkgStatus
+	// ldCache is the root's /etc/ld.so.cache, parsed once (rocm_installs'
+	// loader; read while the Python helper runs, see Collect).
+	ldCache func() []ldCacheEntry
 	// runtimeType is runtime_context.type
 	// (docs/fields-process.md#runtime_context-process), evaluated once
 	// (runtime_context.go).
@@ -486,7 +489,16 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 
 	c := newCollector(ctx, opt)
 	if opt.Workers >= unbounded {
+		// The Python helper is what a default run waits for longest:
+		// started before the probes are (docs/python.md, "Overlap").
+		go c.python()
 		go c.rocm()
+		if !opt.NoProvenance {
+			// rocm_installs runs after every block; its loader cache is
+			// read now, while the Python helper runs (docs/python.md,
+			// "Overlap").
+			go c.ldCache()
+		}
 	} // else: serial under low limits; the first probe that needs the roots resolves them
 	states, durations := c.startProbes()
 
@@ -588,6 +600,7 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
 	c.kmdVersion = sync.OnceValue(func() *string { return c.root.ReadText("/sys/module/amdgpu/version") })
 	c.dpkg = sync.OnceValue(func() dpkgStatus { return readDpkgStatus(c.root) })
+	c.ldCache = sync.OnceValue(func() []ldCacheEntry { return readLDCache(c.root) })
 	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
 	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
 	// Root discovery runs once, started before any probe

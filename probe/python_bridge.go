@@ -41,14 +41,20 @@ var pythonHelperStdin []byte
 // compiles the helper from its own bytes: the facts are the same.
 var pythonHelperSeekable = append([]byte("# -*- coding: latin-1 -*-\n"), pythonHelperStdin...)
 
-// seekableStdin is a deleted temporary file holding b, at offset 0: the
-// helper's stdin (exec passes an *os.File as the child's descriptor).
-func seekableStdin(b []byte) (*os.File, error) {
-	f, err := os.CreateTemp("", "aorta-probe-helper-")
+// seekableStdin is a file holding b, at offset 0: the helper's stdin (exec
+// passes an *os.File as the child's descriptor). It is a memory file made
+// by newMemfd (memfd): no filesystem is touched, and a FROM-scratch
+// container without a /tmp has one too; where the kernel or a seccomp
+// filter refuses it, a deleted temporary file under $TMPDIR.
+func seekableStdin(b []byte, newMemfd func(name string) (*os.File, error)) (*os.File, error) {
+	f, err := newMemfd("aorta-probe-helper")
 	if err != nil {
-		return nil, err
+		f, err = os.CreateTemp("", "aorta-probe-helper-")
+		if err != nil {
+			return nil, err
+		}
+		os.Remove(f.Name())
 	}
-	os.Remove(f.Name())
 	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
@@ -273,7 +279,7 @@ func runPythonBridge(c *collector) *pyFacts {
 	// Stdin is a seekable file with the coding line (pythonHelperSeekable)
 	// where a temporary file can be made; the bootstrap alone through a
 	// pipe otherwise, or when the interpreter got the file through a pipe.
-	if file, err := seekableStdin(pythonHelperSeekable); err == nil {
+	if file, err := seekableStdin(pythonHelperSeekable, memfd); err == nil {
 		defer file.Close()
 		cmd.Stdin, cmd.StdinFrom = pythonHelperSeekable, file
 	}

@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -1142,5 +1143,32 @@ func TestHelperStdinSeekable(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(runs); strings.Count(string(b), "run") != 2 {
 		t.Errorf("the pipe wrapper ran %d times, want 2 (coding line refused, then the bootstrap)", strings.Count(string(b), "run"))
+	}
+}
+
+// TestSeekableStdin: the helper's stdin is a memory file holding the
+// payload at offset 0, and a deleted temporary file where memfd_create is
+// refused (an old kernel, a seccomp filter).
+func TestSeekableStdin(t *testing.T) {
+	refused := func(string) (*os.File, error) { return nil, syscall.EPERM }
+	for name, newMemfd := range map[string]func(string) (*os.File, error){"memfd": memfd, "refused": refused} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("TMPDIR", t.TempDir())
+			f, err := seekableStdin([]byte("payload"), newMemfd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			link, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+			if wantMem := name == "memfd"; strings.HasPrefix(link, "/memfd:") != wantMem || (!wantMem && !strings.HasSuffix(link, " (deleted)")) {
+				t.Errorf("stdin is %q", link)
+			}
+			if got, err := io.ReadAll(f); err != nil || string(got) != "payload" {
+				t.Errorf("read %q, %v", got, err)
+			}
+			if ents, _ := os.ReadDir(os.Getenv("TMPDIR")); len(ents) != 0 {
+				t.Errorf("left in TMPDIR: %v", ents)
+			}
+		})
 	}
 }

@@ -114,7 +114,7 @@ func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstall
 			out.Described = &in.Root
 		}
 	}
-	cache := readLDCache(root)
+	cache := c.ldCache()
 	for _, lib := range loaderLibraries {
 		out.Loader = append(out.Loader, resolveLibrary(c, cache, lib, list))
 	}

@@ -78,8 +78,9 @@ func TestROCmInstalls(t *testing.T) {
 		"VIRTUAL_ENV":     "/venv",
 		"LD_LIBRARY_PATH": "relative/lib::/opt/rocm-7.0.0/lib",
 	}
-	c := newCollector(context.Background(), Options{Root: root, Cwd: "/", Path: []string{},
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	opt := Options{Root: root, Cwd: "/", Path: []string{},
+		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	c := newCollector(context.Background(), opt)
 	snap := schema.NotCaptured()
 	snap.ROCm = schema.ROCm{Root: "/opt/rocm-7.0.0", RootSource: "ROCM_PATH", Layout: "classic"}
 	got := collectROCmInstalls(c, snap)
@@ -113,7 +114,7 @@ func TestROCmInstalls(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "usr/lib64"), 0o755)
 	os.WriteFile(filepath.Join(root, "usr/lib64/librocblas.so"), nil, 0o644)
 	snap.ROCm = schema.ROCm{Root: "/opt/rocm", RootSource: "none", Layout: "classic"}
-	got = collectROCmInstalls(c, snap)
+	got = collectROCmInstalls(newCollector(context.Background(), opt), snap) // the cache is read once per collection
 	if got.Described != nil {
 		t.Errorf("described %q with root_source none", *got.Described)
 	}

@@ -44,6 +44,9 @@ import (
 // newline: the bytes of an env.json file.
 func Encode(v any) []byte {
 	e := encoder{indent: "  ", itemSep: ",", keySep: ": ", ascii: true}
+	// A document is tens of KiB: one buffer of that size instead of a
+	// dozen doublings (the capture encodes once, on its critical path).
+	e.buf = make([]byte, 0, encodeBufSize)
 	e.value(reflect.ValueOf(v), 0, false)
 	return e.buf
 }
@@ -65,6 +68,10 @@ func EncodeCanonical(v any) []byte {
 	return e.buf
 }
 
+// encodeBufSize is Encode's first buffer: an env.json of a host without
+// torch is about 35 KiB.
+const encodeBufSize = 64 << 10
+
 type encoder struct {
 	buf      []byte
 	indent   string // "" for one-line output
@@ -72,6 +79,52 @@ type encoder struct {
 	keySep   string
 	ascii    bool // ensure_ascii
 	sortKeys bool
+	// fields caches the encoded fields of each struct type met so far,
+	// and spare the member lists of finished objects, per depth: reused,
+	// not reallocated, for the next object at that depth.
+	fields map[reflect.Type][]field
+	spare  [][]member
+}
+
+// field is one encoded field of a struct type: its index and tag.
+type field struct {
+	index int
+	tag   Tag
+}
+
+// fieldsOf is the fields of struct type t that are encoded (not skipped),
+// in order.
+func (e *encoder) fieldsOf(t reflect.Type) []field {
+	if fs, ok := e.fields[t]; ok {
+		return fs
+	}
+	fs := make([]field, 0, t.NumField())
+	for i := range t.NumField() {
+		if tag := FieldTag(t.Field(i)); !tag.Skip {
+			fs = append(fs, field{i, tag})
+		}
+	}
+	if e.fields == nil {
+		e.fields = map[reflect.Type][]field{}
+	}
+	e.fields[t] = fs
+	return fs
+}
+
+// memberList is an empty member list for an object at depth, and done
+// gives it back once the object is written.
+func (e *encoder) memberList(depth int) []member {
+	for len(e.spare) <= depth {
+		e.spare = append(e.spare, nil)
+	}
+	ms := e.spare[depth]
+	e.spare[depth] = nil
+	return ms[:0]
+}
+
+func (e *encoder) done(depth int, ms []member) {
+	clear(ms) // no reflect.Value kept alive
+	e.spare[depth] = ms
 }
 
 // object is implemented by Map; the encoder reads its entries by reflection.
@@ -195,40 +248,38 @@ func sortMembers(ms []member) {
 }
 
 func (e *encoder) mapObject(v reflect.Value, depth int) {
-	ms := make([]member, 0, v.Len())
+	ms := e.memberList(depth)
 	for i := range v.Len() {
 		ent := v.Index(i)
 		ms = append(ms, member{key: ent.Field(0).String(), val: ent.Field(1)})
 	}
 	e.members(ms, depth)
+	e.done(depth, ms)
 }
 
 func (e *encoder) structObject(v reflect.Value, depth int) {
-	e.members(structMembers(v, nil), depth)
+	ms := e.structMembers(v, e.memberList(depth))
+	e.members(ms, depth)
+	e.done(depth, ms)
 }
 
-func structMembers(v reflect.Value, ms []member) []member {
-	t := v.Type()
-	for i := range t.NumField() {
-		tag := FieldTag(t.Field(i))
-		if tag.Skip {
-			continue
-		}
-		fv := v.Field(i)
-		if tag.Inline {
+func (e *encoder) structMembers(v reflect.Value, ms []member) []member {
+	for _, f := range e.fieldsOf(v.Type()) {
+		fv := v.Field(f.index)
+		if f.tag.Inline {
 			if fv.Kind() == reflect.Pointer {
 				if fv.IsNil() {
 					continue
 				}
 				fv = fv.Elem()
 			}
-			ms = structMembers(fv, ms)
+			ms = e.structMembers(fv, ms)
 			continue
 		}
-		if tag.OmitNil && fv.Kind() == reflect.Pointer && fv.IsNil() {
+		if f.tag.OmitNil && fv.Kind() == reflect.Pointer && fv.IsNil() {
 			continue
 		}
-		ms = append(ms, member{key: tag.Key, val: fv, nullable: tag.Nullable})
+		ms = append(ms, member{key: f.tag.Key, val: fv, nullable: f.tag.Nullable})
 	}
 	return ms
 }

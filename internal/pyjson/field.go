@@ -62,7 +62,7 @@ func Field(v any, path []string) ([]byte, error) {
 				return nil, &FieldError{At: i, Keys: keys}
 			}
 		case val.Kind() == reflect.Struct:
-			ms := structMembers(val, nil)
+			ms := new(encoder).structMembers(val, nil)
 			found := false
 			for _, m := range ms {
 				if m.key == seg {
