@@ -54,12 +54,16 @@ func collectAMDGPUDriver(s *state) schema.AMDGPUDriver {
 
 type amdgpuPackage struct{ name, version, fullName, manager string }
 
+// amdgpuPackages are the package names findAMDGPUPackage asks for, in
+// order (each as a prefix: NAME*).
+var amdgpuPackages = []string{"amdgpu-dkms", "amdgpu-kmod"}
+
 // findAMDGPUPackage queries dpkg then rpm for amdgpu-dkms, then both for
 // amdgpu-kmod (docs/fields-process.md#amdgpu_driver-filesystem--host-kernel).
 // The format strings carry real TAB and LF bytes and the glob is a literal
 // argument: there is no shell.
 func findAMDGPUPackage(s *state) *amdgpuPackage {
-	cands := []string{"amdgpu-dkms", "amdgpu-kmod"}
+	cands := amdgpuPackages
 	_, haveDpkg := s.which("dpkg-query")
 	var known map[string]bool
 	if haveDpkg {

@@ -23,7 +23,9 @@ type dpkgStatus struct {
 	// unreadable, not a regular file (a FIFO or a device is never read),
 	// or larger than dpkgStatusMax, before or while it was read.
 	unknown bool
-	// names are the Package: values, in file order.
+	// names are the Package: values that start with one of
+	// amdgpuPackages (dpkgKnows), in file order: the pass keeps no other
+	// name (a status database lists thousands).
 	names []string
 	// hipName and hipVersion are the first stanza of the HIP runtime
 	// (hipRuntimePackage) whose Status ends in "installed"; "" for none.
@@ -40,19 +42,29 @@ func readDpkgStatus(root *rootFS) dpkgStatus {
 	}
 	defer f.Close()
 	lr := &io.LimitedReader{R: f, N: dpkgStatusMax}
-	r := bufio.NewReaderSize(lr, 64<<10)
-	var pkg, ver string
+	// The fields it reads are short lines; a line longer than the buffer
+	// (a long Description) is skipped.
+	r := bufio.NewReaderSize(lr, 16<<10)
+	// pkg and ver are the current stanza's values, copied out of the
+	// reader's buffer; a string is made only for a HIP runtime's stanza.
+	var pkg, ver []byte
 	installed := false
 	endStanza := func() {
-		if st.hipVersion == "" && installed && ver != "" && hipRuntimePackage(pkg) {
-			st.hipName, st.hipVersion = pkg, ver
+		if st.hipVersion == "" && installed && len(ver) > 0 && hipRuntimePackage(string(pkg)) {
+			st.hipName, st.hipVersion = string(pkg), string(ver)
 		}
-		pkg, ver, installed = "", "", false
+		pkg, ver, installed = pkg[:0], ver[:0], false
 	}
 	for {
 		line, err := r.ReadSlice('\n')
 		if name, ok := bytes.CutPrefix(line, []byte("Package: ")); ok {
-			st.names = append(st.names, string(bytes.TrimRight(name, "\r\n")))
+			name = bytes.TrimRight(name, "\r\n")
+			for _, c := range amdgpuPackages {
+				if bytes.HasPrefix(name, []byte(c)) {
+					st.names = append(st.names, string(name))
+					break
+				}
+			}
 		}
 		for err == bufio.ErrBufferFull { // a huge line: skipped, and ends the stanza
 			_, err = r.ReadSlice('\n')
@@ -63,9 +75,9 @@ func readDpkgStatus(root *rootFS) dpkgStatus {
 		case len(line) == 0:
 			endStanza()
 		case bytes.HasPrefix(line, []byte("Package: ")):
-			pkg = strings.TrimSpace(string(line[len("Package: "):]))
+			pkg = append(pkg[:0], bytes.TrimSpace(line[len("Package: "):])...)
 		case bytes.HasPrefix(line, []byte("Version: ")):
-			ver = strings.TrimSpace(string(line[len("Version: "):]))
+			ver = append(ver[:0], bytes.TrimSpace(line[len("Version: "):])...)
 		case bytes.HasPrefix(line, []byte("Status: ")):
 			installed = bytes.HasSuffix(bytes.TrimSpace(line), []byte(" installed"))
 		}
@@ -77,9 +89,9 @@ func readDpkgStatus(root *rootFS) dpkgStatus {
 	}
 }
 
-// dpkgKnows reports, for each candidate, whether dpkg's status database
-// (the file dpkg-query -W reads) may have a package whose name starts
-// with it: true when a Package: line does, or for every candidate when the
+// dpkgKnows reports, for each candidate (one of amdgpuPackages), whether
+// dpkg's status database (the file dpkg-query -W reads) may have a package
+// whose name starts with it: true when a Package: line does, or for every candidate when the
 // database is unknown (dpkg-query then decides). Where it is known not to,
 // the query's answer is known to be empty, and the 10–20 ms it costs are
 // saved.

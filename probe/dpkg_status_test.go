@@ -10,8 +10,8 @@ import (
 	"aorta-probe/internal/testtree"
 )
 
-// TestReadDpkgStatus: one pass gives both readers their answer: every
-// Package: name (dpkgKnows) and the first installed HIP runtime stanza
+// TestReadDpkgStatus: one pass gives both readers their answer: the
+// Package: names of amdgpu packages (dpkgKnows) and the first installed HIP runtime stanza
 // (rocm_installs), skipping one not installed and the -dev package.
 func TestReadDpkgStatus(t *testing.T) {
 	root := t.TempDir()
@@ -25,8 +25,8 @@ func TestReadDpkgStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := readDpkgStatus(machine.NewFS(root, "/", false))
-	want := dpkgStatus{names: []string{"libamdhip64-6", "libamdhip64-dev", "amdgpu-dkms", "libamdhip64-5", "zlib1g"},
-		hipName: "libamdhip64-5", hipVersion: "5.2.3-8"}
+	// Only the names dpkgKnows is asked about (amdgpuPackages) are kept.
+	want := dpkgStatus{names: []string{"amdgpu-dkms"}, hipName: "libamdhip64-5", hipVersion: "5.2.3-8"}
 	if !reflect.DeepEqual(st, want) {
 		t.Errorf("readDpkgStatus = %+v, want %+v", st, want)
 	}

@@ -119,7 +119,7 @@ const libcScanBudget = 64 << 20
 // returns the banner's version. Chunks overlap so a banner that straddles a
 // chunk boundary is still found.
 func scanLibcBanner(r io.Reader) (string, bool) {
-	const chunk, overlap = 64 << 10, 256
+	const chunk, overlap = 16 << 10, 256
 	buf := make([]byte, overlap+chunk)
 	keep := 0
 	for {

@@ -778,16 +778,39 @@ func (r *FS) OpenRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, erro
 // shorter); see openRegular. procfs and sysfs files (size 0 in stat) are
 // read until EOF.
 func (r *FS) ReadHead(p string, n int64) ([]byte, error) {
-	f, _, err := r.OpenRegular(p)
+	f, fi, err := r.OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, n))
+	b, err := readAtMost(f, n, fi.Size())
 	if err != nil {
 		return nil, PathErr("read", p, err)
 	}
 	return b, nil
+}
+
+// readAtMost reads r until EOF, n bytes at most, into a buffer sized for
+// the size stat reports (one allocation for a file whose size is known:
+// io.ReadAll would double its way there, touching twice the memory). A
+// file that grows meanwhile, or reports 0 (procfs, sysfs), is still read
+// whole.
+func readAtMost(r io.Reader, n, size int64) ([]byte, error) {
+	b := make([]byte, 0, max(min(n, size+1), 512)) // +1: room to see EOF
+	lr := io.LimitedReader{R: r, N: n}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		m, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // UnwrapErrno is the errno under err (however deeply wrapped), else err:

@@ -3,12 +3,14 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"aorta-probe/internal/testtree"
 )
@@ -327,5 +329,36 @@ func TestUnwrapErrnoDeep(t *testing.T) {
 	plain := errors.New("short read")
 	if got := UnwrapErrno(plain); got != plain {
 		t.Errorf("unwrapErrno(%v) = %v, want it unchanged", plain, got)
+	}
+}
+
+// TestReadAtMost: the whole reader up to n bytes whatever size stat
+// reported (exact, 0 as procfs says, smaller as for a file that grew, larger
+// as for one that shrank), in one buffer when the size was right.
+func TestReadAtMost(t *testing.T) {
+	text := strings.Repeat("0123456789", 300) // 3000 bytes
+	for _, tc := range []struct {
+		name    string
+		n, size int64
+		want    string
+	}{
+		{"exact size", 1 << 20, 3000, text},
+		{"size 0 (procfs)", 1 << 20, 0, text},
+		{"grew since stat", 1 << 20, 100, text},
+		{"shrank since stat", 1 << 20, 9000, text},
+		{"cut at n", 1234, 3000, text[:1234]},
+		{"cut at n, size 0", 700, 0, text[:700]},
+		{"n 0", 0, 3000, ""},
+	} {
+		b, err := readAtMost(strings.NewReader(tc.want+text[len(tc.want):]), tc.n, tc.size)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("%s: read %d bytes, %v; want %d", tc.name, len(b), err, len(tc.want))
+		}
+		if tc.name == "exact size" && cap(b) != 3001 {
+			t.Errorf("exact size: buffer of %d bytes, want one of 3001", cap(b))
+		}
+	}
+	if _, err := readAtMost(iotest.ErrReader(io.ErrUnexpectedEOF), 10, 10); err != io.ErrUnexpectedEOF {
+		t.Errorf("a failing reader: %v", err)
 	}
 }
