@@ -126,9 +126,10 @@ type collector struct {
 	// dpkg is dpkg's status database, read once (dpkg_status.go):
 	// amdgpu_driver and rocm_installs both consult it.
 	dpkg func() dpkgStatus
-	// ldCache is the root's /etc/ld.so.cache, parsed once (rocm_installs'
-	// loader; read while the Python helper runs, see Collect).
-	ldCache func() []ldCacheEntry
+	// ldCache is where the root's /etc/ld.so.cache sends each of
+	// rocm_installs' loaderLibraries, read once (while the Python helper
+	// runs, see Collect).
+	ldCache func() map[string]string
 	// runtimeType is runtime_context.type
 	// (docs/fields-process.md#runtime_context-process), evaluated once
 	// (runtime_context.go).
@@ -600,7 +601,7 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
 	c.kmdVersion = sync.OnceValue(func() *string { return c.root.ReadText("/sys/module/amdgpu/version") })
 	c.dpkg = sync.OnceValue(func() dpkgStatus { return readDpkgStatus(c.root) })
-	c.ldCache = sync.OnceValue(func() []ldCacheEntry { return readLDCache(c.root) })
+	c.ldCache = sync.OnceValue(func() map[string]string { return readLDCache(c.root) })
 	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
 	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
 	// Root discovery runs once, started before any probe

@@ -41,46 +41,115 @@ const ldCacheMax = 16 << 20
 var errLDCache = errors.New("not an ld.so.cache")
 
 // parseLDCache reads the entries of an ld.so.cache image in file order
-// (ldconfig sorts them so that the first match is the loader's choice).
-// The new table wins when there is one. Every offset is checked: a
-// corrupt or truncated cache is an error, never a panic. Strings are
-// NUL-terminated; an entry whose name or path runs off the end is an
-// error too.
+// (ldconfig sorts them so that the first match is the loader's choice);
+// see walkLDCache.
 func parseLDCache(b []byte) ([]ldCacheEntry, error) {
+	var out []ldCacheEntry
+	err := walkLDCache(b, func(name, path []byte, flags int32, hwcap uint64) bool {
+		out = append(out, ldCacheEntry{Name: string(name), Path: string(path), Flags: flags, HWCap: hwcap})
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ldCacheFind is, for each of libs, the path the loader of this
+// architecture takes from the ld.so.cache image b (ldCacheArch): the first
+// entry named lib (its path even when empty), else the first named lib.N…
+// with a path; libs without one, and all of them when b is not a cache,
+// are absent. It copies only what it
+// returns: a cache lists a thousand libraries, the probe asks for three.
+func ldCacheFind(b []byte, libs []string) map[string]string {
+	arch := ldCacheArch()
+	exact := map[string]string{}
+	soname := map[string]string{}
+	walkLDCache(b, func(name, path []byte, flags int32, _ uint64) bool {
+		if arch != -1 && flags != arch {
+			return true
+		}
+		for _, lib := range libs {
+			switch {
+			case string(name) == lib:
+				if _, ok := exact[lib]; !ok {
+					exact[lib] = string(path)
+				}
+			case len(name) > len(lib) && name[len(lib)] == '.' && string(name[:len(lib)]) == lib && len(path) > 0:
+				if _, ok := soname[lib]; !ok {
+					soname[lib] = string(path)
+				}
+			}
+		}
+		return true
+	})
+	for lib, p := range soname {
+		if _, ok := exact[lib]; !ok {
+			exact[lib] = p
+		}
+	}
+	return exact
+}
+
+// walkLDCache calls fn with each entry of an ld.so.cache image in file
+// order, its name and path slices of b, until fn returns false. The new
+// table wins when there is one. Every offset is checked before fn sees
+// the first entry: a corrupt or truncated cache is an error (and no call),
+// never a panic. Strings are NUL-terminated; an entry whose name or path
+// runs off the end is an error too.
+func walkLDCache(b []byte, fn func(name, path []byte, flags int32, hwcap uint64) bool) error {
+	t, err := ldCacheTableOf(b)
+	if err != nil {
+		return err
+	}
+	for i := range t.n { // every entry valid first
+		if _, _, ok := t.entry(i); !ok {
+			return errLDCache
+		}
+	}
+	for i := range t.n {
+		name, path, _ := t.entry(i)
+		if !fn(name, path, t.flags(i), t.hwcap(i)) {
+			break
+		}
+	}
+	return nil
+}
+
+// ldCacheTable is one table of an image: n entries of size bytes from
+// entries, string offsets counted from strs.
+type ldCacheTable struct {
+	bo            binary.ByteOrder
+	entries, strs []byte
+	n, size       uint64
+	newFormat     bool
+}
+
+// ldCacheTableOf finds the table of image b that the loader reads.
+func ldCacheTableOf(b []byte) (ldCacheTable, error) {
 	if bytes.HasPrefix(b, []byte(ldCacheMagicNew)) {
-		return parseLDCacheNew(b)
+		return ldCacheTableNew(b)
 	}
 	if !bytes.HasPrefix(b, []byte(ldCacheMagicOld)) || len(b) < ldCacheHeaderOld {
-		return nil, errLDCache
+		return ldCacheTable{}, errLDCache
 	}
 	le := binary.LittleEndian
 	n := uint64(le.Uint32(b[12:16]))
 	end := ldCacheHeaderOld + n*ldCacheEntryOld
 	if end > uint64(len(b)) {
-		return nil, errLDCache
+		return ldCacheTable{}, errLDCache
 	}
 	// A new table hidden after the old one (glibc 2.x before 2.32).
 	if off := (end + 7) &^ 7; off < uint64(len(b)) && bytes.HasPrefix(b[off:], []byte(ldCacheMagicNew)) {
-		return parseLDCacheNew(b[off:])
+		return ldCacheTableNew(b[off:])
 	}
-	strs := b[end:]
-	out := make([]ldCacheEntry, 0, n)
-	for i := uint64(0); i < n; i++ {
-		e := b[ldCacheHeaderOld+i*ldCacheEntryOld:]
-		name, ok1 := cString(strs, le.Uint32(e[4:8]))
-		path, ok2 := cString(strs, le.Uint32(e[8:12]))
-		if !ok1 || !ok2 {
-			return nil, errLDCache
-		}
-		out = append(out, ldCacheEntry{Name: name, Path: path, Flags: int32(le.Uint32(e[0:4]))})
-	}
-	return out, nil
+	return ldCacheTable{bo: le, entries: b[ldCacheHeaderOld:end], strs: b[end:], n: n, size: ldCacheEntryOld}, nil
 }
 
-// parseLDCacheNew reads a new-format table starting at b[0].
-func parseLDCacheNew(b []byte) ([]ldCacheEntry, error) {
+// ldCacheTableNew is the new-format table starting at b[0].
+func ldCacheTableNew(b []byte) (ldCacheTable, error) {
 	if len(b) < ldCacheHeaderNew {
-		return nil, errLDCache
+		return ldCacheTable{}, errLDCache
 	}
 	var bo binary.ByteOrder = binary.LittleEndian
 	// The header's flags say the byte order (cache_file_new_flags_endian_*:
@@ -89,33 +158,42 @@ func parseLDCacheNew(b []byte) ([]ldCacheEntry, error) {
 		bo = binary.BigEndian
 	}
 	n := uint64(bo.Uint32(b[20:24]))
-	if ldCacheHeaderNew+n*ldCacheEntryNew > uint64(len(b)) {
-		return nil, errLDCache
+	end := ldCacheHeaderNew + n*ldCacheEntryNew
+	if end > uint64(len(b)) {
+		return ldCacheTable{}, errLDCache
 	}
-	out := make([]ldCacheEntry, 0, n)
-	for i := uint64(0); i < n; i++ {
-		e := b[ldCacheHeaderNew+i*ldCacheEntryNew:]
-		name, ok1 := cString(b, bo.Uint32(e[4:8]))
-		path, ok2 := cString(b, bo.Uint32(e[8:12]))
-		if !ok1 || !ok2 {
-			return nil, errLDCache
-		}
-		out = append(out, ldCacheEntry{Name: name, Path: path, Flags: int32(bo.Uint32(e[0:4])), HWCap: bo.Uint64(e[16:24])})
+	return ldCacheTable{bo: bo, entries: b[ldCacheHeaderNew:end], strs: b, n: n, size: ldCacheEntryNew, newFormat: true}, nil
+}
+
+// entry is entry i's name and path; false when either runs off the image.
+func (t ldCacheTable) entry(i uint64) (name, path []byte, ok bool) {
+	e := t.entries[i*t.size:]
+	name, ok1 := cString(t.strs, t.bo.Uint32(e[4:8]))
+	path, ok2 := cString(t.strs, t.bo.Uint32(e[8:12]))
+	return name, path, ok1 && ok2
+}
+
+func (t ldCacheTable) flags(i uint64) int32 { return int32(t.bo.Uint32(t.entries[i*t.size:])) }
+
+// hwcap is the new format's hwcap word; 0 in the old format.
+func (t ldCacheTable) hwcap(i uint64) uint64 {
+	if !t.newFormat {
+		return 0
 	}
-	return out, nil
+	return t.bo.Uint64(t.entries[i*t.size+16:])
 }
 
 // cString is the NUL-terminated string at off in b.
-func cString(b []byte, off uint32) (string, bool) {
+func cString(b []byte, off uint32) ([]byte, bool) {
 	if uint64(off) >= uint64(len(b)) {
-		return "", false
+		return nil, false
 	}
 	s := b[off:]
 	i := bytes.IndexByte(s, 0)
 	if i < 0 {
-		return "", false
+		return nil, false
 	}
-	return string(s[:i]), true
+	return s[:i], true
 }
 
 // ldCacheArch is the entry flags the loader of this architecture accepts

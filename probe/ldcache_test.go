@@ -158,5 +158,66 @@ func FuzzParseLDCache(f *testing.F) {
 				t.Fatalf("a NUL inside %q / %q", e.Name, e.Path)
 			}
 		}
+		libs := []string{"libamdhip64.so", "libc.so"}
+		if got, want := ldCacheFind(b, libs), lookupEntries(entries, libs); !reflect.DeepEqual(got, want) {
+			t.Fatalf("ldCacheFind = %q, the parsed entries say %q", got, want)
+		}
 	})
+}
+
+// lookupEntries is ldCacheFind over parsed entries, written plainly: for
+// each lib the first entry of this architecture named lib, else the first
+// named lib.N….
+func lookupEntries(entries []ldCacheEntry, libs []string) map[string]string {
+	out := map[string]string{}
+	for _, lib := range libs {
+		soname := ""
+		for _, e := range entries {
+			if arch := ldCacheArch(); arch != -1 && e.Flags != arch {
+				continue
+			}
+			if e.Name == lib {
+				out[lib] = e.Path
+				break
+			}
+			if soname == "" && strings.HasPrefix(e.Name, lib+".") {
+				soname = e.Path
+			}
+		}
+		if _, ok := out[lib]; !ok && soname != "" {
+			out[lib] = soname
+		}
+	}
+	return out
+}
+
+// TestLDCacheFind: the exact name wins over an earlier soname, another
+// architecture's entry is passed over, the first of two wins, a library
+// the cache lacks is absent, and a corrupt image answers nothing.
+func TestLDCacheFind(t *testing.T) {
+	arch := ldCacheArch()
+	if arch == -1 {
+		t.Skip("no ld.so.cache architecture flags known for this GOARCH")
+	}
+	entries := []ldCacheEntry{
+		{Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6", Flags: arch},
+		{Name: "libamdhip64.so", Path: "/opt/rocm/lib/libamdhip64.so", Flags: arch},
+		{Name: "librocblas.so", Path: "/other/arch/librocblas.so", Flags: arch ^ 0x0100},
+		{Name: "librocblas.so.4", Path: "/opt/rocm/lib/librocblas.so.4", Flags: arch},
+		{Name: "librocblas.so.3", Path: "/old/librocblas.so.3", Flags: arch},
+		{Name: "libhipblaslt.so-not", Path: "/x", Flags: arch},
+	}
+	libs := []string{"libamdhip64.so", "librocblas.so", "libhipblaslt.so"}
+	want := map[string]string{"libamdhip64.so": "/opt/rocm/lib/libamdhip64.so", "librocblas.so": "/opt/rocm/lib/librocblas.so.4"}
+	for _, format := range []string{"new", "old", "both"} {
+		b := ldCacheImage(format, binary.LittleEndian, entries)
+		if got := ldCacheFind(b, libs); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %q, want %q", format, got, want)
+		}
+		// (In "both" the old table's strings come last, and the new
+		// table the loader reads is whole.)
+		if got := ldCacheFind(b[:len(b)-3], libs); len(got) != 0 && format != "both" {
+			t.Errorf("%s cut short: %q, want nothing", format, got)
+		}
+	}
 }

@@ -326,7 +326,7 @@ func debianUpstream(v string) string {
 // directory of $LD_LIBRARY_PATH holding it (or its highest soname), else
 // the first entry of /etc/ld.so.cache for this architecture named lib,
 // else one named lib.N…, else /lib, /usr/lib (and their lib64 twins).
-func resolveLibrary(c *collector, cache []ldCacheEntry, lib string, installs []*rocmInstall) schema.LoaderResolution {
+func resolveLibrary(c *collector, cache map[string]string, lib string, installs []*rocmInstall) schema.LoaderResolution {
 	res := schema.LoaderResolution{Library: lib}
 	hit := func(p, via string) schema.LoaderResolution {
 		res.Path, res.Via = &p, &via
@@ -346,7 +346,7 @@ func resolveLibrary(c *collector, cache []ldCacheEntry, lib string, installs []*
 			}
 		}
 	}
-	if p := ldCacheLookup(cache, lib); p != "" {
+	if p := cache[lib]; p != "" {
 		return hit(p, "ld.so.cache")
 	}
 	for _, d := range []string{"/lib64", "/usr/lib64", "/lib", "/usr/lib"} {
@@ -357,33 +357,15 @@ func resolveLibrary(c *collector, cache []ldCacheEntry, lib string, installs []*
 	return res
 }
 
-// ldCacheLookup is the path of lib in the cache entries, or "".
-func ldCacheLookup(entries []ldCacheEntry, lib string) string {
-	arch := ldCacheArch()
-	var soname string
-	for _, e := range entries {
-		if arch != -1 && e.Flags != arch {
-			continue
-		}
-		if e.Name == lib {
-			return e.Path
-		}
-		if soname == "" && strings.HasPrefix(e.Name, lib+".") {
-			soname = e.Path
-		}
-	}
-	return soname
-}
-
-// readLDCache parses the probed root's /etc/ld.so.cache; nil when it is
-// missing, too large or not a cache.
-func readLDCache(root *rootFS) []ldCacheEntry {
+// readLDCache is where the probed root's /etc/ld.so.cache sends each of
+// loaderLibraries (ldCacheFind); empty when it is missing, too large or
+// not a cache.
+func readLDCache(root *rootFS) map[string]string {
 	b, err := root.ReadFile("/etc/ld.so.cache", ldCacheMax)
 	if err != nil {
 		return nil
 	}
-	entries, _ := parseLDCache(b)
-	return entries
+	return ldCacheFind(b, loaderLibraries)
 }
 
 // installOf is the root of the install holding the library file p (as
