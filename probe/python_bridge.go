@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -43,7 +44,7 @@ var pythonHelperSeekable = append([]byte("# -*- coding: latin-1 -*-\n"), pythonH
 
 // seekableStdin is a file holding b, at offset 0: the helper's stdin (exec
 // passes an *os.File as the child's descriptor). It is a memory file made
-// by newMemfd (memfd): no filesystem is touched, and a FROM-scratch
+// by newMemfd (machine.Memfd): no filesystem is touched, and a FROM-scratch
 // container without a /tmp has one too; where the kernel or a seccomp
 // filter refuses it, a deleted temporary file under $TMPDIR.
 func seekableStdin(b []byte, newMemfd func(name string) (*os.File, error)) (*os.File, error) {
@@ -279,7 +280,7 @@ func runPythonBridge(c *collector) *pyFacts {
 	// Stdin is a seekable file with the coding line (pythonHelperSeekable)
 	// where a temporary file can be made; the bootstrap alone through a
 	// pipe otherwise, or when the interpreter got the file through a pipe.
-	if file, err := seekableStdin(pythonHelperSeekable, memfd); err == nil {
+	if file, err := seekableStdin(pythonHelperSeekable, machine.Memfd); err == nil {
 		defer file.Close()
 		cmd.Stdin, cmd.StdinFrom = pythonHelperSeekable, file
 	}

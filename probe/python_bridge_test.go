@@ -1151,7 +1151,7 @@ func TestHelperStdinSeekable(t *testing.T) {
 // refused (an old kernel, a seccomp filter).
 func TestSeekableStdin(t *testing.T) {
 	refused := func(string) (*os.File, error) { return nil, syscall.EPERM }
-	for name, newMemfd := range map[string]func(string) (*os.File, error){"memfd": memfd, "refused": refused} {
+	for name, newMemfd := range map[string]func(string) (*os.File, error){"memfd": machine.Memfd, "refused": refused} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("TMPDIR", t.TempDir())
 			f, err := seekableStdin([]byte("payload"), newMemfd)

@@ -13,6 +13,10 @@
 #   helper alone        PY - <FILE (through sh), FILE being a coding line
 #                       and probe/python_helper.stdin as the probe feeds
 #                       it: the Python helper's own time, without the probe
+#   Go floor            scripts/helperfloor OUT PY probe/python_helper.stdin:
+#                       a Go program that only runs the helper as the probe
+#                       does (memfd stdin) and writes its stdout atomically:
+#                       the floor of any Go capture's overhead here
 #   default             aorta-probe OUT   (whatever python3 is first on PATH;
 #                       a pyenv shim adds its own start-up)
 #   --python PY         aorta-probe OUT --python PY
@@ -56,6 +60,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$tmp/aorta-probe" .
 CGO_ENABLED=0 go build -trimpath -ldflags=-s -o "$tmp/aorta-probe-stripped" .
+CGO_ENABLED=0 go build -trimpath -o "$tmp/helperfloor" ./scripts/helperfloor
 mkdir "$tmp/empty"
 
 # The helper stream PY prints, replayed by a shell script.
@@ -88,7 +93,7 @@ if command -v g++ >/dev/null; then
 	g++ -shared -fPIC -o "$site/torch/lib/libtorch_hip.so" "$tmp/x.cpp"
 fi
 
-names=("python -c pass" "helper alone" "default" "--python PY" "probe alone" "fake torch: import" "fake torch: probe" "no-python" "empty-root")
+names=("python -c pass" "helper alone" "Go floor" "default" "--python PY" "probe alone" "fake torch: import" "fake torch: probe" "no-python" "empty-root")
 rt=${REAL_TORCH_PYTHON:-}
 if [ -n "$rt" ]; then
 	"$rt" -c 'import torch' >/dev/null 2>&1 || { echo "bench-wall: REAL_TORCH_PYTHON=$rt cannot import torch" >&2; exit 1; }
@@ -115,6 +120,7 @@ row() {
 	case ${names[$1]} in
 	"python -c pass") cmd=("$py" -c pass) ;;
 	"helper alone") cmd=(sh -c 'exec "$0" - <"$1"' "$py" "$helper") ;;
+	"Go floor") cmd=("$tmp/helperfloor" "$tmp/floor.json" "$py" probe/python_helper.stdin) ;;
 	"default") cmd=("$tmp/aorta-probe" "$tmp/env.json") ;;
 	"--python PY") cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$py") ;;
 	"probe alone") cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$tmp/replay") ;;
@@ -164,6 +170,7 @@ ratio() {
 }
 ratio "--python PY / python -c pass:" "--python PY" "python -c pass"
 ratio "helper alone / python -c pass:" "helper alone" "python -c pass"
+ratio "Go floor / python -c pass:" "Go floor" "python -c pass"
 ratio "default / python -c pass:" "default" "python -c pass"
 ratio "fake torch: probe / fake torch: import:" "fake torch: probe" "fake torch: import"
 [ -z "$rt" ] || ratio "real torch: probe / real torch: import:" "real torch: probe" "real torch: import"

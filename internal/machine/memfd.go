@@ -1,4 +1,4 @@
-package probe
+package machine
 
 import (
 	"os"
@@ -7,9 +7,10 @@ import (
 	"unsafe"
 )
 
-// memfd is a new memory file (memfd_create(2), Linux 3.17), close-on-exec,
-// read-write at offset 0: a file that never touches a filesystem.
-func memfd(name string) (*os.File, error) {
+// Memfd is a new memory file (memfd_create(2), Linux 3.17), close-on-exec,
+// read-write at offset 0: a file that touches no filesystem. The Python
+// helper's stdin is one (probe/python_bridge.go).
+func Memfd(name string) (*os.File, error) {
 	nr := memfdCreateCall()
 	if nr == 0 {
 		return nil, &os.SyscallError{Syscall: "memfd_create", Err: syscall.ENOSYS}
