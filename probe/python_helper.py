@@ -150,12 +150,26 @@ def exc_name(e):
     return type(e).__name__
 
 
+def _bootstrap():
+    # The import system's own module, frozen into CPython: importlib's
+    # _bootstrap is this module, and importlib.import_module of a name
+    # without a leading dot is its _gcd_import. Using it directly spares
+    # importing importlib itself (1 ms). None under --exact or where it is
+    # missing (not CPython): importlib then.
+    if _EXACT:
+        return None
+    return sys.modules.get("_frozen_importlib")
+
+
 def do_import(name):
     # (module, outcome): outcome is ok, ImportError or the class name.
-    import importlib
+    load = getattr(_bootstrap(), "_gcd_import", None)
+    if load is None:
+        import importlib
 
+        load = importlib.import_module
     try:
-        return importlib.import_module(name), "ok"
+        return load(name), "ok"
     except ImportError:
         return None, "ImportError"
     except BaseException as e:  # SystemExit from a package counts too
@@ -168,10 +182,8 @@ def find_spec(name):
     # Done here with importlib's own _find_spec, as importlib.util does, so
     # that importlib.util (and contextlib, collections, functools behind it)
     # is not imported.
-    import importlib
-
-    _find = getattr(getattr(importlib, "_bootstrap", None), "_find_spec", None)
-    if _EXACT or _find is None or "." in name:
+    _find = getattr(_bootstrap(), "_find_spec", None)
+    if _find is None or "." in name:
         import importlib.util
 
         return importlib.util.find_spec(name)
