@@ -38,7 +38,8 @@
 #                       directory of links to /usr/bin and /bin minus hip*,
 #                       roc*, amd*), so the interpreter's overhead is not
 #                       hidden behind hipconfig
-#                       (only when the tools are on PATH)
+#                       (only when the tools are on PATH; the torch probe
+#                       rows then run on that PATH too)
 # For each: the median and p90 wall time (date +%s%N around GNU time, so
 # it includes GNU time's own fork/exec, ~1 ms) and the median peak RSS
 # (GNU time %M, KiB: the largest process of the tree, so with an
@@ -102,6 +103,7 @@ fi
 # Debian's ROCm userspace (docs/rocm-roots.md#every-install-rocm_installs):
 # the probe with the real tools against the tools' own cost.
 rocm=""
+torchpath=() # the torch probe rows' PATH: the no-rocm one where the tools are
 if command -v hipconfig >/dev/null && command -v rocm_agent_enumerator >/dev/null; then
 	rocm=yes
 	names+=("rocm tools: seq" "rocm tools: probe" "no-rocm PATH: pass" "no-rocm PATH: --python PY")
@@ -112,6 +114,7 @@ if command -v hipconfig >/dev/null && command -v rocm_agent_enumerator >/dev/nul
 			[ -e "$tmp/norocm/${f##*/}" ] || ln -s "$f" "$tmp/norocm/${f##*/}"
 		done
 	done
+	torchpath=("PATH=$tmp/norocm")
 fi
 # row I: run configuration I (by its name) once with GNU time, print
 # "WALL_US RSS_KIB".
@@ -125,11 +128,11 @@ row() {
 	"--python PY") cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$py") ;;
 	"probe alone") cmd=("$tmp/aorta-probe" "$tmp/env.json" --python "$tmp/replay") ;;
 	"fake torch: import") env=("PYTHONPATH=$site") cmd=("$py" -c 'import torch') ;;
-	"fake torch: probe") env=("PYTHONPATH=$site") cmd=("$tmp/aorta-probe" "$tmp/fake.json" --python "$py") ;;
+	"fake torch: probe") env=("PYTHONPATH=$site" "${torchpath[@]}") cmd=("$tmp/aorta-probe" "$tmp/fake.json" --python "$py") ;;
 	"no-python") cmd=("$tmp/aorta-probe" "$tmp/env.json" --no-python) ;;
 	"empty-root") cmd=("$tmp/aorta-probe" "$tmp/env.json" --root "$tmp/empty") ;;
 	"real torch: import") cmd=("$rt" -c 'import torch') ;;
-	"real torch: probe") cmd=("$tmp/aorta-probe" "$tmp/real.json" --python "$rt") ;;
+	"real torch: probe") env=("${torchpath[@]}") cmd=("$tmp/aorta-probe" "$tmp/real.json" --python "$rt") ;;
 	# the enumerator fails without a GPU: the shell's status is 0 anyway
 	"rocm tools: seq") cmd=(sh -c 'hipconfig --version; rocm_agent_enumerator; exit 0') ;;
 	"rocm tools: probe") cmd=("$tmp/aorta-probe" "$tmp/rocm.json" --no-python) ;;
