@@ -4,7 +4,7 @@ import "testing"
 
 func TestNew(t *testing.T) {
 	re := New(`^gfx([0-9a-f]+)$`)
-	if re() != re() {
+	if first, second := re(), re(); first != second {
 		t.Error("two calls compiled two expressions")
 	}
 	if m := re().FindStringSubmatch("gfx942"); m == nil || m[1] != "942" {
