@@ -278,8 +278,9 @@ func runPythonBridge(c *collector) *pyFacts {
 	cmd := Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelperStdin, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput, MaxStderr: pythonMaxStderr,
 		Env: []string{HelperMarker + "=" + strconv.Itoa(os.Getpid())}}
 	// Stdin is a seekable file with the coding line (pythonHelperSeekable)
-	// where a temporary file can be made; the bootstrap alone through a
-	// pipe otherwise, or when the interpreter got the file through a pipe.
+	// where a memory or temporary file can be made; the bootstrap alone
+	// through a pipe otherwise, or when the interpreter got the file
+	// through a pipe.
 	if file, err := seekableStdin(pythonHelperSeekable, machine.Memfd); err == nil {
 		defer file.Close()
 		cmd.Stdin, cmd.StdinFrom = pythonHelperSeekable, file
