@@ -51,6 +51,7 @@ def _lazy(name, src):
 
     return stand_in
 
+
 # Speed (docs/python.md, "Speed"): the helper is what the default run waits
 # for, so it imports nothing it may not need. json and re are not imported
 # up front (the facts are written by _dumps below; re is compiled on first
