@@ -91,10 +91,10 @@ func readDpkgStatus(root *rootFS) dpkgStatus {
 
 // dpkgKnows reports, for each candidate (one of amdgpuPackages), whether
 // dpkg's status database (the file dpkg-query -W reads) may have a package
-// whose name starts with it: true when a Package: line does, or for every candidate when the
-// database is unknown (dpkg-query then decides). Where it is known not to,
-// the query's answer is known to be empty, and the 10–20 ms it costs are
-// saved.
+// whose name starts with it: true when a Package: line does, or for every
+// candidate when the database is unknown (dpkg-query then decides). Where
+// it is known not to, the query's answer is known to be empty, and the
+// 10–20 ms it costs are saved.
 func dpkgKnows(st dpkgStatus, cands []string) map[string]bool {
 	known := map[string]bool{}
 	for _, c := range cands {

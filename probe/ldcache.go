@@ -59,8 +59,8 @@ func parseLDCache(b []byte) ([]ldCacheEntry, error) {
 // architecture takes from the ld.so.cache image b (ldCacheArch): the first
 // entry named lib (its path even when empty), else the first named lib.N…
 // with a path; libs without one, and all of them when b is not a cache,
-// are absent. It copies only what it
-// returns: a cache lists a thousand libraries, the probe asks for three.
+// are absent. It copies only what it returns: a cache lists a thousand
+// libraries, the probe asks for three.
 func ldCacheFind(b []byte, libs []string) map[string]string {
 	arch := ldCacheArch()
 	exact := map[string]string{}
