@@ -23,8 +23,8 @@ import (
 	"aorta-probe/internal/cli/limits"
 	"aorta-probe/internal/cli/output"
 	"aorta-probe/internal/cli/validate"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
-	"aorta-probe/probe"
 )
 
 func main() {
@@ -37,9 +37,9 @@ func main() {
 	// re-parented here when its parent exits, and killed and reaped after
 	// each command and before exit (internal/machine/reap.go, docs/usage.md). Where
 	// prctl is refused, group kills remain the only cleanup.
-	_ = probe.BecomeSubreaper()
+	_ = machine.BecomeSubreaper()
 	code := run(signals.Received(), os.Args[1:], stdout, os.Stderr)
-	probe.ReapOrphans()
+	machine.ReapOrphans()
 	os.Exit(code)
 }
 

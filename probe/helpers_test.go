@@ -95,14 +95,7 @@ func TestPatientRunner(t *testing.T) {
 }
 
 // sh writes script as an executable /bin/sh tool in a temp directory.
-func sh(t *testing.T, script string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "tool")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+var sh = testtree.Script
 
 // Table tests and fuzz targets for the pure parsers of the command-driven
 // hardware blocks (hip, gpu_arch, nics, system_health).

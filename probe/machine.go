@@ -42,26 +42,13 @@ var (
 	ErrNotArchive = machine.ErrNotArchive
 )
 
-// WithheldValue is what a replay sees for a variable whose value an
-// archive never holds.
-const WithheldValue = machine.WithheldValue
-
 // ErrTimeout is the Err of a command killed at its timeout.
 var ErrTimeout = machine.ErrTimeout
 
-// Per-command timeouts and output caps (machine.ShortTimeout, …).
+// Per-command timeouts (machine.ShortTimeout, machine.LongTimeout).
 const (
-	ShortTimeout     = machine.ShortTimeout
-	LongTimeout      = machine.LongTimeout
-	DefaultMaxOutput = machine.DefaultMaxOutput
-	DefaultMaxStderr = machine.DefaultMaxStderr
-)
-
-// BecomeSubreaper and ReapOrphans: machine.BecomeSubreaper and
-// machine.ReapOrphans, for package main.
-var (
-	BecomeSubreaper = machine.BecomeSubreaper
-	ReapOrphans     = machine.ReapOrphans
+	ShortTimeout = machine.ShortTimeout
+	LongTimeout  = machine.LongTimeout
 )
 
 // rootFS is the probed machine's filesystem under Options.Root

@@ -3,6 +3,7 @@ package probe
 import (
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstall
 			if alias != "" {
 				name = alias
 			}
-			if name != in.Root && !contains(in.Aliases, name) {
+			if name != in.Root && !slices.Contains(in.Aliases, name) {
 				in.Aliases = append(in.Aliases, name)
 			}
 			return
@@ -122,15 +123,6 @@ func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstall
 		out.Installs = append(out.Installs, in.ROCmInstall)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // locationKind is the kind a directory named by $ROCM_PATH has by its

@@ -14,16 +14,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"aorta-probe/internal/testtree"
 )
 
-func sh(t *testing.T, script string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "tool")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+// sh writes script as an executable /bin/sh tool in a temp directory.
+var sh = testtree.Script
 
 func TestExecRunner(t *testing.T) {
 	ctx := context.Background()

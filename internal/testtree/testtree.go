@@ -33,3 +33,14 @@ func Make(tb testing.TB, root string, specs ...string) {
 		}
 	}
 }
+
+// Script writes script as an executable /bin/sh tool in a temporary
+// directory of tb and returns its path.
+func Script(tb testing.TB, script string) string {
+	tb.Helper()
+	p := filepath.Join(tb.TempDir(), "tool")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
