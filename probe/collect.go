@@ -116,6 +116,13 @@ type collector struct {
 	// sites is the Python search path as the filesystem shows it
 	// (pythonSiteDirs), computed once.
 	sites func() []string
+	// distInfos are the *.dist-info entries of those directories, listed
+	// once (listDistInfos).
+	distInfos func() []siteDistInfos
+	// dirLists are the directory listings libHash asks for, each read once
+	// (dirNames).
+	dirMu    sync.Mutex
+	dirLists map[string]func() ([]string, error)
 	// redact removes secrets from what probe_provenance records of a
 	// command (its argv and error text): Buck config values
 	// (redactArgv in buck_invocation.go).
@@ -599,6 +606,7 @@ func newCollector(ctx context.Context, opt Options) *collector {
 		c.path = machine.SearchPath(opt.Env)
 	}
 	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
+	c.distInfos = sync.OnceValue(func() []siteDistInfos { return listDistInfos(c.root, c.sites()) })
 	c.kmdVersion = sync.OnceValue(func() *string { return c.root.ReadText("/sys/module/amdgpu/version") })
 	c.dpkg = sync.OnceValue(func() dpkgStatus { return readDpkgStatus(c.root) })
 	c.ldCache = sync.OnceValue(func() map[string]string { return readLDCache(c.root) })

@@ -151,6 +151,33 @@ type isoInputs struct {
 	statusErr        error
 	fixed            *fixedNS
 	mounts           *mountView
+	// ancestors are the /proc/<pid>/status files the ancestor walks read,
+	// by pid: the mnt and net walks climb the same chain.
+	ancestors map[int]ancestorStatus
+}
+
+type ancestorStatus struct {
+	st  procStatus
+	err error
+}
+
+// ancestorStatus is /proc/<pid>/status of an ancestor, read once.
+func (in *isoInputs) ancestorStatus(pid int) (procStatus, error) {
+	if a, ok := in.ancestors[pid]; ok {
+		return a.st, a.err
+	}
+	var a ancestorStatus
+	b, err := in.s.root.ReadFile(fmt.Sprintf("/proc/%d/status", pid), machine.MaxTextFile)
+	if err != nil {
+		a.err = err
+	} else {
+		a.st = parseProcStatus(string(b))
+	}
+	if in.ancestors == nil {
+		in.ancestors = map[int]ancestorStatus{}
+	}
+	in.ancestors[pid] = a
+	return a.st, a.err
 }
 
 func (in *isoInputs) self() (string, error) {
@@ -459,7 +486,7 @@ func mntDiffersFromAncestor(in *isoInputs) finding {
 		return finding{source: "/proc/self/ns/mnt", err: err}
 	}
 	st, _ := in.procStatus()
-	src, obs, err, differs := ancestorNamespace(in.s, st.PPid, "mnt", self, false)
+	src, obs, err, differs := ancestorNamespace(in, st.PPid, "mnt", self, false)
 	return finding{src, obs, err, differs}
 }
 
@@ -473,7 +500,7 @@ func netDiffersFromAncestor(in *isoInputs) finding {
 		return finding{source: "/proc/self/ns/net", err: err}
 	}
 	st, _ := in.procStatus()
-	src, obs, err, differs := ancestorNamespace(in.s, st.PPid, "net", self, true)
+	src, obs, err, differs := ancestorNamespace(in, st.PPid, "net", self, true)
 	return finding{src, obs, err, differs}
 }
 
@@ -579,7 +606,7 @@ const maxAncestors = 64
 // after maxAncestors, or at the first unreadable link or status, whose
 // error it reports. Source: /proc/<pid>/status (PPid) and
 // /proc/<pid>/ns/<kind> of each ancestor.
-func ancestorNamespace(s *state, ppid int, kind, self string, fromParent bool) (source string, observed *string, err error, differs bool) {
+func ancestorNamespace(in *isoInputs, ppid int, kind, self string, fromParent bool) (source string, observed *string, err error, differs bool) {
 	what := "ancestors"
 	if !fromParent {
 		what = "ancestors above the parent"
@@ -594,7 +621,7 @@ func ancestorNamespace(s *state, ppid int, kind, self string, fromParent bool) (
 	for depth := 1; depth <= maxAncestors; depth++ {
 		if depth > 1 || fromParent {
 			nsPath := fmt.Sprintf("/proc/%d/ns/%s", pid, kind)
-			link, err := s.root.Readlink(nsPath)
+			link, err := in.s.root.Readlink(nsPath)
 			if err != nil {
 				return nsPath, nil, err, false
 			}
@@ -608,11 +635,10 @@ func ancestorNamespace(s *state, ppid int, kind, self string, fromParent bool) (
 		}
 		seen[pid] = true
 		stPath := fmt.Sprintf("/proc/%d/status", pid)
-		b, err := s.root.ReadFile(stPath, machine.MaxTextFile)
+		st, err := in.ancestorStatus(pid)
 		if err != nil {
 			return stPath, nil, err, false
 		}
-		st := parseProcStatus(string(b))
 		next := st.PPid
 		if !st.Has["PPid"] || next <= 0 || (next == 1 && !fromParent) || seen[next] {
 			return stPath, schema.Str(fmt.Sprintf("%d %s share %s", compared, what, self)), nil, false

@@ -106,7 +106,7 @@ func TestAncestorNamespace(t *testing.T) {
 			if tt.kind == "net" {
 				kind, self, fromParent = "net", "net:[4026532178]", true
 			}
-			source, obs, gotErr, differs := ancestorNamespace(s, tt.ppid, kind, self, fromParent)
+			source, obs, gotErr, differs := ancestorNamespace(&isoInputs{s: s}, tt.ppid, kind, self, fromParent)
 			if source != tt.source || differs != tt.differs {
 				t.Errorf("source, differs = %q, %v; want %q, %v", source, differs, tt.source, tt.differs)
 			}

@@ -3,6 +3,7 @@ package probe
 import (
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"aorta-probe/internal/pyfmt"
@@ -18,7 +19,7 @@ import (
 // hashes.
 func libHash(s *state, dir, soname string) *string {
 	cands := []string{dir + "/" + soname}
-	if names, err := s.root.ReadDirNames(dir); err == nil {
+	if names, err := s.collector.dirNames(dir); err == nil {
 		for _, n := range libCandidates(soname, names) {
 			cands = append(cands, dir+"/"+n)
 		}
@@ -48,6 +49,23 @@ func libHash(s *state, dir, soname string) *string {
 		}
 	}
 	return nil
+}
+
+// dirNames is the names in dir (FS.ReadDirNames), listed once per
+// collection: the library blocks look up six sonames in one lib directory
+// of thousands of entries. The slice is shared: callers only read it.
+func (c *collector) dirNames(dir string) ([]string, error) {
+	c.dirMu.Lock()
+	list, ok := c.dirLists[dir]
+	if !ok {
+		list = sync.OnceValues(func() ([]string, error) { return c.root.ReadDirNames(dir) })
+		if c.dirLists == nil {
+			c.dirLists = map[string]func() ([]string, error){}
+		}
+		c.dirLists[dir] = list
+	}
+	c.dirMu.Unlock()
+	return list()
 }
 
 // libCandidates orders the names of a directory listing that match the glob

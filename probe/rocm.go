@@ -64,21 +64,14 @@ func distVersion(s *state, name string) *string {
 		return v // the workload interpreter answered (python_rocm.go)
 	}
 	want := normalizeDist(name)
-	for _, site := range s.sites() {
-		es, err := s.root.ReadDir(site)
-		if err != nil {
-			continue
-		}
-		for _, e := range es {
-			dn, ok := strings.CutSuffix(e.Name(), ".dist-info")
-			if !ok {
-				continue
-			}
+	for _, sd := range s.distInfos() {
+		for _, entry := range sd.names {
+			dn, _ := strings.CutSuffix(entry, ".dist-info")
 			dname, dver, _ := strings.Cut(dn, "-")
 			if normalizeDist(dname) != want {
 				continue
 			}
-			if meta := s.root.ReadText(site + "/" + e.Name() + "/METADATA"); meta != nil {
+			if meta := s.root.ReadText(sd.site + "/" + entry + "/METADATA"); meta != nil {
 				for _, line := range strings.Split(*meta, "\n") {
 					if v, ok := strings.CutPrefix(line, "Version:"); ok {
 						if v = pyfmt.Strip(v); v != "" {
@@ -93,6 +86,35 @@ func distVersion(s *state, name string) *string {
 		}
 	}
 	return nil
+}
+
+// siteDistInfos is a site directory and its *.dist-info entries, in name
+// order.
+type siteDistInfos struct {
+	site  string
+	names []string
+}
+
+// listDistInfos lists the *.dist-info entries of each of sites
+// (collector.distInfos, once per collection: the rocm version chain asks
+// distVersion for two names, and a site-packages may hold thousands of
+// entries).
+func listDistInfos(root *rootFS, sites []string) []siteDistInfos {
+	var out []siteDistInfos
+	for _, site := range sites {
+		es, err := root.ReadDir(site)
+		if err != nil {
+			continue
+		}
+		sd := siteDistInfos{site: site}
+		for _, e := range es {
+			if strings.HasSuffix(e.Name(), ".dist-info") {
+				sd.names = append(sd.names, e.Name())
+			}
+		}
+		out = append(out, sd)
+	}
+	return out
 }
 
 var distSep = lazyre.New(`[-_.]+`)
