@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"aorta-probe/internal/cli/capture"
+	"aorta-probe/cli/capture"
 )
 
 // TestUsageNamesSubcommands: every command of commands() has a Usage line

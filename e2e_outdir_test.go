@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"aorta-probe/internal/cli/capture"
+	"aorta-probe/cli/capture"
 )
 
 // TestE2EOutDir runs the binary with --out-dir: the document lands in

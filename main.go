@@ -8,21 +8,21 @@
 //	aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
 //
 // See docs/usage.md. This package only wires: the table of commands,
-// dispatch, exit; each command lives in its package under internal/cli.
+// dispatch, exit; each command lives in its package under cli.
 package main
 
 import (
 	"io"
 	"os"
 
-	"aorta-probe/internal/cli"
-	"aorta-probe/internal/cli/capture"
-	"aorta-probe/internal/cli/diff"
-	"aorta-probe/internal/cli/envnames"
-	"aorta-probe/internal/cli/help"
-	"aorta-probe/internal/cli/limits"
-	"aorta-probe/internal/cli/output"
-	"aorta-probe/internal/cli/validate"
+	"aorta-probe/cli"
+	"aorta-probe/cli/capture"
+	"aorta-probe/cli/diff"
+	"aorta-probe/cli/envnames"
+	"aorta-probe/cli/help"
+	"aorta-probe/cli/limits"
+	"aorta-probe/cli/output"
+	"aorta-probe/cli/validate"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
 )

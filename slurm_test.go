@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"aorta-probe/internal/cli/capture"
+	"aorta-probe/cli/capture"
 )
 
 // TestSlurmCluster runs the static binary on a real Slurm cluster, the way

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -181,7 +182,7 @@ func hsaArch(s *state, dir string) schema.HSAArch {
 // regularFilesBelow lists, relative to dir, every regular file (symlinks
 // followed for the file test) at any depth; symlinked directories are not
 // descended, as Python's Path.rglob.
-func regularFilesBelow(root *rootFS, dir string) ([]string, error) {
+func regularFilesBelow(root *machine.FS, dir string) ([]string, error) {
 	var out []string
 	var walk func(rel string) error
 	walk = func(rel string) error {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"aorta-probe/internal/lazyre"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -71,7 +72,7 @@ func findAMDGPUPackage(s *state) *amdgpuPackage {
 	}
 	for _, cand := range cands {
 		if haveDpkg && known[cand] {
-			r := s.run(Command{Argv: []string{"dpkg-query", "-W", "-f=${Package}\t${Version}\n", cand + "*"}, Timeout: ShortTimeout})
+			r := s.run(machine.Command{Argv: []string{"dpkg-query", "-W", "-f=${Package}\t${Version}\n", cand + "*"}, Timeout: machine.ShortTimeout})
 			if r.Err == nil {
 				for _, f := range packageLines(string(r.Stdout), 2) {
 					if acceptPackage(f[0], f[1], cand) {
@@ -81,7 +82,7 @@ func findAMDGPUPackage(s *state) *amdgpuPackage {
 			}
 		}
 		if _, ok := s.which("rpm"); ok {
-			r := s.run(Command{Argv: []string{"rpm", "-qa", "--qf", "%{NAME}\t%{VERSION}-%{RELEASE}\t%{ARCH}\n", cand + "*"}, Timeout: ShortTimeout})
+			r := s.run(machine.Command{Argv: []string{"rpm", "-qa", "--qf", "%{NAME}\t%{VERSION}-%{RELEASE}\t%{ARCH}\n", cand + "*"}, Timeout: machine.ShortTimeout})
 			if r.Err == nil {
 				for _, f := range packageLines(string(r.Stdout), 3) {
 					if acceptPackage(f[0], f[1], cand) {
@@ -130,7 +131,7 @@ var modinfoLine = lazyre.New(`^([a-z_]+):\s*(.*)$`)
 // field, stripped
 // (docs/fields-process.md#amdgpu_driver-filesystem--host-kernel).
 func modinfoField(s *state, field string) *string {
-	r := s.run(Command{Argv: []string{"modinfo", "amdgpu"}, Timeout: ShortTimeout})
+	r := s.run(machine.Command{Argv: []string{"modinfo", "amdgpu"}, Timeout: machine.ShortTimeout})
 	if r.Err != nil {
 		return nil
 	}

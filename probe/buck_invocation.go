@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/buck"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -123,7 +124,7 @@ func (s *state) cqueryDeps(target, dir string) depsQuery {
 		s.reason("library_introspection: buck2 not on PATH; --buck-target %s ignored", target)
 		return depsQuery{why: "buck2 is not on the probe's PATH"}
 	}
-	r := s.run(Command{Argv: buck.DepsArgv(buck2, ctx, target), Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
+	r := s.run(machine.Command{Argv: buck.DepsArgv(buck2, ctx, target), Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
 	switch {
 	case r.TimedOut():
 		s.reason("%s timed out after %ds (raise --buck-timeout if needed)", what, int(timeout/time.Second))
@@ -196,7 +197,7 @@ func libraryAlternates(entries []schema.LibraryEntry, hip schema.GemmLibrary, rc
 // value (buck.Forms). Stdout is parsed, not quoted; it is redacted first only
 // when it is not UTF-8, so that the decode error cannot quote a byte of a
 // value (docs/buck2.md#7-divergences-from-the-python-probe).
-func decodeBuck(ctx buck.Context, r Result) (stdout, stderr string, err error) {
+func decodeBuck(ctx buck.Context, r machine.Result) (stdout, stderr string, err error) {
 	r.Stderr = []byte(ctx.Redact(string(r.Stderr)))
 	if !utf8.Valid(r.Stdout) {
 		r.Stdout = []byte(ctx.Redact(string(r.Stdout)))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"aorta-probe/buck"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -70,9 +71,9 @@ func collectBuck(t *testing.T, bin, cwd string, b BuckOptions, env map[string]st
 	t.Setenv("HOME", t.TempDir())
 	// Only a test that sets the Buck timeout is about timeouts; the others
 	// must not race the clock on a loaded machine.
-	var runner Runner = patientRunner{t}
+	var runner machine.Runner = patientRunner{t}
 	if b.Timeout != 0 {
-		runner = ExecRunner{}
+		runner = machine.ExecRunner{}
 	}
 	return Collect(context.Background(), Options{
 		Root: "/", Path: hermeticPath(t, bin), Cwd: cwd, Now: fixedNow, Buck: b, Runner: runner,
@@ -364,11 +365,11 @@ func TestExecutionPlatformAnswers(t *testing.T) {
 // timeout, and runs the rest.
 type timeoutRunner struct{ slow []string }
 
-func (r timeoutRunner) Run(ctx context.Context, c Command) Result {
+func (r timeoutRunner) Run(ctx context.Context, c machine.Command) machine.Result {
 	if len(c.Argv) > 1 && slices.Contains(r.slow, c.Argv[1]) {
-		return Result{Err: ErrTimeout, ExitCode: -9}
+		return machine.Result{Err: machine.ErrTimeout, ExitCode: -9}
 	}
-	return ExecRunner{}.Run(ctx, c)
+	return machine.ExecRunner{}.Run(ctx, c)
 }
 
 func TestBuildSystemTable(t *testing.T) {

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -60,7 +61,7 @@ func collectBuildSystem(s *state) schema.BuildSystem {
 // non-zero exit or empty output. Output that is not UTF-8 is a
 // *pyfmt.UnicodeDecodeError, as Python's text=True decoding raises.
 func (s *state) capture(argv []string, dir string) (*string, error) {
-	r := s.run(Command{Argv: argv, Dir: dir, Timeout: ShortTimeout})
+	r := s.run(machine.Command{Argv: argv, Dir: dir, Timeout: machine.ShortTimeout})
 	if r.Err != nil {
 		return nil, r.Err
 	}
@@ -78,7 +79,7 @@ func (s *state) capture(argv []string, dir string) (*string, error) {
 
 // decodeText is subprocess.run(text=True): stdout then stderr decoded as
 // strict UTF-8, universal newlines.
-func decodeText(r Result) (stdout, stderr string, err error) {
+func decodeText(r machine.Result) (stdout, stderr string, err error) {
 	for i, b := range [][]byte{r.Stdout, r.Stderr} {
 		if de := pyfmt.DecodeUTF8(b); de != nil {
 			return "", "", de

@@ -9,7 +9,7 @@ import (
 )
 
 // Capture and replay (docs/capture.md) live in internal/machine: a
-// Recorder watches the rootFS and wraps the seams of a collection, a
+// Recorder watches the machine.FS and wraps the seams of a collection, a
 // Replay answers them from an archive. What they need to know of the
 // collectors is one machine.Policy, built here.
 
@@ -62,10 +62,10 @@ func capturePolicy(opt Options) machine.Policy {
 
 // record makes rc record the collection of opt (defaults applied) on
 // root: it returns opt with its seams wrapped.
-func record(rc *Recorder, opt Options, root *rootFS) Options {
+func record(rc *machine.Recorder, opt Options, root *machine.FS) Options {
 	s := seamsOf(opt)
 	if s.NamespaceID == nil {
-		s.NamespaceID = func(kind string) NamespaceAnswer { return namespaceID(root, kind) }
+		s.NamespaceID = func(kind string) machine.NamespaceAnswer { return namespaceID(root, kind) }
 	}
 	s = rc.Attach(s, root, capturePolicy(opt))
 	opt.Env, opt.Runner, opt.Uname, opt.NamespaceID, opt.TempName = s.Env, s.Runner, s.Uname, s.NamespaceID, s.TempName
@@ -76,7 +76,7 @@ func record(rc *Recorder, opt Options, root *rootFS) Options {
 // working directory, search path, uname and runner are the archive's,
 // and so are --extended, --execution-context and --buck-target when the
 // capture set them.
-func replayOptions(r *Replay, opt Options) Options {
+func replayOptions(r *machine.Replay, opt Options) Options {
 	s := r.Seams(capturePolicy(opt), func(int) string { return randomTempChars() })
 	opt.Root, opt.Cwd, opt.Path, opt.Replay = s.Root, s.Cwd, s.Path, r
 	opt.Env, opt.Runner, opt.Uname, opt.NamespaceID, opt.TempName = s.Env, s.Runner, s.Uname, s.NamespaceID, s.TempName

@@ -24,7 +24,7 @@ func captureScenario(t *testing.T, archive string) ([]byte, []byte, Options) {
 		t.Fatal(err)
 	}
 	opt := scenarioOptions(t, root, a)
-	opt.Record = NewRecorder(false)
+	opt.Record = machine.NewRecorder(false)
 	snap := Collect(context.Background(), opt)
 	normalizeScenario(snap, root)
 	return pyjson.Encode(snap), opt.Record.Archive("test capture\n"), opt
@@ -73,7 +73,7 @@ func TestCaptureReplay(t *testing.T) {
 	n := 0
 	for _, path := range archives {
 		data, _ := os.ReadFile(path)
-		if a, err := fakeroot.Parse(data); err != nil || IsCapture(a) {
+		if a, err := fakeroot.Parse(data); err != nil || machine.IsCapture(a) {
 			continue
 		}
 		n++

@@ -162,7 +162,7 @@ func collectCMakeCache(s *state, kind string, src *string) schema.CMakeCache {
 
 // readCMakeCache opens p inside the root (machine.FS: a regular file,
 // opened non-blocking) and streams it.
-func readCMakeCache(root *rootFS, p string) (*cmakeCache, error) {
+func readCMakeCache(root *machine.FS, p string) (*cmakeCache, error) {
 	f, _, err := root.OpenRegular(p)
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func readCMakeCache(root *rootFS, p string) (*cmakeCache, error) {
 // pytorch_build.ninja_hipcc (field). ok is false when it is not a regular
 // file (the block keeps its default, silently) or the read failed (one
 // reason).
-func readBuildFile[T any](s *state, kind string, src *string, name, field string, read func(*rootFS, string) (T, error)) (v T, p string, ok bool) {
+func readBuildFile[T any](s *state, kind string, src *string, name, field string, read func(*machine.FS, string) (T, error)) (v T, p string, ok bool) {
 	if (kind != "source" && kind != "editable") || src == nil {
 		return v, "", false
 	}

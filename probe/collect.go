@@ -31,16 +31,16 @@ type Options struct {
 	// mounted foreign root is executed by accident.
 	Path []string
 	// Runner runs commands; default ExecRunner.
-	Runner Runner
+	Runner machine.Runner
 	// Now is the clock; tests fix it so timestamps and durations are stable.
 	Now func() time.Time
 	// Uname answers uname(2); default the syscall.
-	Uname func() (Uname, error)
+	Uname func() (machine.Uname, error)
 	// NamespaceID answers the nsfs ioctl for one namespace type of the
 	// probe process (probe_identity.go); default the kernel, through the
 	// root's /proc. Tests set it to simulate an older kernel; a replay
 	// answers from the archive.
-	NamespaceID func(kind string) NamespaceAnswer
+	NamespaceID func(kind string) machine.NamespaceAnswer
 	// Cwd is the working directory relative paths resolve against;
 	// default os.Getwd. Under a Root other than "/" it is taken as a
 	// path inside that root (docs/rocm-roots.md).
@@ -70,10 +70,10 @@ type Options struct {
 	Workers int
 	// Record, when set, records everything the collection reads and runs
 	// (capture.go, docs/capture.md).
-	Record *Recorder
+	Record *machine.Recorder
 	// Replay is set by Replay.Options: the collection is answered from a
 	// capture archive (internal/machine/replay.go).
-	Replay *Replay
+	Replay *machine.Replay
 	// faults are errors the filesystem answers instead of reading, keyed
 	// "open /path", "stat /path", "lstat /path" or "readlink /path", as a
 	// replay's recorded errors: the [errno] sections of a scenario archive
@@ -103,7 +103,7 @@ var ExecutionContexts = []string{"direct", "buck2_run", "buck2_action"}
 // collector is the shared state of one collection.
 type collector struct {
 	opt  Options
-	root *rootFS
+	root *machine.FS
 	path []string
 	ctx  context.Context
 	// rocm resolves the ROCm roots once (docs/rocm-roots.md) and waits for
@@ -412,14 +412,14 @@ func (c *collector) which(name string) (string, bool) {
 // run executes argv through the runner and records it. A bare argv[0] is
 // resolved on the search path first (the OS lookup Python's subprocess
 // does); not found fails like exec would, with ENOENT naming the program.
-func (s *state) run(c Command) Result {
+func (s *state) run(c machine.Command) machine.Result {
 	name := c.Argv[0]
 	if c.Path == "" {
 		c.Path = name
 		if !filepathIsAbs(name) {
 			p, ok := s.which(name)
 			if !ok {
-				r := Result{ExitCode: -1, Err: &fs.PathError{Op: "exec", Path: name, Err: syscall.ENOENT}}
+				r := machine.Result{ExitCode: -1, Err: &fs.PathError{Op: "exec", Path: name, Err: syscall.ENOENT}}
 				s.record(c, r)
 				return r
 			}
@@ -451,12 +451,12 @@ func (s *state) run(c Command) Result {
 // notStarted is the result of a command asked for after the deadline or
 // SIGTERM ended the collection: it is not started (nor recorded), and reads
 // as one killed at the deadline.
-func (s *state) notStarted(Command) Result {
+func (s *state) notStarted(machine.Command) machine.Result {
 	s.interrupted.Store(true)
-	return Result{ExitCode: -int(syscall.SIGKILL), Err: ErrTimeout}
+	return machine.Result{ExitCode: -int(syscall.SIGKILL), Err: machine.ErrTimeout}
 }
 
-func (s *state) record(c Command, r Result) {
+func (s *state) record(c machine.Command, r machine.Result) {
 	rec := schema.CommandRecord{
 		Argv:        s.redactArgv(c.Argv),
 		DurationUS:  r.Duration.Microseconds(),
@@ -556,13 +556,13 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 // error (docs/usage.md), else what stopped the archive from loading or a
 // capture of a replay.
 func CollectRoot(ctx context.Context, opt Options) (*schema.Snapshot, error) {
-	if !IsArchive(opt.Root) {
+	if !machine.IsArchive(opt.Root) {
 		return Collect(ctx, opt), nil
 	}
 	if opt.Record != nil {
 		return nil, fmt.Errorf("capture: --root %s is an archive; a replay is not captured again", opt.Root)
 	}
-	r, err := LoadReplay(opt.Root, "")
+	r, err := machine.LoadReplay(opt.Root, "")
 	if err != nil {
 		return nil, err
 	}
@@ -880,7 +880,7 @@ func withDefaults(opt Options) Options {
 		opt.Env = os.LookupEnv
 	}
 	if opt.Runner == nil {
-		opt.Runner = ExecRunner{}
+		opt.Runner = machine.ExecRunner{}
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now

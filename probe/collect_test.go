@@ -24,9 +24,9 @@ import (
 )
 
 // runnerFunc adapts a function to Runner.
-type runnerFunc func(context.Context, Command) Result
+type runnerFunc func(context.Context, machine.Command) machine.Result
 
-func (f runnerFunc) Run(ctx context.Context, c Command) Result { return f(ctx, c) }
+func (f runnerFunc) Run(ctx context.Context, c machine.Command) machine.Result { return f(ctx, c) }
 
 // dpkgRoot is a root where amdgpu_driver runs dpkg-query.
 func dpkgRoot(t *testing.T) Options {
@@ -44,7 +44,7 @@ func dpkgRoot(t *testing.T) Options {
 	return Options{
 		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
 		Env:   func(string) (string, bool) { return "", false },
-		Uname: func() (Uname, error) { return Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
 	}
 }
 
@@ -57,7 +57,7 @@ func reasonIndex(reasons []string, prefix string) int {
 // still captured.
 func TestCollectPanicInProbe(t *testing.T) {
 	opt := dpkgRoot(t)
-	opt.Runner = runnerFunc(func(context.Context, Command) Result { panic("runner exploded") })
+	opt.Runner = runnerFunc(func(context.Context, machine.Command) machine.Result { panic("runner exploded") })
 	snap := Collect(context.Background(), opt)
 	i := reasonIndex(snap.PartialReasons, "collect_env: unexpected failure (panic in amdgpu_driver probe: runner exploded)")
 	if i < 0 {
@@ -87,7 +87,7 @@ func TestCollectDeadline(t *testing.T) {
 	opt := dpkgRoot(t)
 	release := make(chan struct{})
 	defer close(release)
-	opt.Runner = runnerFunc(func(context.Context, Command) Result { <-release; return Result{} }) // ignores ctx
+	opt.Runner = runnerFunc(func(context.Context, machine.Command) machine.Result { <-release; return machine.Result{} }) // ignores ctx
 	opt.Deadline = 200 * time.Millisecond
 	opt.Now = time.Now
 	// The runner never returns: only the deadline can end this Collect
@@ -111,7 +111,7 @@ func TestCollectInterrupted(t *testing.T) {
 	defer close(release)
 	ctx, cancel := context.WithCancel(context.Background())
 	// Interrupted once a command is in flight (it never returns).
-	opt.Runner = runnerFunc(func(context.Context, Command) Result { cancel(); <-release; return Result{} })
+	opt.Runner = runnerFunc(func(context.Context, machine.Command) machine.Result { cancel(); <-release; return machine.Result{} })
 	snap := Collect(ctx, opt)
 	if reasonIndex(snap.PartialReasons, "amdgpu_driver: not captured (collection interrupted)") < 0 {
 		t.Errorf("no interruption reason in %q", snap.PartialReasons)
@@ -120,7 +120,7 @@ func TestCollectInterrupted(t *testing.T) {
 
 func TestExecutionContextUnknownLabel(t *testing.T) {
 	opt := dpkgRoot(t)
-	opt.Runner = runnerFunc(func(context.Context, Command) Result { return Result{} })
+	opt.Runner = runnerFunc(func(context.Context, machine.Command) machine.Result { return machine.Result{} })
 	opt.ExecutionContext = "buck2-action"
 	snap := Collect(context.Background(), opt)
 	if snap.ExecutionContext.ProbeInvocation != "direct" ||
@@ -163,7 +163,7 @@ func TestWarning(t *testing.T) {
 func TestCollectPanicKeepsRequestedBuckInvocation(t *testing.T) {
 	opt := dpkgRoot(t)
 	os.WriteFile(filepath.Join(opt.Root, "bin/buck2"), []byte("#!/bin/sh\nexit 99\n"), 0o755)
-	opt.Runner = runnerFunc(func(context.Context, Command) Result { panic("runner exploded") })
+	opt.Runner = runnerFunc(func(context.Context, machine.Command) machine.Result { panic("runner exploded") })
 	requestTarget(t, &opt, "config=build.profile=debug")
 	snap := Collect(context.Background(), opt)
 	if reasonIndex(snap.PartialReasons, "collect_env: unexpected failure (panic in buck_invocation probe") < 0 {
@@ -196,7 +196,7 @@ func requestTarget(t *testing.T, opt *Options, option string) {
 // panic message never reaches the document.
 func TestCollectPanicReasonRedacted(t *testing.T) {
 	opt := dpkgRoot(t)
-	opt.Runner = runnerFunc(func(context.Context, Command) Result {
+	opt.Runner = runnerFunc(func(context.Context, machine.Command) machine.Result {
 		panic("bad argv [buck2 -c service.token=private-placeholder]")
 	})
 	requestTarget(t, &opt, "config=service.token=private-placeholder")
@@ -227,7 +227,7 @@ func TestCollectReapsCommands(t *testing.T) {
 		returned bool
 		late     []string
 	)
-	opt.Runner = runnerFunc(func(ctx context.Context, c Command) Result {
+	opt.Runner = runnerFunc(func(ctx context.Context, c machine.Command) machine.Result {
 		mu.Lock()
 		if returned {
 			late = append(late, strings.Join(c.Argv, " "))
@@ -239,7 +239,7 @@ func TestCollectReapsCommands(t *testing.T) {
 		mu.Lock()
 		active--
 		mu.Unlock()
-		return Result{Err: ErrTimeout, ExitCode: -9}
+		return machine.Result{Err: machine.ErrTimeout, ExitCode: -9}
 	})
 	opt.Deadline = 100 * time.Millisecond
 	opt.Now = time.Now
@@ -283,7 +283,7 @@ func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
 	opt := Options{
 		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
 		Env:   func(string) (string, bool) { return "", false },
-		Uname: func() (Uname, error) { return Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
@@ -358,8 +358,10 @@ func TestHostileRoot(t *testing.T) {
 		t.Run(rv.name, func(t *testing.T) {
 			snap := Collect(context.Background(), Options{
 				Root: root, Now: fixedNow, Cwd: "/work", PortableResolve: rv.portable, Extended: true,
-				Env:   func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-				Uname: func() (Uname, error) { return Uname{Release: "6.8.0", Version: "#1", Machine: "x86_64"}, nil },
+				Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+				Uname: func() (machine.Uname, error) {
+					return machine.Uname{Release: "6.8.0", Version: "#1", Machine: "x86_64"}, nil
+				},
 			})
 			doc := string(pyjson.Encode(snap))
 			for _, m := range []string{fakeroot.Marker, strings.ToLower(fakeroot.Marker), fakeroot.HostileVersion} {
@@ -411,7 +413,7 @@ func BenchmarkContainerDetected(b *testing.B) {
 }
 
 // BenchmarkCollectScenario is a whole collection of the richest fake root
-// (mi350-host), every read going through rootFS under a root: go test
+// (mi350-host), every read going through machine.FS under a root: go test
 // ./probe -run XXX -bench CollectScenario -benchmem
 func BenchmarkCollectScenario(b *testing.B) {
 	root := b.TempDir()
@@ -434,9 +436,9 @@ type barrierRunner struct{}
 
 const barrierWait = 20 // seconds a tool waits for the others
 
-func (barrierRunner) Run(ctx context.Context, c Command) Result {
+func (barrierRunner) Run(ctx context.Context, c machine.Command) machine.Result {
 	c.Timeout = (barrierWait + 10) * time.Second
-	return ExecRunner{}.Run(ctx, c)
+	return machine.ExecRunner{}.Run(ctx, c)
 }
 
 // barrier is a tool body that records its start in starts and then waits
@@ -649,8 +651,8 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 		// No scenario is about timeouts: its fake tools answer at once,
 		// however long a loaded machine takes to start them.
 		Root: root, Now: fixedNow, Cwd: "/", Runner: patientRunner{t}, TempName: testTempName,
-		Uname: func() (Uname, error) {
-			return Uname{Release: "6.8.0-49-generic", Version: "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", Machine: "x86_64"}, nil
+		Uname: func() (machine.Uname, error) {
+			return machine.Uname{Release: "6.8.0-49-generic", Version: "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", Machine: "x86_64"}, nil
 		},
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	}
@@ -670,10 +672,10 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 			if len(f) != 3 {
 				t.Fatalf("uname setting needs three fields: %q", v)
 			}
-			u := Uname{Release: strings.TrimSpace(f[0]), Version: strings.TrimSpace(f[1]), Machine: strings.TrimSpace(f[2])}
-			opt.Uname = func() (Uname, error) { return u, nil }
+			u := machine.Uname{Release: strings.TrimSpace(f[0]), Version: strings.TrimSpace(f[1]), Machine: strings.TrimSpace(f[2])}
+			opt.Uname = func() (machine.Uname, error) { return u, nil }
 		case "uname-error":
-			opt.Uname = func() (Uname, error) { return Uname{}, fmt.Errorf("%s", v) }
+			opt.Uname = func() (machine.Uname, error) { return machine.Uname{}, fmt.Errorf("%s", v) }
 		case "cwd":
 			opt.Cwd = v
 		case "extended":
@@ -742,7 +744,7 @@ func collectScenarioWith(t *testing.T, archive string, cfg scenarioConfig) *sche
 		t.Fatal(err)
 	}
 	var opt Options
-	if IsCapture(a) {
+	if machine.IsCapture(a) {
 		// A capture of a real place (docs/capture.md): replayed, never
 		// reading or running anything of this machine.
 		r, err := machine.NewReplay(a, root)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -248,8 +249,10 @@ func TestIsolationCases(t *testing.T) {
 				release = "6.8.0-49-generic"
 			}
 			opt := Options{
-				Env:   func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
-				Uname: func() (Uname, error) { return Uname{Release: release, Version: "#1", Machine: "x86_64"}, nil },
+				Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
+				Uname: func() (machine.Uname, error) {
+					return machine.Uname{Release: release, Version: "#1", Machine: "x86_64"}, nil
+				},
 			}
 			opt.Root, opt.Cwd = root, "/"
 			s := &state{collector: newCollector(context.Background(), opt)}

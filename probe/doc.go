@@ -40,14 +40,14 @@
 // collectors is one machine.Policy (capture.go; docs/capture.md,
 // docs/design-notes.md "The probed machine").
 //
-// # The rootFS rule
+// # The machine.FS rule
 //
 // Every file of the probed machine is read through the collection's
-// rootFS (machine.FS) and only through it: under a root other than "/"
+// machine.FS (machine.FS) and only through it: under a root other than "/"
 // every path resolves inside the root as chroot(2) would (docs/rocm-roots.md,
 // "Reading under --root"), and the Recorder of a capture sees each read.
 // The one exception is a file of the machine the probe runs on that a tool
-// it ran wrote (rdhc's report), read with a fresh rootFS on "/".
+// it ran wrote (rdhc's report), read with a fresh machine.FS on "/".
 //
 // # The runner rule
 //

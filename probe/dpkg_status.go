@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/machine"
 	"bufio"
 	"bytes"
 	"io"
@@ -33,7 +34,7 @@ type dpkgStatus struct {
 }
 
 // readDpkgStatus streams dpkg's status database under root once.
-func readDpkgStatus(root *rootFS) dpkgStatus {
+func readDpkgStatus(root *machine.FS) dpkgStatus {
 	var st dpkgStatus
 	f, fi, err := root.OpenRegular(dpkgStatusPath)
 	if err != nil || fi.Size() > dpkgStatusMax {

@@ -3,6 +3,7 @@ package probe
 import (
 	"strings"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/schema"
 )
 
@@ -48,7 +49,7 @@ func unescapeShell(s string) string {
 
 // osRelease reads /etc/os-release, else /usr/lib/os-release: the image the
 // probe's filesystem comes from (recorded in probe_provenance).
-func osRelease(r *rootFS) *schema.OSRelease {
+func osRelease(r *machine.FS) *schema.OSRelease {
 	for _, p := range []string{"/etc/os-release", "/usr/lib/os-release"} {
 		t := r.ReadText(p)
 		if t == nil {

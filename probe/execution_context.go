@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"aorta-probe/buck"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -211,7 +212,7 @@ func (s *state) executionPlatform(buck2, target, dir string) platformAnswer {
 	ctx := s.opt.Buck.Context
 	timeout := s.opt.Buck.timeout()
 	argv := buck.ExecutionPlatformArgv(buck2, ctx, target)
-	r := s.run(Command{Argv: argv, Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
+	r := s.run(machine.Command{Argv: argv, Dir: dir, Timeout: timeout, MaxOutput: buckMaxOutput})
 	const what = "the execution-platform cquery"
 	fail := func(format string, args ...any) platformAnswer {
 		return platformAnswer{reason: "not resolved: " + ctx.Redact(fmt.Sprintf(format, args...))}

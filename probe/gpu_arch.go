@@ -3,6 +3,7 @@ package probe
 import (
 	"sort"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -29,7 +30,7 @@ func collectGPUArch(s *state) schema.GPUArch {
 		s.reason("gpu_arch: rocm_agent_enumerator not on PATH (install rocminfo / rocm-core, or add %s/bin to PATH)", s.rocm().core)
 		return g
 	}
-	r := s.run(Command{Path: path, Argv: []string{argv0}, Timeout: LongTimeout, MaxOutput: agentEnumeratorMaxOutput})
+	r := s.run(machine.Command{Path: path, Argv: []string{argv0}, Timeout: machine.LongTimeout, MaxOutput: agentEnumeratorMaxOutput})
 	if r.TimedOut() {
 		s.reason("gpu_arch: rocm_agent_enumerator exceeded 30s timeout")
 		return g

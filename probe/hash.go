@@ -157,7 +157,7 @@ func parallel(fns ...func()) {
 // sum hashes the regular file p of root. The file is opened (non-blocking,
 // every link resolved inside the root) and identified by its descriptor,
 // so what is hashed is what was checked.
-func (h *hashPool) sum(ctx context.Context, root *rootFS, p string) (string, error) {
+func (h *hashPool) sum(ctx context.Context, root *machine.FS, p string) (string, error) {
 	f, fi, err := root.OpenRegularFor(p, true)
 	if err != nil {
 		var pe *fs.PathError
@@ -214,7 +214,7 @@ func (h *hashPool) hashFile(ctx context.Context, f *os.File, logical string) (st
 
 // preload puts a replay's hashes into the pool: a file the archive kept
 // as size and SHA-256 hashes to the captured sum, without its bytes.
-func (h *hashPool) preload(r *Replay) {
+func (h *hashPool) preload(r *machine.Replay) {
 	r.Sums(func(host, sum string) {
 		fi, err := os.Lstat(host)
 		if err != nil {

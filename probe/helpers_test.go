@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/testtree"
 )
 
@@ -26,7 +27,7 @@ func within(t *testing.T, what string, f func()) {
 	}
 }
 
-// resolvers are the two ways rootFS resolves under a root: openat2 (where
+// resolvers are the two ways machine.FS resolves under a root: openat2 (where
 // the kernel has it) and the portable walk, forced by the option.
 var resolvers = []struct {
 	name     string
@@ -77,18 +78,18 @@ const patience = 2 * time.Minute
 // unbounded.
 type patientRunner struct{ t *testing.T }
 
-func (r patientRunner) Run(ctx context.Context, c Command) Result {
+func (r patientRunner) Run(ctx context.Context, c machine.Command) machine.Result {
 	if c.Timeout <= 0 {
 		r.t.Errorf("%q runs without a timeout", c.Argv)
 	}
 	c.Timeout = max(c.Timeout, patience)
-	return ExecRunner{}.Run(ctx, c)
+	return machine.ExecRunner{}.Run(ctx, c)
 }
 
 // TestPatientRunner: a command slower than the timeout it asks for is not
 // cut short (the scenario and Buck tests rely on it).
 func TestPatientRunner(t *testing.T) {
-	r := patientRunner{t}.Run(context.Background(), Command{Path: sh(t, "sleep 0.2; echo done"), Argv: []string{"slow"}, Timeout: 50 * time.Millisecond})
+	r := patientRunner{t}.Run(context.Background(), machine.Command{Path: sh(t, "sleep 0.2; echo done"), Argv: []string{"slow"}, Timeout: 50 * time.Millisecond})
 	if r.Err != nil || string(r.Stdout) != "done\n" {
 		t.Errorf("got %+v", r)
 	}
@@ -140,9 +141,9 @@ func toolOf(argv []string) string {
 func specTimeout(tool string) time.Duration {
 	switch tool {
 	case "rdhc", "rdhc.py", "rocm_agent_enumerator":
-		return LongTimeout
+		return machine.LongTimeout
 	}
-	return ShortTimeout
+	return machine.ShortTimeout
 }
 
 // hangs reports whether the test named the command as hanging: by its tool
@@ -165,7 +166,7 @@ func argsOf(argv []string) []string {
 	return argv[1:]
 }
 
-func (h hostileRunner) Run(ctx context.Context, c Command) Result {
+func (h hostileRunner) Run(ctx context.Context, c machine.Command) machine.Result {
 	tool := toolOf(c.Argv)
 	if want := specTimeout(tool); c.Timeout != want {
 		h.t.Errorf("%q runs with timeout %v, want %v", c.Argv, c.Timeout, want)
@@ -174,7 +175,7 @@ func (h hostileRunner) Run(ctx context.Context, c Command) Result {
 	if h.hangs(c.Argv) {
 		c.Timeout = hangTimeout
 	}
-	return ExecRunner{}.Run(ctx, c)
+	return machine.ExecRunner{}.Run(ctx, c)
 }
 
 // toolState is a probe state over a fresh root whose bin/ (the whole search
@@ -243,10 +244,10 @@ shift 2
 // when Collect returns).
 type stuckRDHC struct{ release chan struct{} }
 
-func (r stuckRDHC) Run(ctx context.Context, c Command) Result {
+func (r stuckRDHC) Run(ctx context.Context, c machine.Command) machine.Result {
 	if toolOf(c.Argv) == "rdhc" {
 		<-r.release
-		return Result{ExitCode: -9, Err: ErrTimeout}
+		return machine.Result{ExitCode: -9, Err: machine.ErrTimeout}
 	}
-	return Result{ExitCode: 1, Err: &ExitError{Code: 1}}
+	return machine.Result{ExitCode: 1, Err: &machine.ExitError{Code: 1}}
 }

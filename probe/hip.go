@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -192,8 +193,8 @@ func hipText(b []byte) *string {
 
 // hipconfigCommand is `hipconfig FLAGS…` by bare name for at most 5 s
 // (SHORT_TIMEOUT_SEC).
-func hipconfigCommand(flags ...string) Command {
-	return Command{Argv: append([]string{"hipconfig"}, flags...), Timeout: ShortTimeout, MaxOutput: hipconfigMaxOutput, MaxStderr: hipconfigMaxOutput}
+func hipconfigCommand(flags ...string) machine.Command {
+	return machine.Command{Argv: append([]string{"hipconfig"}, flags...), Timeout: machine.ShortTimeout, MaxOutput: hipconfigMaxOutput, MaxStderr: hipconfigMaxOutput}
 }
 
 // hipconfigValue runs `hipconfig <flag>` and returns its stripped stdout;

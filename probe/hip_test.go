@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -176,7 +177,7 @@ func TestHIPRealHipconfig(t *testing.T) {
 	}
 	state := func() *state {
 		c := newCollector(context.Background(), Options{Root: "/", Path: []string{"/usr/bin", "/bin"}, Now: fixedNow, Cwd: "/",
-			Runner: ExecRunner{}, Env: os.LookupEnv})
+			Runner: machine.ExecRunner{}, Env: os.LookupEnv})
 		return &state{collector: c, name: "test"}
 	}
 	s := state()

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 
 	"bytes"
@@ -41,10 +42,10 @@ func collectHost(s *state) hostInfo {
 	return hostInfo{host: h, os: osRelease(s.root)}
 }
 
-func sysUname() (Uname, error) {
+func sysUname() (machine.Uname, error) {
 	var u syscall.Utsname
 	if err := syscall.Uname(&u); err != nil {
-		return Uname{}, err
+		return machine.Uname{}, err
 	}
 	str := func(f [65]int8) string {
 		b := make([]byte, 0, len(f))
@@ -56,7 +57,7 @@ func sysUname() (Uname, error) {
 		}
 		return string(b)
 	}
-	return Uname{Release: str(u.Release), Version: str(u.Version), Machine: str(u.Machine)}, nil
+	return machine.Uname{Release: str(u.Release), Version: str(u.Version), Machine: str(u.Machine)}, nil
 }
 
 // libcDirs are where a glibc dynamic loader finds libc.so.6: the multiarch
@@ -77,7 +78,7 @@ func libcDirs(machine string) []string {
 // glibcVersion returns the version of the filesystem's glibc, or the reason
 // it has none: on musl the reason Python itself gives there (confstr has no
 // such name), otherwise a plain statement of what was searched.
-func glibcVersion(root *rootFS, machine string) (string, string) {
+func glibcVersion(root *machine.FS, machine string) (string, string) {
 	dirs := libcDirs(machine)
 	for _, d := range dirs {
 		p := d + "/libc.so.6"

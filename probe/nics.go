@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -120,7 +121,7 @@ func collectNIC(s *state, v nicVendor) schema.NIC {
 
 // linkDriver is the driver a link binds to: its netdev's when it has one
 // that resolves, else its RDMA device's; "" when neither resolves.
-func linkDriver(root *rootFS, l schema.RDMALink) string {
+func linkDriver(root *machine.FS, l schema.RDMALink) string {
 	if l.Netdev != nil {
 		if drv, ok := netdevDriver(root, *l.Netdev); ok {
 			return drv
@@ -207,7 +208,7 @@ func nicRun(s *state, argv []string, label string, sudo bool) *string {
 	if sudo {
 		cmd = append([]string{"sudo", "-n", "-E"}, argv...)
 	}
-	r := s.run(Command{Argv: cmd, Timeout: ShortTimeout})
+	r := s.run(machine.Command{Argv: cmd, Timeout: machine.ShortTimeout})
 	if r.TimedOut() {
 		s.reason("%s: %s exceeded 5s timeout", label, tool)
 		return nil

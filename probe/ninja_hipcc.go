@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/lazyre"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -287,7 +288,7 @@ func legacyTarget(blobs map[string]bool) schema.NinjaTarget {
 
 // findBelow lists, below dir, every entry for which match holds (isDir
 // follows symlinks; symlinked directories are not descended), sorted.
-func findBelow(root *rootFS, dir string, match func(name string, isDir bool) bool) []string {
+func findBelow(root *machine.FS, dir string, match func(name string, isDir bool) bool) []string {
 	var out []string
 	var walk func(p string)
 	walk = func(p string) {
@@ -411,7 +412,7 @@ func collectNinjaHIPCC(s *state, kind string, src *string) schema.NinjaHIPCC {
 // readNinja streams build.ninja (it can be hundreds of MiB) through the
 // modern parser. It is opened non-blocking and must be a regular file, so
 // a FIFO put in its place since the check cannot hang the probe.
-func readNinja(root *rootFS, p string) (map[string]*ninjaCollected, error) {
+func readNinja(root *machine.FS, p string) (map[string]*ninjaCollected, error) {
 	f, _, err := root.OpenRegular(p)
 	if err != nil {
 		return nil, err

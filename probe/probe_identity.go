@@ -51,7 +51,7 @@ func collectIdentity(s *state, bootID *string) schema.Identity {
 	}
 	ask := s.opt.NamespaceID
 	if ask == nil {
-		ask = func(kind string) NamespaceAnswer { return namespaceID(s.root, kind) }
+		ask = func(kind string) machine.NamespaceAnswer { return namespaceID(s.root, kind) }
 	}
 	for _, kind := range namespaceTypes {
 		ns := schema.NamespaceIdentity{Type: kind}
@@ -93,14 +93,14 @@ func identityGrade(id schema.Identity) string {
 // and its self/ns/<kind> a namespace file; NS_GET_ID, then for mnt
 // NS_GET_MNTNS_ID. Nothing is recorded by a capture here: the answer is
 // (capture.go).
-func namespaceID(r *rootFS, kind string) NamespaceAnswer {
+func namespaceID(r *machine.FS, kind string) machine.NamespaceAnswer {
 	proc, err := r.OpenUnwatched("/proc", syscall.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
-		return NamespaceAnswer{Reason: fmt.Sprintf("no /proc (%s: %s)", pyfmt.ExcType(err), pyfmt.ExcStr(err))}
+		return machine.NamespaceAnswer{Reason: fmt.Sprintf("no /proc (%s: %s)", pyfmt.ExcType(err), pyfmt.ExcStr(err))}
 	}
 	defer proc.Close()
 	if !onFS(proc, procSuperMagic) {
-		return NamespaceAnswer{Reason: "/proc is not a procfs (a fake root, or an image without /proc)"}
+		return machine.NamespaceAnswer{Reason: "/proc is not a procfs (a fake root, or an image without /proc)"}
 	}
 	p := "/proc/self/ns/" + kind
 	var fd int
@@ -112,31 +112,31 @@ func namespaceID(r *rootFS, kind string) NamespaceAnswer {
 	}
 	if err != nil {
 		err = &os.PathError{Op: "open", Path: p, Err: err}
-		return NamespaceAnswer{Reason: fmt.Sprintf("%s unreadable (%s: %s)", p, pyfmt.ExcType(err), pyfmt.ExcStr(err))}
+		return machine.NamespaceAnswer{Reason: fmt.Sprintf("%s unreadable (%s: %s)", p, pyfmt.ExcType(err), pyfmt.ExcStr(err))}
 	}
 	f := os.NewFile(uintptr(fd), p)
 	defer f.Close()
 	if !onFS(f, nsfsMagic) {
-		return NamespaceAnswer{Reason: p + " is not a namespace file (nsfs)"}
+		return machine.NamespaceAnswer{Reason: p + " is not a namespace file (nsfs)"}
 	}
 	return askNamespaceID(kind, func(req uintptr) (uint64, error) { return nsIoctl(f, req) })
 }
 
 // askNamespaceID tries NS_GET_ID, then for mnt NS_GET_MNTNS_ID, through
 // ioctl, and words the failure (docs/isolation.md#placement-identity).
-func askNamespaceID(kind string, ioctl func(req uintptr) (uint64, error)) NamespaceAnswer {
+func askNamespaceID(kind string, ioctl func(req uintptr) (uint64, error)) machine.NamespaceAnswer {
 	v, err := ioctl(nsGetID)
 	if err == nil {
-		return NamespaceAnswer{ID: v, Source: "NS_GET_ID"}
+		return machine.NamespaceAnswer{ID: v, Source: "NS_GET_ID"}
 	}
 	if kind != "mnt" {
-		return NamespaceAnswer{Reason: "NS_GET_ID: " + errnoMeaning(err, "6.18")}
+		return machine.NamespaceAnswer{Reason: "NS_GET_ID: " + errnoMeaning(err, "6.18")}
 	}
 	v, err2 := ioctl(nsGetMntnsID)
 	if err2 == nil {
-		return NamespaceAnswer{ID: v, Source: "NS_GET_MNTNS_ID"}
+		return machine.NamespaceAnswer{ID: v, Source: "NS_GET_MNTNS_ID"}
 	}
-	return NamespaceAnswer{Reason: "NS_GET_ID: " + errnoMeaning(err, "6.18") + "; NS_GET_MNTNS_ID: " + errnoMeaning(err2, "6.8")}
+	return machine.NamespaceAnswer{Reason: "NS_GET_ID: " + errnoMeaning(err, "6.18") + "; NS_GET_MNTNS_ID: " + errnoMeaning(err2, "6.8")}
 }
 
 // errnoMeaning words an ioctl error: the errno name and what it means.

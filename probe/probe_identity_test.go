@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/machine"
 	"context"
 	"fmt"
 	"os"
@@ -23,20 +24,20 @@ func TestAskNamespaceID(t *testing.T) {
 	cases := []struct {
 		kind   string
 		byReq  map[uintptr]error
-		want   NamespaceAnswer
+		want   machine.NamespaceAnswer
 		reason string
 	}{
-		{"net", nil, NamespaceAnswer{ID: 42, Source: "NS_GET_ID"}, ""},
+		{"net", nil, machine.NamespaceAnswer{ID: 42, Source: "NS_GET_ID"}, ""},
 		// Linux 6.8 to 6.17: only the mount namespace has an id.
-		{"mnt", map[uintptr]error{nsGetID: syscall.ENOTTY}, NamespaceAnswer{ID: 42, Source: "NS_GET_MNTNS_ID"}, ""},
-		{"net", map[uintptr]error{nsGetID: syscall.ENOTTY}, NamespaceAnswer{}, "NS_GET_ID: ENOTTY (a kernel before 6.18)"},
+		{"mnt", map[uintptr]error{nsGetID: syscall.ENOTTY}, machine.NamespaceAnswer{ID: 42, Source: "NS_GET_MNTNS_ID"}, ""},
+		{"net", map[uintptr]error{nsGetID: syscall.ENOTTY}, machine.NamespaceAnswer{}, "NS_GET_ID: ENOTTY (a kernel before 6.18)"},
 		// Before 6.8.
-		{"mnt", map[uintptr]error{nsGetID: syscall.ENOTTY, nsGetMntnsID: syscall.ENOTTY}, NamespaceAnswer{},
+		{"mnt", map[uintptr]error{nsGetID: syscall.ENOTTY, nsGetMntnsID: syscall.ENOTTY}, machine.NamespaceAnswer{},
 			"NS_GET_ID: ENOTTY (a kernel before 6.18); NS_GET_MNTNS_ID: ENOTTY (a kernel before 6.8)"},
-		{"mnt", map[uintptr]error{nsGetID: syscall.EINVAL, nsGetMntnsID: syscall.EINVAL}, NamespaceAnswer{},
+		{"mnt", map[uintptr]error{nsGetID: syscall.EINVAL, nsGetMntnsID: syscall.EINVAL}, machine.NamespaceAnswer{},
 			"NS_GET_ID: EINVAL (a kernel before 6.18); NS_GET_MNTNS_ID: EINVAL (a kernel before 6.8)"},
 		// A seccomp policy.
-		{"pid", map[uintptr]error{nsGetID: syscall.EPERM}, NamespaceAnswer{}, "NS_GET_ID: EPERM (refused, e.g. by a seccomp policy)"},
+		{"pid", map[uintptr]error{nsGetID: syscall.EPERM}, machine.NamespaceAnswer{}, "NS_GET_ID: EPERM (refused, e.g. by a seccomp policy)"},
 	}
 	for _, c := range cases {
 		got := askNamespaceID(c.kind, answer(c.byReq))
@@ -94,7 +95,7 @@ func TestIdentityOlderKernel(t *testing.T) {
 	if _, err := os.Stat("/proc/self/ns/mnt"); err != nil {
 		t.Skipf("no /proc/self/ns: %v", err)
 	}
-	old := func(kind string) NamespaceAnswer {
+	old := func(kind string) machine.NamespaceAnswer {
 		return askNamespaceID(kind, func(uintptr) (uint64, error) { return 0, syscall.ENOTTY })
 	}
 	live := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}

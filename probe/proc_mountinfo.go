@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/schema"
 )
 
@@ -100,7 +101,7 @@ type mountView struct {
 
 // readMountView reads /proc/self/mountinfo of root and finds the root
 // mount in it.
-func readMountView(root *rootFS) *mountView {
+func readMountView(root *machine.FS) *mountView {
 	v := &mountView{}
 	ms, err := root.ReadFile("/proc/self/mountinfo", 16<<20)
 	if err != nil {

@@ -64,7 +64,7 @@ func parseProcStatus(text string) procStatus {
 
 // readProcStatus reads and parses /proc/self/status of root; an
 // unreadable one reads empty.
-func readProcStatus(root *rootFS) (procStatus, error) {
+func readProcStatus(root *machine.FS) (procStatus, error) {
 	st := procStatus{Has: map[string]bool{}}
 	b, err := root.ReadFile("/proc/self/status", machine.MaxTextFile)
 	if err == nil {

@@ -71,7 +71,7 @@ func seekableStdin(b []byte, newMemfd func(name string) (*os.File, error)) (*os.
 // interpreter read the coding line from a pipe (a wrapper that forwards
 // its stdin, such as `docker exec -i`): nothing on stdout, and CPython's
 // "encoding problem" on stderr.
-func readStdinThroughPipe(r Result) bool {
+func readStdinThroughPipe(r machine.Result) bool {
 	return r.ExitCode != 0 && !r.TimedOut() && len(r.Stdout) == 0 && bytes.Contains(r.Stderr, []byte("encoding problem"))
 }
 
@@ -275,7 +275,7 @@ func runPythonBridge(c *collector) *pyFacts {
 	st := &state{collector: c, name: "python"}
 	// Path stays empty for a bare name which did not find: s.run then
 	// fails the way exec does (ENOENT naming the program).
-	cmd := Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelperStdin, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput, MaxStderr: pythonMaxStderr,
+	cmd := machine.Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelperStdin, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput, MaxStderr: pythonMaxStderr,
 		Env: []string{HelperMarker + "=" + strconv.Itoa(os.Getpid())}}
 	// Stdin is a seekable file with the coding line (pythonHelperSeekable)
 	// where a memory or temporary file can be made; the bootstrap alone
@@ -304,9 +304,9 @@ func runPythonBridge(c *collector) *pyFacts {
 	case r.TimedOut():
 		f.outcome = pyTimeout
 		f.detail = fmt.Sprintf("interpreter %s killed after %s while %s", argv0, cmd.Timeout, describeStage(f.stage))
-	case errors.As(r.Err, new(*NotCapturedError)):
+	case errors.As(r.Err, new(*machine.NotCapturedError)):
 		// A replay (docs/capture.md): not a failure of the interpreter.
-		var nc *NotCapturedError
+		var nc *machine.NotCapturedError
 		errors.As(r.Err, &nc)
 		f.outcome = pyNoStart
 		f.detail = fmt.Sprintf("interpreter %s: the capture archive holds no answer for it (%s)", argv0, heldInterpreters(nc.Held))

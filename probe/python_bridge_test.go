@@ -756,9 +756,9 @@ func TestBridgeHangingTorch(t *testing.T) {
 	// never before: a slow interpreter start on a loaded machine must not
 	// read as "while starting". The runner checks the timeout the bridge
 	// asks for and kills on that event instead of the clock.
-	opt.Runner = runnerFunc(func(ctx context.Context, c Command) Result {
+	opt.Runner = runnerFunc(func(ctx context.Context, c machine.Command) machine.Result {
 		if c.Argv[0] != py {
-			return ExecRunner{}.Run(ctx, c)
+			return machine.ExecRunner{}.Run(ctx, c)
 		}
 		if c.Timeout != opt.Python.Timeout {
 			t.Errorf("the helper runs with timeout %v, want %v", c.Timeout, opt.Python.Timeout)
@@ -774,7 +774,7 @@ func TestBridgeHangingTorch(t *testing.T) {
 			}
 		}()
 		c.Timeout = patience
-		return ExecRunner{}.Run(ctx, c)
+		return machine.ExecRunner{}.Run(ctx, c)
 	})
 	snap := Collect(context.Background(), opt)
 	wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+py+" killed after 3s while importing torch (call site rocm.version)")

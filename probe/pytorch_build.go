@@ -170,7 +170,7 @@ func gitHead(s *state, dir string) *string {
 	if !s.root.Exists(dir) {
 		return nil
 	}
-	r := s.run(Command{Argv: []string{"git", "-C", dir, "rev-parse", "HEAD"}, Timeout: ShortTimeout})
+	r := s.run(machine.Command{Argv: []string{"git", "-C", dir, "rev-parse", "HEAD"}, Timeout: machine.ShortTimeout})
 	if r.Err != nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"aorta-probe/internal/lazyre"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -99,7 +100,7 @@ type siteDistInfos struct {
 // (collector.distInfos, once per collection: the rocm version chain asks
 // distVersion for two names, and a site-packages may hold thousands of
 // entries).
-func listDistInfos(root *rootFS, sites []string) []siteDistInfos {
+func listDistInfos(root *machine.FS, sites []string) []siteDistInfos {
 	var out []siteDistInfos
 	for _, site := range sites {
 		es, err := root.ReadDir(site)

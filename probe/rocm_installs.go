@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
@@ -139,7 +140,7 @@ func locationKind(dir string) string {
 
 // classicInstall is a directory that holds .info, bin or lib: what
 // ROCM_PATH may name (docs/rocm-roots.md, step 1).
-func classicInstall(root *rootFS, dir string) bool {
+func classicInstall(root *machine.FS, dir string) bool {
 	if !root.IsDir(dir) {
 		return false
 	}
@@ -152,7 +153,7 @@ func classicInstall(root *rootFS, dir string) bool {
 }
 
 // classicKind is therock for a tree with TheRock's manifest, else kind.
-func classicKind(root *rootFS, dir, kind string) string {
+func classicKind(root *machine.FS, dir, kind string) string {
 	if root.IsRegular(dir + "/share/therock/therock_manifest.json") {
 		return "therock"
 	}
@@ -174,7 +175,7 @@ func distroLibDirs() []string {
 
 // distroHIP is the distribution's HIP runtime under /usr: the first of
 // libamdhip64.so and its sonames .so.0 to .so.9 in distroLibDirs, or "".
-func distroHIP(root *rootFS) string {
+func distroHIP(root *machine.FS) string {
 	for _, d := range distroLibDirs() {
 		if p := libraryIn(root, d, "libamdhip64.so"); p != "" {
 			return p
@@ -185,7 +186,7 @@ func distroHIP(root *rootFS) string {
 
 // libraryIn is dir/name when it exists, else the highest soname
 // dir/name.N (N from 9 down to 0), else "".
-func libraryIn(root *rootFS, dir, name string) string {
+func libraryIn(root *machine.FS, dir, name string) string {
 	if p := dir + "/" + name; root.Exists(p) {
 		return p
 	}
@@ -253,7 +254,7 @@ func installVersion(c *collector, in *rocmInstall, hipconfig string, hipVersion 
 
 // wheelVersion is the Version of rocm-sdk-core's dist-info in site, with
 // the distribution's name, or "".
-func wheelVersion(root *rootFS, site string) (name, version string) {
+func wheelVersion(root *machine.FS, site string) (name, version string) {
 	names, err := root.ReadDirNames(site)
 	if err != nil {
 		return "", ""
@@ -352,7 +353,7 @@ func resolveLibrary(c *collector, cache map[string]string, lib string, installs 
 // readLDCache is where the probed root's /etc/ld.so.cache sends each of
 // loaderLibraries (ldCacheFind); empty when it is missing, too large or
 // not a cache.
-func readLDCache(root *rootFS) map[string]string {
+func readLDCache(root *machine.FS) map[string]string {
 	b, err := root.ReadFile("/etc/ld.so.cache", ldCacheMax)
 	if err != nil {
 		return nil
@@ -362,7 +363,7 @@ func readLDCache(root *rootFS) map[string]string {
 
 // installOf is the root of the install holding the library file p (as
 // named or with its links resolved), or null.
-func installOf(root *rootFS, p string, installs []*rocmInstall) *string {
+func installOf(root *machine.FS, p string, installs []*rocmInstall) *string {
 	real := root.Realpath(p)
 	for _, cand := range []string{p, real} {
 		for _, in := range installs {

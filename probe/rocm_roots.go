@@ -34,7 +34,7 @@ func classicRoots(dir, source string) rocmRoots {
 // first that holds _rocm_sdk_core: the filesystem's site-packages first
 // (pythonSiteDirs, no process), then the workload interpreter's find_spec
 // (which waits for the Python helper).
-func resolveROCmRoots(root *rootFS, env func(string) (string, bool), cwd string, sites ...func() []string) rocmRoots {
+func resolveROCmRoots(root *machine.FS, env func(string) (string, bool), cwd string, sites ...func() []string) rocmRoots {
 	for _, name := range []string{"ROCM_PATH", "ROCM_HOME"} {
 		v, _ := env(name)
 		if v == "" {
@@ -66,7 +66,7 @@ func resolveROCmRoots(root *rootFS, env func(string) (string, bool), cwd string,
 
 // rootsFromCandidate interprets one explicit ROCM_PATH/ROCM_HOME value
 // (docs/rocm-roots.md, step 1).
-func rootsFromCandidate(root *rootFS, cand, source string) (rocmRoots, bool) {
+func rootsFromCandidate(root *machine.FS, cand, source string) (rocmRoots, bool) {
 	if strings.HasPrefix(filepath.Base(cand), "_rocm_sdk_") {
 		if r, ok := wheelRoots(root, filepath.Dir(cand)); ok {
 			r.source = source
@@ -88,7 +88,7 @@ func rootsFromCandidate(root *rootFS, cand, source string) (rocmRoots, bool) {
 }
 
 // wheelRoots builds wheel roots from a site directory (docs/rocm-roots.md).
-func wheelRoots(root *rootFS, site string) (rocmRoots, bool) {
+func wheelRoots(root *machine.FS, site string) (rocmRoots, bool) {
 	core := site + "/_rocm_sdk_core"
 	if !root.IsDir(core) {
 		return rocmRoots{}, false
@@ -108,7 +108,7 @@ func wheelRoots(root *rootFS, site string) (rocmRoots, bool) {
 // a marker (readMarker: non-blank, UTF-8, first 4096 bytes), or lib/ is a
 // directory. A bin-only shim, or one whose only marker is blank or
 // unreadable, does not count.
-func usableOptROCm(root *rootFS) bool {
+func usableOptROCm(root *machine.FS) bool {
 	const dir = "/opt/rocm"
 	if !root.IsDir(dir) {
 		return false
@@ -124,7 +124,7 @@ func usableOptROCm(root *rootFS) bool {
 // then the site-packages of $VIRTUAL_ENV and $CONDA_PREFIX, of the python3
 // and python found on $PATH, and of the system prefixes /usr/local and /usr.
 // (docs/rocm-roots.md records this choice.)
-func pythonSiteDirs(root *rootFS, env func(string) (string, bool)) []string {
+func pythonSiteDirs(root *machine.FS, env func(string) (string, bool)) []string {
 	var dirs []string
 	seen := map[string]bool{}
 	add := func(d string) {

@@ -1,6 +1,9 @@
 package probe
 
-import "strings"
+import (
+	"aorta-probe/internal/machine"
+	"strings"
+)
 
 // pciIDs lists the vendor:device ids of every PCI function in
 // /sys/bus/pci/devices/*/{vendor,device}, as lspci -d matches them
@@ -8,7 +11,7 @@ import "strings"
 // is missing or an entry is unreadable): the caller must then ask lspci.
 //
 // Source: /sys/bus/pci/devices/<addr>/vendor and device ("0x14e4").
-func pciIDs(root *rootFS) (ids map[string]bool, ok bool) {
+func pciIDs(root *machine.FS) (ids map[string]bool, ok bool) {
 	es, err := root.ReadDir("/sys/bus/pci/devices")
 	if err != nil {
 		return nil, false

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -23,7 +24,7 @@ const maxSysfsAttr = 4096
 // vendor file skips that interface.
 //
 // Source: /sys/class/net, /sys/class/net/<if>/device/vendor.
-func netInterfacesOfVendor(root *rootFS, vendorID string) []string {
+func netInterfacesOfVendor(root *machine.FS, vendorID string) []string {
 	es, err := root.ReadDir("/sys/class/net")
 	if err != nil {
 		return nil
@@ -50,7 +51,7 @@ func netInterfacesOfVendor(root *rootFS, vendorID string) []string {
 // (e.g. /sys/class/infiniband/rdma0/device/driver ->
 // ../../../bus/pci/drivers/ionic gives "ionic"); ok is false when it cannot
 // be read.
-func driverOfLink(root *rootFS, p string) (string, bool) {
+func driverOfLink(root *machine.FS, p string) (string, bool) {
 	t, err := root.Readlink(p)
 	if err != nil {
 		return "", false
@@ -68,7 +69,7 @@ func sysName(n string) bool {
 // rdmaDeviceDriver is the driver bound to RDMA device dev.
 //
 // Source: readlink /sys/class/infiniband/<dev>/device/driver.
-func rdmaDeviceDriver(root *rootFS, dev string) (string, bool) {
+func rdmaDeviceDriver(root *machine.FS, dev string) (string, bool) {
 	if !sysName(dev) {
 		return "", false
 	}
@@ -78,7 +79,7 @@ func rdmaDeviceDriver(root *rootFS, dev string) (string, bool) {
 // netdevDriver is the driver bound to network interface ifname.
 //
 // Source: readlink /sys/class/net/<if>/device/driver.
-func netdevDriver(root *rootFS, ifname string) (string, bool) {
+func netdevDriver(root *machine.FS, ifname string) (string, bool) {
 	if !sysName(ifname) {
 		return "", false
 	}

@@ -53,7 +53,7 @@ func collectSystemHealth(s *state) systemHealth {
 	defer os.Remove(host)
 	s.removeAtEnd(host)
 
-	r := s.run(Command{Argv: []string{"sudo", "-n", "-E", rdhc, "--quick", "--json", tmp}, Timeout: LongTimeout, OutFile: tmp})
+	r := s.run(machine.Command{Argv: []string{"sudo", "-n", "-E", rdhc, "--quick", "--json", tmp}, Timeout: machine.LongTimeout, OutFile: tmp})
 	if r.TimedOut() {
 		s.reason("system_health: rdhc exceeded 30s timeout")
 		return systemHealth{}

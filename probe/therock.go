@@ -4,6 +4,7 @@ import (
 	"syscall"
 
 	"aorta-probe/internal/lazyre"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -62,7 +63,7 @@ func absentTheRock(path string) schema.TheRock {
 //	<p> present but empty or unreadable        no text, but something is there
 //	<p> is not valid JSON (<exc>)              positions in the stripped text
 //	<p> is a JSON <type>, not an object        list, str, int, float, bool, NoneType
-func readManifest(root *rootFS, p string) (pyjson.Map[any], string) {
+func readManifest(root *machine.FS, p string) (pyjson.Map[any], string) {
 	text := root.ReadText(p)
 	if text == nil {
 		_, err := root.Lstat(p)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -25,7 +26,7 @@ func toolText(b []byte) string { return strings.ToValidUTF8(string(b), "\ufffd")
 // line is a fragment and is dropped, so the tail shown is a whole line from
 // the part that was kept (the real last line of a stderr longer than the
 // cap is not kept).
-func stderrText(r Result) string {
+func stderrText(r machine.Result) string {
 	s := toolText(r.Stderr)
 	if r.StderrCut {
 		if i := strings.LastIndexAny(s, "\n\r"); i >= 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
@@ -150,15 +151,15 @@ func dumpTorchSymbols(s *state, prefix string, t *pyTorch) symbolDump {
 	cfArgv := []string{cxxfilt}
 	pr, pw := io.Pipe()
 	nmOut := &utf8Forward{w: pw}
-	var r Result
+	var r machine.Result
 	nmDone := make(chan struct{})
 	go func() {
 		defer close(nmDone)
-		r = s.run(Command{Argv: nmArgv, Timeout: LongTimeout, StdoutTo: nmOut})
+		r = s.run(machine.Command{Argv: nmArgv, Timeout: machine.LongTimeout, StdoutTo: nmOut})
 		pw.Close() // c++filt sees end of file
 	}()
 	counter := newLineCounter(symbolMarkers)
-	r2 := s.run(Command{Argv: cfArgv, StdinFrom: pr, Timeout: LongTimeout, StdoutTo: counter})
+	r2 := s.run(machine.Command{Argv: cfArgv, StdinFrom: pr, Timeout: machine.LongTimeout, StdoutTo: counter})
 	// c++filt is gone: what nm still prints is drained and dropped.
 	pr.CloseWithError(io.ErrClosedPipe)
 	<-nmDone

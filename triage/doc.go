@@ -7,5 +7,5 @@
 //
 // Everything here is a pure function over decoded documents except the
 // file readers; the commands around it (arguments, --format, exit status)
-// are internal/cli/diff and internal/cli/envnames. See docs/triage.md.
+// are cli/diff and cli/envnames. See docs/triage.md.
 package triage

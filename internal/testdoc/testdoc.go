@@ -1,6 +1,6 @@
 // Package testdoc builds the documents tests compare: golden scenario
 // documents the probe wrote (testdata/golden), decoded, with edits. It is
-// for tests only (triage's and internal/cli/diff's); nothing the binary
+// for tests only (triage's and cli/diff's); nothing the binary
 // links imports it.
 package testdoc
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"aorta-probe/internal/cli"
-	"aorta-probe/internal/cli/output"
+	"aorta-probe/cli"
+	"aorta-probe/cli/output"
 	"aorta-probe/probe"
 	"aorta-probe/triage"
 )

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"aorta-probe/internal/cli"
-	"aorta-probe/internal/cli/output"
-	"aorta-probe/probe"
+	"aorta-probe/cli"
+	"aorta-probe/cli/output"
+	"aorta-probe/internal/machine"
 )
 
 const captureUsage = `Usage: aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
@@ -57,7 +57,7 @@ func Record(args []string, p cli.Process) int {
 		fmt.Fprintln(stderr, "Try 'aorta-probe capture --help' for help.")
 		return 2
 	}
-	rec := probe.NewRecorder(redact)
+	rec := machine.NewRecorder(redact)
 	return runWith(sigs, rest, stdout, stderr, rec, func() error {
 		header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", cli.Version())
 		if err := output.WriteOutput(context.Background(), time.Now().Add(output.MinWriteWait), archive, rec.Archive(header)); err != nil {

@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"aorta-probe/internal/cli"
+	"aorta-probe/cli"
 	"aorta-probe/internal/docread"
 	"aorta-probe/schema/jsonschema"
 )

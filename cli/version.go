@@ -2,7 +2,7 @@ package cli
 
 import "runtime/debug"
 
-// version is set at link time (-ldflags "-X aorta-probe/internal/cli.version=…");
+// version is set at link time (-ldflags "-X aorta-probe/cli.version=…");
 // otherwise the module version recorded by the go command, else "dev".
 var version = ""
 

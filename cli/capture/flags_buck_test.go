@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"aorta-probe/internal/cli"
+	"aorta-probe/cli"
 )
 
 func TestBuckFlagErrors(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"aorta-probe/internal/cli"
+	"aorta-probe/cli"
 	"aorta-probe/triage"
 )
 

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"aorta-probe/internal/cli"
+	"aorta-probe/cli"
 )
 
 // Command is help over commands, the subcommands it may name; a plain

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"aorta-probe/internal/cli"
+	"aorta-probe/cli"
 	"aorta-probe/triage"
 )
 

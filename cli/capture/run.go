@@ -15,9 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"aorta-probe/internal/cli"
-	"aorta-probe/internal/cli/brief"
-	"aorta-probe/internal/cli/output"
+	"aorta-probe/cli"
+	"aorta-probe/cli/brief"
+	"aorta-probe/cli/output"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/probe"
@@ -36,7 +37,7 @@ func Main(args []string, p cli.Process) int {
 // runWith is Main recording the collection into rec when it is not nil;
 // archive then writes what rec recorded (Record, capture.go). A --root that
 // names a capture archive is replayed by probe.CollectRoot.
-func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec *probe.Recorder, archive func() error) int {
+func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec *machine.Recorder, archive func() error) int {
 	start := time.Now()
 	w := cli.WatchSignals(sigs)
 	defer w.Stop()
@@ -71,7 +72,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec
 	opt.Version = cli.Version()
 	opt.Record = rec
 	snap, err := probe.CollectRoot(w.Collect, opt)
-	if errors.Is(err, probe.ErrNotArchive) {
+	if errors.Is(err, machine.ErrNotArchive) {
 		return usageError(stderr, fmt.Errorf("--root %v", err))
 	}
 	if err == nil && archive != nil {
