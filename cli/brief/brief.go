@@ -106,9 +106,10 @@ func Summary(s *schema.Snapshot) string {
 	return text
 }
 
-// The submodule_commits reason of a wheel install (spec context.md: the
-// text with {C} the torch's git commit), and what the brief says instead
-// where C is no commit.
+// The pytorch_build.submodule_commits reason of a wheel install (the
+// Python probe's text, with C the torch's git commit: probe's
+// submoduleCommits writes it), and what the summary says instead where C
+// is no commit (docs/usage.md#the-brief---summary).
 const (
 	wheelSHAsHead = "pytorch_build.submodule_commits: wheel install -- direct SHAs not recoverable; resolve via github.com/pytorch/pytorch/tree/"
 	wheelSHAsTail = "/third_party/<name> (set AORTA_PYTORCH_SRC=<src> to enable in-process probing)"

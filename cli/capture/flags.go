@@ -52,7 +52,8 @@ Flags:
   --summary                  print the human brief and partial reasons only
                              (to stdout: no OUT)
   --field PATH               print one value (dotted path, [N] indexes a
-                             list) as JSON on one line (to stdout: no OUT)
+                             list) as JSON on one line (to stdout: no OUT);
+                             repeatable: one line per value, in order
   --deadline DURATION        bound the whole capture (default 60s)
   --root DIR|ARCHIVE         describe the filesystem under DIR instead of /,
                              or replay a capture ARCHIVE (docs/capture.md)
@@ -74,6 +75,10 @@ Flags:
   --buck-timeout SECONDS     timeout of each buck2 cquery (integer >= 1, default 10)
   --version                  print the version and exit
   -h, --help                 print this help and exit
+
+A flag that takes a value is given once (--field and the Buck inputs
+repeat). A document written to a file named like a subcommand, or within
+two letters of one, needs a path: ./diff, ./valdate.
 
 Exit status: 0 when the document was written (partial or not), 1 when it
 could not be written, 2 for a usage error.
