@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -152,6 +153,21 @@ func TestE2EMessages(t *testing.T) {
 	code, stdout, _ := runProbe(t, bin, dir, env, "capture", "--help")
 	if code != 0 || !strings.HasPrefix(stdout, "Usage: aorta-probe capture ARCHIVE") {
 		t.Errorf("capture --help: exit %d, stdout %.60q", code, stdout)
+	}
+	// Their help texts are written as every other: a failed write is exit 1.
+	if full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0); err == nil {
+		defer full.Close()
+		for _, tc := range []struct{ cmd, args string }{{"aorta-probe help", "help help"}, {"aorta-probe capture", "capture --help"}} {
+			cmd := exec.Command(bin, strings.Fields(tc.args)...)
+			cmd.Dir, cmd.Env, cmd.Stdout = dir, env, full
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			want := tc.cmd + ": failed to write to stdout: [Errno 28] No space left on device\n"
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || stderr.String() != want {
+				t.Errorf("%s >/dev/full: %v, stderr %q; want exit 1 and %q", tc.args, err, stderr.String(), want)
+			}
+		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("a usage error wrote %v", entries)

@@ -3,7 +3,6 @@ package capture
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -31,7 +30,11 @@ func Record(args []string, p cli.Process) int {
 	switch {
 	case err != nil:
 	case cfg.help:
-		io.WriteString(stdout, captureUsage)
+		// Written as every help text is: a failed write is exit 1.
+		if err := output.WriteStdout(context.Background(), time.Now().Add(output.MinWriteWait), stdout, []byte(captureUsage)); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe capture: failed to write to stdout: %s\n", err)
+			return 1
+		}
 		return 0
 	// The document must never replace the archive it is recorded with
 	// (aorta-probe capture node.cap node.cap): the same path, or another
