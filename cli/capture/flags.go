@@ -77,8 +77,8 @@ Flags:
   -h, --help                 print this help and exit
 
 A flag that takes a value is given once (--field and the Buck inputs
-repeat). A document written to a file named like a subcommand, or within
-two letters of one, needs a path: ./diff, ./valdate.
+repeat). A document written to a file named like a subcommand, or two
+edits or fewer away from one, needs a path: ./diff, ./valdate.
 
 Exit status: 0 when the document was written (partial or not), 1 when it
 could not be written, 2 for a usage error.
