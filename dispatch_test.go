@@ -60,3 +60,32 @@ func TestSubcommandDispatch(t *testing.T) {
 		}
 	}
 }
+
+// TestMistypedDispatch: a first bare word within two edits of a
+// subcommand is a usage error naming it, in one place (command), for the
+// capture and with the subcommand's arguments alike; a path, a word with
+// a dot and a distant word stay a capture's OUT.
+func TestMistypedDispatch(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		name string
+	}{
+		{[]string{"valdate"}, "validate"},
+		{[]string{"dif", "a.json", "b.json"}, "diff"},
+		{[]string{"env-name", "out"}, "env-names"},
+		{[]string{"captur", "node.cap"}, "capture"},
+		{[]string{"hlep", "diff"}, "help"},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		want := "aorta-probe: '" + tc.args[0] + "' is not a subcommand; did you mean " + tc.name + "? (to write the document to a file named " +
+			tc.args[0] + ", give it as ./" + tc.args[0] + ")\nTry 'aorta-probe --help' for help.\n"
+		if code != 2 || out != "" || errs != want {
+			t.Errorf("%q: exit %d, stderr %q; want %q", tc.args, code, errs, want)
+		}
+	}
+	for _, args := range [][]string{{"./valdate"}, {"valdate.json"}, {"node-7"}, {"-o", "valdate"}, {"--no-python", "dif"}} {
+		if c, rest := command(args); c.Name != "" || c.Run == nil || len(rest) != len(args) {
+			t.Errorf("%q: not a plain capture of all its arguments", args)
+		}
+	}
+}

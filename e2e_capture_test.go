@@ -145,7 +145,7 @@ func TestCaptureUsage(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"capture"}, 2, "no ARCHIVE given"},
-		{[]string{"capture", filepath.Join(dir, "a.txtar"), "--bogus"}, 2, "unknown option --bogus"},
+		{[]string{"capture", filepath.Join(dir, "a.txtar"), "--bogus"}, 2, "aorta-probe capture: unknown flag --bogus\nTry 'aorta-probe capture --help' for help.\n"},
 		{[]string{"capture", filepath.Join(dir, "b.txtar"), "--root", notCapture, "-"}, 1, "a replay is not captured again"},
 		{[]string{"--root", notCapture, "-"}, 2, "not a capture archive"}, // a usage error (docs/usage.md)
 	} {

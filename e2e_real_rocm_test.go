@@ -92,6 +92,14 @@ func TestRealDebianROCm(t *testing.T) {
 	if n := len(m); n != 41 { // the 40 keys and probe_provenance
 		t.Errorf("%d top-level keys, want 40 + probe_provenance", n)
 	}
+
+	// The brief does not read as no ROCm: its rocm line names the /usr
+	// install beside the described /opt/rocm (issue 28).
+	code, brief, errs := runProbe(t, bin, dir, env, "--root", archive, "--no-python", "--summary")
+	if v, _ := get(usr, "version").(string); code != 0 ||
+		!strings.Contains(brief, "\n  rocm:      None (dev: None)  [describes /opt/rocm: no install there; found: /usr distro "+v+"(dpkg)]\n") {
+		t.Errorf("the brief's rocm line (exit %d, %s):\n%s", code, errs, brief)
+	}
 }
 
 func get(m pyjson.Map[any], k string) any { v, _ := m.Get(k); return v }

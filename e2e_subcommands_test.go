@@ -341,7 +341,7 @@ func TestE2ERDHCTempAfterSIGKILL(t *testing.T) {
 // TestE2EBriefWords: the brief says in words what is not known: no amdgpu
 // found, torch not importable, and for Debian's torch (dist-packages, no
 // wheel RECORD, git_version "Unknown") neither "install=wheel" nor a
-// github link to tree/Unknown.
+// github link to tree/Unknown, in the brief or in the reasons after it.
 func TestE2EBriefWords(t *testing.T) {
 	bin := e2eBinary(t)
 	dir := t.TempDir()
@@ -375,5 +375,12 @@ func TestE2EBriefWords(t *testing.T) {
 	want := "  torch build: git_commit=Unknown install=prebuilt (a wheel or a distribution package: no source tree, not editable) [third_party SHAs: this torch records no git commit; set AORTA_PYTORCH_SRC=<src>]"
 	if line != want {
 		t.Errorf("torch build line\n got %q\nwant %q", line, want)
+	}
+	// The reasons after the brief drop the document's link to
+	// tree/Unknown too (the document keeps it: cli/brief's
+	// TestSummaryReasons).
+	reason := "\n  - pytorch_build.submodule_commits: wheel install -- direct SHAs not recoverable; this torch records no git commit (Unknown), so there is no tree to look them up in (set AORTA_PYTORCH_SRC=<src> to enable in-process probing)\n"
+	if strings.Contains(stdout, "tree/Unknown") || !strings.Contains(stdout, reason) {
+		t.Errorf("the summary's reasons hold a link to tree/Unknown or lack %q:\n%s", reason, stdout)
 	}
 }

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -24,6 +25,7 @@ import (
 	"aorta-probe/cli/output"
 	"aorta-probe/cli/validate"
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
 )
 
@@ -69,14 +71,36 @@ func commands() []cli.Command {
 }
 
 // command is the command args[0] names, with the arguments after the
-// name; every other command line is a plain capture of all of args.
+// name; a bare word that resembles a name (valdate, dif) is a usage
+// error (mistyped); every other command line is a plain capture of all of
+// args.
 func command(args []string) (cli.Command, []string) {
-	if len(args) > 0 {
-		for _, c := range commands() {
-			if c.Name == args[0] {
-				return c, args[1:]
-			}
+	if len(args) == 0 {
+		return plain, args
+	}
+	cs := commands()
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		if c.Name == args[0] {
+			return c, args[1:]
 		}
+		names[i] = c.Name
+	}
+	if name, ok := cli.Resembles(args[0], names); ok {
+		return mistyped(args[0], name), nil
 	}
 	return plain, args
+}
+
+// mistyped is the usage error of a first argument that resembles the
+// subcommand name but is none (docs/usage.md): a capture would write the
+// document to a file of that name, which the user did not mean; ./WORD
+// writes it there.
+func mistyped(word, name string) cli.Command {
+	return cli.Command{Run: func(_ []string, p cli.Process) int {
+		fmt.Fprintf(p.Stderr, "aorta-probe: %s is not a subcommand; did you mean %s? (to write the document to a file named %s, give it as ./%s)\n",
+			pyfmt.Repr(cli.Clip(word)), name, cli.Clip(word), cli.Clip(word))
+		fmt.Fprintln(p.Stderr, "Try 'aorta-probe --help' for help.")
+		return 2
+	}}
 }

@@ -78,11 +78,98 @@ func Brief(s *schema.Snapshot) string {
 		"  rdhc:      " + rdhcCell(s.SystemHealth),
 	}
 	if s.Provenance != nil && s.Provenance.ROCmInstalls != nil {
-		// aorta-probe's own line, after the Python probe's 31
+		// The rocm line names the install the rocm block describes and
+		// the others found, so a ROCm outside the described root (Debian's
+		// under /usr) does not read as no ROCm; aorta-probe's own line
+		// follows the Python probe's 31
 		// (docs/rocm-roots.md#every-install-rocm_installs).
+		lines[2] += "  " + rocmWhere(r.Root, *s.Provenance.ROCmInstalls)
 		lines = append(lines, "  rocm installs: "+rocmInstallsCell(*s.Provenance.ROCmInstalls))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Summary is --summary's text (docs/usage.md#the-brief---summary): the
+// brief and, for a partial document, an empty line, "Partial reasons:"
+// and one "  - REASON" line per reason, each line ending in LF. A reason
+// that points at a github link built from a commit this torch does not
+// record (Debian's says "Unknown") says so instead (reasonText); the
+// document keeps the reason as written.
+func Summary(s *schema.Snapshot) string {
+	text := Brief(s) + "\n"
+	if s.Partial {
+		text += "\nPartial reasons:\n"
+		for _, r := range s.PartialReasons {
+			text += "  - " + reasonText(r) + "\n"
+		}
+	}
+	return text
+}
+
+// The pytorch_build.submodule_commits reason of a wheel install (the
+// Python probe's text, with C the torch's git commit: probe's
+// submoduleCommits writes it), and what the summary says instead where C
+// is no commit (docs/usage.md#the-brief---summary).
+const (
+	wheelSHAsHead = "pytorch_build.submodule_commits: wheel install -- direct SHAs not recoverable; resolve via github.com/pytorch/pytorch/tree/"
+	wheelSHAsTail = "/third_party/<name> (set AORTA_PYTORCH_SRC=<src> to enable in-process probing)"
+	wheelNoCommit = "pytorch_build.submodule_commits: wheel install -- direct SHAs not recoverable; this torch records no git commit (%s), so there is no tree to look them up in (set AORTA_PYTORCH_SRC=<src> to enable in-process probing)"
+)
+
+// reasonText is a partial reason as the summary prints it: the reason,
+// except that the wheel install's submodule_commits reason, whose link
+// into github.com/pytorch/pytorch/tree/C leads nowhere when C is not a
+// commit (Unknown, or the <git_commit> placeholder of a torch that
+// records none), drops the link.
+func reasonText(r string) string {
+	rest, ok := strings.CutPrefix(r, wheelSHAsHead)
+	if !ok {
+		return r
+	}
+	c, ok := strings.CutSuffix(rest, wheelSHAsTail)
+	if !ok || isCommit(c) {
+		return r
+	}
+	return fmt.Sprintf(wheelNoCommit, c)
+}
+
+// rocmWhere says, after the rocm line, which install the rocm block (the
+// 40 keys) describes, root being rocm.root, and which others
+// rocm_installs found: "[describes ROOT KIND VERSION(SOURCE); also found:
+// …]", or "[describes ROOT: no install there; found: …]", or
+// "[describes ROOT: no ROCm install found]".
+func rocmWhere(root string, ri schema.ROCmInstalls) string {
+	described := ""
+	var others []string
+	for _, in := range ri.Installs {
+		if in.Described {
+			described = installText(in)
+		} else {
+			others = append(others, installText(in))
+		}
+	}
+	if root == "" {
+		root = "no root"
+	}
+	switch {
+	case described != "" && len(others) == 0:
+		return "[describes " + described + "]"
+	case described != "":
+		return "[describes " + described + "; also found: " + strings.Join(others, ", ") + "]"
+	case len(others) > 0:
+		return "[describes " + root + ": no install there; found: " + strings.Join(others, ", ") + "]"
+	}
+	return "[describes " + root + ": no ROCm install found]"
+}
+
+// installText is one install as the brief names it: root kind
+// version(source), ? for no version.
+func installText(in schema.ROCmInstall) string {
+	v := "?"
+	if in.Version != nil {
+		v = *in.Version + "(" + pyjson.Str(in.VersionSource) + ")"
+	}
+	return in.Root + " " + in.Kind + " " + v
 }
 
 // rocmInstallsCell is every install as root kind version(source), the
@@ -96,11 +183,7 @@ func rocmInstallsCell(ri schema.ROCmInstalls) string {
 		if in.Described {
 			mark = "*"
 		}
-		v := "?"
-		if in.Version != nil {
-			v = *in.Version + "(" + pyjson.Str(in.VersionSource) + ")"
-		}
-		parts = append(parts, fmt.Sprintf("%s%s %s %s", mark, in.Root, in.Kind, v))
+		parts = append(parts, mark+installText(in))
 	}
 	cell := "none"
 	if len(parts) > 0 {

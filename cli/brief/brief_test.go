@@ -154,3 +154,65 @@ func TestBriefROCmInstalls(t *testing.T) {
 		t.Errorf("%d lines, last\n got %q\nwant %q", len(lines), lines[len(lines)-1], want)
 	}
 }
+
+// TestBriefROCmLine: with probe_provenance the rocm line says which
+// install the rocm block describes and which others were found, so a
+// ROCm outside the described root (Debian's under /usr) does not read as
+// none; without it the line is the Python probe's.
+func TestBriefROCmLine(t *testing.T) {
+	opt := schema.ROCmInstall{Kind: "opt_rocm", Root: "/opt/rocm", Version: schema.Str("6.4.1"), VersionSource: schema.Str("info_version")}
+	distro := schema.ROCmInstall{Kind: "distro", Root: "/usr", Version: schema.Str("5.2.3"), VersionSource: schema.Str("dpkg")}
+	described := opt
+	described.Described = true
+	for _, tc := range []struct {
+		name     string
+		installs *schema.ROCmInstalls
+		want     string
+	}{
+		{"no provenance", nil, "  rocm:      None (dev: None)"},
+		{"nothing found", &schema.ROCmInstalls{}, "  rocm:      None (dev: None)  [describes /opt/rocm: no ROCm install found]"},
+		{"Debian's only", &schema.ROCmInstalls{Installs: []schema.ROCmInstall{distro}},
+			"  rocm:      None (dev: None)  [describes /opt/rocm: no install there; found: /usr distro 5.2.3(dpkg)]"},
+		{"the described one only", &schema.ROCmInstalls{Installs: []schema.ROCmInstall{described}},
+			"  rocm:      None (dev: None)  [describes /opt/rocm opt_rocm 6.4.1(info_version)]"},
+		{"described and others", &schema.ROCmInstalls{Installs: []schema.ROCmInstall{described, distro, {Kind: "rocm_path", Root: "/x"}}},
+			"  rocm:      None (dev: None)  [describes /opt/rocm opt_rocm 6.4.1(info_version); also found: /usr distro 5.2.3(dpkg), /x rocm_path ?]"},
+	} {
+		s := schema.NotCaptured()
+		s.ROCm.Root = "/opt/rocm"
+		if tc.installs != nil {
+			s.Provenance = &schema.Provenance{ROCmInstalls: tc.installs}
+		}
+		if got := briefLine(t, s, "rocm:"); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSummaryReasons: the summary prints the reasons after the brief,
+// but the wheel install's submodule_commits reason drops its link into
+// github.com/pytorch/pytorch/tree/C where C is no commit (Debian's
+// "Unknown", the <git_commit> placeholder); a real commit keeps it, and
+// the document keeps the reason as written.
+func TestSummaryReasons(t *testing.T) {
+	reason := func(c string) string { return wheelSHAsHead + c + wheelSHAsTail }
+	s := schema.NotCaptured()
+	s.Partial = true
+	s.PartialReasons = []string{"rocm.version: x", reason("Unknown"), reason("<git_commit>"), reason("0123abcd")}
+	got := Summary(s)
+	want := Brief(s) + "\n\nPartial reasons:\n" +
+		"  - rocm.version: x\n" +
+		"  - pytorch_build.submodule_commits: wheel install -- direct SHAs not recoverable; this torch records no git commit (Unknown), so there is no tree to look them up in (set AORTA_PYTORCH_SRC=<src> to enable in-process probing)\n" +
+		"  - pytorch_build.submodule_commits: wheel install -- direct SHAs not recoverable; this torch records no git commit (<git_commit>), so there is no tree to look them up in (set AORTA_PYTORCH_SRC=<src> to enable in-process probing)\n" +
+		"  - " + reason("0123abcd") + "\n"
+	if got != want {
+		t.Errorf("summary\n got %q\nwant %q", got, want)
+	}
+	if s.PartialReasons[1] != reason("Unknown") {
+		t.Error("Summary changed the document's reason")
+	}
+	s.Partial, s.PartialReasons = false, nil
+	if got := Summary(s); got != Brief(s)+"\n" {
+		t.Errorf("a complete document's summary: %q", got)
+	}
+}

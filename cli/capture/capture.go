@@ -3,10 +3,8 @@ package capture
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"aorta-probe/cli"
@@ -27,41 +25,31 @@ holds: docs/capture.md.
 // arguments]` (docs/capture.md): the usual run with a Recorder, then the
 // archive written.
 func Record(args []string, p cli.Process) int {
-	sigs, stdout, stderr := p.Signals, p.Stdout, p.Stderr
-	var archive string
-	redact := false
-	var rest []string
-	for _, a := range args {
-		switch {
-		case a == "--help" || a == "-h":
-			io.WriteString(stdout, captureUsage)
-			return 0
-		case a == "--redact-hostname":
-			redact = true
-		case archive == "" && !strings.HasPrefix(a, "-"):
-			archive = a
-		default:
-			rest = append(rest, a)
+	stdout, stderr := p.Stdout, p.Stderr
+	cfg, err := parseCaptureArgs(args)
+	switch {
+	case err != nil:
+	case cfg.help:
+		// Written as every help text is: a failed write is exit 1.
+		if err := output.WriteStdout(context.Background(), time.Now().Add(output.MinWriteWait), stdout, []byte(captureUsage)); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe capture: failed to write to stdout: %s\n", err)
+			return 1
 		}
-	}
-	if archive == "" {
-		fmt.Fprintln(stderr, "aorta-probe capture: no ARCHIVE given")
-		fmt.Fprintln(stderr, "Try 'aorta-probe capture --help' for help.")
-		return 2
-	}
+		return 0
 	// The document must never replace the archive it is recorded with
 	// (aorta-probe capture node.cap node.cap): the same path, or another
 	// name of the same file.
-	if cfg, err := parseArgs(rest); err == nil && cfg.out != "-" && !cfg.summary && cfg.field == nil && samePath(cfg.out, archive) {
-		fmt.Fprintf(stderr, "aorta-probe capture: OUT %s is the ARCHIVE itself; give the document another path\n", cfg.out)
-		fmt.Fprintln(stderr, "Try 'aorta-probe capture --help' for help.")
-		return 2
+	case cfg.out != "-" && !cfg.summary && len(cfg.fields) == 0 && samePath(cfg.out, cfg.archive):
+		err = fmt.Errorf("OUT %s is the ARCHIVE itself; give the document another path", cfg.out)
 	}
-	rec := machine.NewRecorder(redact)
-	return runWith(sigs, rest, stdout, stderr, rec, func() error {
+	if err != nil {
+		return usageError(stderr, cfg.cmd, err)
+	}
+	rec := machine.NewRecorder(cfg.redact)
+	return runWith(p.Signals, cfg, stdout, stderr, rec, func() error {
 		header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", cli.Version())
-		if err := output.WriteOutput(context.Background(), time.Now().Add(output.MinWriteWait), archive, rec.Archive(header)); err != nil {
-			return fmt.Errorf("failed to write %s: %s", archive, err)
+		if err := output.WriteOutput(context.Background(), time.Now().Add(output.MinWriteWait), cfg.archive, rec.Archive(header)); err != nil {
+			return fmt.Errorf("failed to write %s: %s", cfg.archive, err)
 		}
 		return nil
 	})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"aorta-probe/cli"
+	"aorta-probe/cli/output"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/probe"
 )
@@ -50,7 +52,8 @@ Flags:
   --summary                  print the human brief and partial reasons only
                              (to stdout: no OUT)
   --field PATH               print one value (dotted path, [N] indexes a
-                             list) as JSON on one line (to stdout: no OUT)
+                             list) as JSON on one line (to stdout: no OUT);
+                             repeatable: one line per value, in order
   --deadline DURATION        bound the whole capture (default 60s)
   --root DIR|ARCHIVE         describe the filesystem under DIR instead of /,
                              or replay a capture ARCHIVE (docs/capture.md)
@@ -73,30 +76,45 @@ Flags:
   --version                  print the version and exit
   -h, --help                 print this help and exit
 
+A flag that takes a value is given once (--field and the Buck inputs
+repeat). A document written to a file named like a subcommand, or two
+edits or fewer away from one, needs a path: ./diff, ./valdate.
+
 Exit status: 0 when the document was written (partial or not), 1 when it
 could not be written, 2 for a usage error.
 `
 
 // config is the parsed command line.
 type config struct {
+	// cmd is the command as its messages name it: "aorta-probe", or
+	// "aorta-probe capture" (whose help is `aorta-probe capture --help`).
+	cmd     string
 	options probe.Options
 	out     string
 	outFlag string // -o/--output as given; out once OUT is weighed
 	outDir  string // --out-dir (outdir.go): out is DIR/NODE.json
 	summary bool
-	field   *string
+	fields  []string // each --field, in order (docs/usage.md)
 	help    bool
 	version bool
 	buck    buckFlags // raw --buck-* values (flags_buck.go)
+	// archive and redact are capture's ARCHIVE and --redact-hostname
+	// (capture.go).
+	archive string
+	redact  bool
 }
 
 // option is one command-line flag: its names, whether it takes a value
 // (after "=" or as the next argument), and how it applies to the config.
 // set gets the name as given and the value ("" for a flag without one).
+// A flag that takes a value is given at most once (a second is a usage
+// error naming it: docs/usage.md#flags) unless it is repeatable; one
+// without a value may be repeated, to no further effect.
 type option struct {
-	names []string
-	value bool
-	set   func(c *config, name, v string) error
+	names      []string
+	value      bool
+	repeatable bool
+	set        func(c *config, name, v string) error
 	// missing, when set, is the error of a value-taking option given
 	// last with no value; otherwise "option NAME requires a value".
 	missing func(name string) error
@@ -124,19 +142,18 @@ var generalOptions = []option{
 		return nil
 	}, missing: func(string) error { return executionContextError("(missing)") }},
 	{names: []string{"--summary"}, set: func(c *config, _, _ string) error { c.summary = true; return nil }},
-	{names: []string{"--field"}, value: true, set: func(c *config, _, v string) error {
-		c.field = &v
-		if v == "" {
-			return errors.New("--field needs a non-empty path")
-		}
-		return nil
+	// Each --field prints its value on its own line, in order
+	// (docs/usage.md#output).
+	{names: []string{"--field"}, value: true, repeatable: true, set: func(c *config, _, v string) error {
+		c.fields = append(c.fields, v)
+		return output.CheckField(v) // a path that names nothing anywhere: before collecting
 	}},
 	{names: []string{"--deadline"}, value: true, set: func(c *config, _, v string) error {
 		// ParseDuration rejects what overflows (beyond ~292 years).
 		d, err := time.ParseDuration(v)
 		c.options.Deadline = d
 		if err != nil || d <= 0 {
-			return fmt.Errorf("--deadline needs a duration from 1ns to 2562047h47m16s, in Go syntax such as 30s or 2m (got %s)", pyfmt.Repr(v))
+			return fmt.Errorf("--deadline needs a duration from 1ns to 2562047h47m16s, in Go syntax such as 30s or 2m (got %s)", pyfmt.Repr(cli.Clip(v)))
 		}
 		return nil
 	}},
@@ -147,11 +164,21 @@ var generalOptions = []option{
 }
 
 func executionContextError(got string) error {
-	return fmt.Errorf("--execution-context requires one of: direct, buck2_run, buck2_action (got %s)", pyfmt.Repr(got))
+	return fmt.Errorf("--execution-context requires one of: direct, buck2_run, buck2_action (got %s)", pyfmt.Repr(cli.Clip(got)))
 }
 
-func lookupOption(name string) (option, bool) {
-	for _, o := range flagTable {
+// captureOptions are the flags only `aorta-probe capture` takes
+// (captureUsage, capture.go).
+var captureOptions = []option{
+	{names: []string{"--redact-hostname"}, set: func(c *config, _, _ string) error { c.redact = true; return nil }},
+}
+
+func lookupOption(name string, capture bool) (option, bool) {
+	table := flagTable
+	if capture {
+		table = slices.Concat(flagTable, captureOptions)
+	}
+	for _, o := range table {
 		if slices.Contains(o.names, name) {
 			return o, true
 		}
@@ -159,14 +186,27 @@ func lookupOption(name string) (option, bool) {
 	return option{}, false
 }
 
-// parseArgs parses the command line. Flags and the positional OUT may come
+// parseArgs parses the plain capture's command line (parse).
+func parseArgs(args []string) (config, error) { return parse(args, false) }
+
+// parseCaptureArgs parses `aorta-probe capture`'s command line (parse):
+// the plain one, whose first positional argument is ARCHIVE, and
+// --redact-hostname.
+func parseCaptureArgs(args []string) (config, error) { return parse(args, true) }
+
+// parse parses the command line. Flags and the positional OUT may come
 // in any order; --name=value and --name value are both accepted, -oPATH and
 // -o PATH too; "--" ends the flags. Everything that is wrong is a usage
 // error (exit 2), never a silent fall-through: every such error is the one
-// parseArgs returns.
-func parseArgs(args []string) (config, error) {
-	var c config
+// parse returns. The config names its command for the messages either way
+// (config.cmd).
+func parse(args []string, capture bool) (config, error) {
+	c := config{cmd: "aorta-probe"}
+	if capture {
+		c.cmd = "aorta-probe capture"
+	}
 	var positional []string
+	given := map[string]string{} // a single-value flag's first name -> its value
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -181,10 +221,10 @@ func parseArgs(args []string) (config, error) {
 		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") && len(a) > 2 {
 			name, value, hasValue = "-o", a[2:], true
 		}
-		o, ok := lookupOption(name)
+		o, ok := lookupOption(name, capture)
 		switch {
 		case !ok:
-			return c, fmt.Errorf("unknown option %s", name)
+			return c, fmt.Errorf("unknown flag %s", cli.Clip(name))
 		case !o.value && hasValue:
 			return c, fmt.Errorf("option %s does not take a value", name)
 		case o.value && !hasValue && i+1 >= len(args):
@@ -196,8 +236,24 @@ func parseArgs(args []string) (config, error) {
 			i++
 			value = args[i]
 		}
+		if first, twice := given[o.names[0]]; twice && o.value && !o.repeatable {
+			return c, fmt.Errorf("%s given twice (%s, then %s): give it once", strings.Join(o.names, "/"), pyfmt.Repr(cli.Clip(first)), pyfmt.Repr(cli.Clip(value)))
+		}
+		given[o.names[0]] = value
 		if err := o.set(&c, name, value); err != nil {
 			return c, err
+		}
+	}
+	if capture && c.help {
+		return c, nil // capture --help needs no ARCHIVE
+	}
+	if capture {
+		if len(positional) == 0 {
+			return c, errors.New("no ARCHIVE given")
+		}
+		c.archive, positional = positional[0], positional[1:]
+		if c.archive == "" || c.archive == "-" {
+			return c, fmt.Errorf("ARCHIVE must be a file path (got %s)", pyfmt.Repr(c.archive))
 		}
 	}
 	if err := c.setOut(positional); err != nil {
@@ -208,13 +264,14 @@ func parseArgs(args []string) (config, error) {
 	}
 	// --summary and --field print to stdout: a path given with them would
 	// be silently ignored (docs/usage.md).
+	field := len(c.fields) > 0
 	switch {
-	case c.summary && c.field != nil:
+	case c.summary && field:
 		return c, errors.New("--summary and --field are mutually exclusive")
-	case (c.summary || c.field != nil) && c.outDir != "":
+	case (c.summary || field) && c.outDir != "":
 		flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
 		return c, fmt.Errorf("%s prints to stdout and takes no --out-dir", flag)
-	case (c.summary || c.field != nil) && c.out != "-":
+	case (c.summary || field) && c.out != "-":
 		flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
 		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(c.out))
 	}
@@ -225,7 +282,7 @@ func parseArgs(args []string) (config, error) {
 func (c *config) setOut(positional []string) error {
 	switch {
 	case len(positional) > 1:
-		return fmt.Errorf("unexpected extra argument %s (only one OUT path is taken)", pyfmt.Repr(positional[1]))
+		return fmt.Errorf("unexpected extra argument %s (only one OUT path is taken)", pyfmt.Repr(cli.Clip(positional[1])))
 	case len(positional) == 1 && c.outFlag != "":
 		return errors.New("give the output path once: as OUT or with -o, not both")
 	case len(positional) == 1 && positional[0] == "":

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"aorta-probe/buck"
+	"aorta-probe/cli"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -28,24 +29,24 @@ type buckFlags struct {
 // buckOptions are the --buck-* flags.
 var buckOptions = []option{
 	{names: []string{"--buck-target"}, value: true, set: func(c *config, _, v string) error {
-		c.buck.target = &v // last wins
+		c.buck.target = &v
 		return nil
 	}},
-	{names: []string{"--buck-option"}, value: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.options })},
-	{names: []string{"--buck-mode-file"}, value: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.modeFiles })},
-	{names: []string{"--buck-config"}, value: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.configs })},
-	{names: []string{"--buck-modifier"}, value: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.modifiers })},
+	{names: []string{"--buck-option"}, value: true, repeatable: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.options })},
+	{names: []string{"--buck-mode-file"}, value: true, repeatable: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.modeFiles })},
+	{names: []string{"--buck-config"}, value: true, repeatable: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.configs })},
+	{names: []string{"--buck-modifier"}, value: true, repeatable: true, set: appendBuck(func(b *buckFlags) *[]string { return &b.modifiers })},
 	{names: []string{"--buck-default-context"}, set: func(c *config, _, _ string) error { c.buck.defaultContext = true; return nil }},
 	{names: []string{"--buck-timeout"}, value: true, set: func(c *config, _, v string) error {
 		n, ok := pyInt(v)
 		switch {
 		case !ok:
-			return fmt.Errorf("Invalid value for '--buck-timeout': %s is not a valid integer range.", pyfmt.Repr(v))
+			return fmt.Errorf("Invalid value for '--buck-timeout': %s is not a valid integer range.", pyfmt.Repr(cli.Clip(v)))
 		case n < 1:
 			return fmt.Errorf("Invalid value for '--buck-timeout': %d is not in the range x>=1.", n)
 		case n > maxBuckTimeout:
 			// Beyond what a time.Duration holds: it would wrap around.
-			return fmt.Errorf("Invalid value for '--buck-timeout': %s is not in the range 1<=x<=%d.", pyIntText(v), maxBuckTimeout)
+			return fmt.Errorf("Invalid value for '--buck-timeout': %s is not in the range 1<=x<=%d.", cli.Clip(pyIntText(v)), maxBuckTimeout)
 		}
 		c.options.Buck.Timeout = time.Duration(n) * time.Second
 		return nil

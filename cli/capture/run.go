@@ -11,7 +11,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,23 +33,29 @@ import (
 // The first signal of p ends the collection early; one received while the
 // output waits for its reader abandons the write.
 func Main(args []string, p cli.Process) int {
-	return runWith(p.Signals, args, p.Stdout, p.Stderr, nil, nil)
+	cfg, err := parseArgs(args)
+	if err != nil {
+		return usageError(p.Stderr, cfg.cmd, err)
+	}
+	return runWith(p.Signals, cfg, p.Stdout, p.Stderr, nil, nil)
 }
 
-// runWith is Main recording the collection into rec when it is not nil;
-// archive then writes what rec recorded (Record, capture.go). A --root that
-// names a capture archive is replayed by probe.CollectRoot.
-func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec *machine.Recorder, archive func() error) int {
+// runWith runs the command line cfg: Main's, or Record's recording the
+// collection into rec; archive then writes what rec recorded (capture.go).
+// A --root that names a capture archive is replayed by probe.CollectRoot.
+func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rec *machine.Recorder, archive func() error) int {
 	start := time.Now()
 	w := cli.WatchSignals(sigs)
 	defer w.Stop()
 
-	cfg, err := parseArgs(args)
-	if err == nil && !cfg.help && !cfg.version {
-		err = checkRoot(cfg.options.Root)
-	}
-	if err != nil {
-		return usageError(stderr, err)
+	if !cfg.help && !cfg.version {
+		err := checkRoot(cfg.options.Root)
+		if err == nil {
+			err = checkPython(cfg.options)
+		}
+		if err != nil {
+			return usageError(stderr, cfg.cmd, err)
+		}
 	}
 	deadline := cfg.options.Deadline
 	if deadline <= 0 {
@@ -73,7 +81,7 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec
 	opt.Record = rec
 	snap, err := probe.CollectRoot(w.Collect, opt)
 	if errors.Is(err, machine.ErrNotArchive) {
-		return usageError(stderr, fmt.Errorf("--root %v", err))
+		return usageError(stderr, cfg.cmd, fmt.Errorf("--root %v", err))
 	}
 	if err == nil && archive != nil {
 		err = archive()
@@ -87,22 +95,21 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec
 	}
 
 	switch {
-	case cfg.field != nil:
-		out, err := output.Field(snap, *cfg.field)
-		if err != nil {
-			fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
-			return 1
-		}
-		return emit(append(out, '\n'))
-	case cfg.summary:
-		text := brief.Brief(snap) + "\n"
-		if snap.Partial {
-			text += "\nPartial reasons:\n"
-			for _, r := range snap.PartialReasons {
-				text += "  - " + r + "\n"
+	case len(cfg.fields) > 0:
+		// Every value is looked up before any is printed: one that fails
+		// is its line on stderr, exit 1, and nothing on stdout.
+		var out []byte
+		for _, f := range cfg.fields {
+			v, err := output.Field(snap, f)
+			if err != nil {
+				fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+				return 1
 			}
+			out = append(append(out, v...), '\n')
 		}
-		return emit([]byte(text))
+		return emit(out)
+	case cfg.summary:
+		return emit([]byte(brief.Summary(snap)))
 	}
 
 	doc := pyjson.Encode(snap)
@@ -119,10 +126,11 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec
 	return 0
 }
 
-// usageError reports a bad command line: one line and the hint, exit 2.
-func usageError(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
-	fmt.Fprintln(stderr, "Try 'aorta-probe --help' for help.")
+// usageError reports a bad command line of cmd ("aorta-probe" or
+// "aorta-probe capture"): one line and the hint to cmd's help, exit 2.
+func usageError(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+	fmt.Fprintf(stderr, "Try '%s --help' for help.\n", cmd)
 	return 2
 }
 
@@ -145,4 +153,47 @@ func checkRoot(root string) error {
 		return fmt.Errorf("--root %s is neither a directory nor a capture archive", pyfmt.Repr(root))
 	}
 	return nil
+}
+
+// checkPython refuses an explicit --python that names no interpreter
+// (docs/python.md#2-choosing-the-interpreter), before anything is
+// collected, as checkRoot does a missing --root: a path (a name with a
+// '/', relative to the working directory) must exist and not be a
+// directory; a bare name must be found on the search path the capture
+// looks tools up on (the absolute entries of $PATH), and under a --root
+// DIR, which runs no tool found by name, a bare name finds nothing. An
+// interpreter that exists but cannot run stays a partial reason of the
+// document, as does a $AORTA_PROBE_PYTHON or a default python3 that is
+// missing. A replay (--root ARCHIVE) runs no interpreter: its --python
+// names one of the captured machine, and the replay says whether the
+// archive holds its answer.
+func checkPython(opt probe.Options) error {
+	name := opt.Python.Interpreter
+	if name == "" || opt.Python.Disabled || isArchive(opt.Root) {
+		return nil
+	}
+	if !strings.Contains(name, "/") {
+		if opt.Root != "" && filepath.Clean(opt.Root) != "/" {
+			return fmt.Errorf("--python %s: a bare name is not looked up under --root %s (no search path); give the interpreter's path", pyfmt.Repr(cli.Clip(name)), pyfmt.Repr(cli.Clip(opt.Root)))
+		}
+		if _, ok := machine.Which(machine.SearchPath(os.LookupEnv), name); !ok {
+			return fmt.Errorf("--python %s: not found on PATH", pyfmt.Repr(cli.Clip(name)))
+		}
+		return nil
+	}
+	fi, err := os.Stat(name)
+	switch {
+	case err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)):
+		return fmt.Errorf("--python: %s", output.PyError(err, cli.Clip(name)))
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("--python %s is a directory, not an interpreter", pyfmt.Repr(cli.Clip(name)))
+	}
+	return nil
+}
+
+// isArchive reports whether a --root names a regular file: a capture
+// archive to replay (checkRoot refuses any other file).
+func isArchive(root string) bool {
+	fi, err := os.Stat(root)
+	return root != "" && err == nil && fi.Mode().IsRegular()
 }

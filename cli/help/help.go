@@ -3,12 +3,23 @@
 package help
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"aorta-probe/cli"
+	"aorta-probe/cli/output"
 )
+
+// usage is help's own help (aorta-probe help help, help --help).
+const usage = `Usage: aorta-probe help [SUBCOMMAND]
+
+Print the program's usage text (the same as aorta-probe --help), or
+SUBCOMMAND's own (the same as aorta-probe SUBCOMMAND --help). See
+docs/usage.md.
+`
 
 // Command is help over commands, the subcommands it may name; a plain
 // `aorta-probe help` runs plain with --help (the program's usage text).
@@ -19,6 +30,13 @@ func Command(commands []cli.Command, plain cli.Command) cli.Command {
 			return plain.Run([]string{"--help"}, p)
 		case len(args) > 1:
 			return usageError(p.Stderr, fmt.Sprintf("takes at most one subcommand (got %d arguments)", len(args)))
+		case args[0] == "help" || args[0] == "--help" || args[0] == "-h":
+			// Written as every help text is: a failed write is exit 1.
+			if err := output.WriteStdout(context.Background(), time.Now().Add(output.MinWriteWait), p.Stdout, []byte(usage)); err != nil {
+				fmt.Fprintf(p.Stderr, "aorta-probe help: failed to write to stdout: %s\n", err)
+				return 1
+			}
+			return 0
 		}
 		names := make([]string, len(commands))
 		for i, c := range commands {
@@ -27,7 +45,7 @@ func Command(commands []cli.Command, plain cli.Command) cli.Command {
 			}
 			names[i] = c.Name
 		}
-		return usageError(p.Stderr, fmt.Sprintf("no subcommand %q (%s)", args[0], strings.Join(names, ", ")))
+		return usageError(p.Stderr, fmt.Sprintf("no subcommand %q (%s)", cli.Clip(args[0]), strings.Join(names, ", ")))
 	}}
 }
 

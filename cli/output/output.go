@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"aorta-probe/cli"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -359,6 +360,9 @@ func Field(snap *schema.Snapshot, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("--field %s: %s", cli.Clip(path), fmt.Sprintf(format, a...))
+	}
 	out, err := pyjson.Field(snap, segs)
 	var fe *pyjson.FieldError
 	if !errors.As(err, &fe) {
@@ -368,20 +372,17 @@ func Field(snap *schema.Snapshot, path string) ([]byte, error) {
 	if fe.At > 0 {
 		prefix = joinSegments(segs[:fe.At])
 	}
-	fail := func(format string, a ...any) error {
-		return fmt.Errorf("--field %s: %s", path, fmt.Sprintf(format, a...))
-	}
 	switch {
 	case fe.Null:
-		return nil, fail("%s is null", prefix)
+		return nil, fail("%s is null", cli.Clip(prefix))
 	case fe.OutOfRange:
-		return nil, fail("index %s out of range: %s has %d item(s)", strings.Trim(seg, "[]"), prefix, fe.Len)
+		return nil, fail("index %s out of range: %s has %d item(s)", cli.Clip(strings.Trim(seg, "[]")), cli.Clip(prefix), fe.Len)
 	case fe.Type != "":
 		want := "an object"
 		if strings.HasPrefix(seg, "[") {
 			want = "an array"
 		}
-		return nil, fail("%s is %s, not %s", prefix, jsonTypeName[fe.Type], want)
+		return nil, fail("%s is %s, not %s", cli.Clip(prefix), jsonTypeName[fe.Type], want)
 	}
 	keys := fe.Keys
 	sort.Strings(keys)
@@ -390,7 +391,7 @@ func Field(snap *schema.Snapshot, path string) ([]byte, error) {
 		more = fmt.Sprintf(" (+ %d more)", len(keys)-10)
 		keys = keys[:10]
 	}
-	return nil, fail("no key %s in %s (keys: %s%s)", pyfmt.Repr(seg), prefix, strings.Join(keys, ", "), more)
+	return nil, fail("no key %s in %s (keys: %s%s)", pyfmt.Repr(cli.Clip(seg)), cli.Clip(prefix), strings.Join(keys, ", "), more)
 }
 
 // jsonTypeName names the Python types pyjson.FieldError reports as JSON
@@ -398,7 +399,17 @@ func Field(snap *schema.Snapshot, path string) ([]byte, error) {
 var jsonTypeName = map[string]string{"str": "a string", "int": "a number", "float": "a number", "bool": "a boolean", "list": "an array", "dict": "an object"}
 
 // fieldSegments splits a --field path at its dots and before each list
-// index: "a.b[0][1]" is a, b, [0], [1].
+// index: "a.b[0][1]" is a, b, [0], [1]; "[x]" where x is not an integer
+// is an error.
+//
+// CheckField is the same check alone, for the command line: a path that
+// is empty or holds a "[…]" that is no list index names nothing in any
+// document.
+func CheckField(path string) error {
+	_, err := fieldSegments(path)
+	return err
+}
+
 func fieldSegments(path string) ([]string, error) {
 	if path == "" {
 		return nil, errors.New("--field needs a non-empty path")
@@ -420,7 +431,19 @@ func fieldSegments(path string) ([]string, error) {
 		}
 		segs = append(segs, idx...)
 	}
+	for _, seg := range segs {
+		if strings.HasPrefix(seg, "[") && strings.HasSuffix(seg, "]") && !isListIndex(seg) {
+			return nil, fmt.Errorf("--field %s: %s is not a list index (an integer: [0] the first item, [-1] the last)", cli.Clip(path), cli.Clip(seg))
+		}
+	}
 	return segs, nil
+}
+
+// isListIndex reports whether a segment "[…]" holds a list index: an
+// integer, "-" before it counting from the end.
+func isListIndex(seg string) bool {
+	digits := strings.TrimPrefix(seg[1:len(seg)-1], "-")
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
 }
 
 // joinSegments is the inverse of fieldSegments.

@@ -51,7 +51,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			io.WriteString(stdout, usage)
 			return 0
 		case a != "-" && strings.HasPrefix(a, "-"):
-			return usageError(stderr, "unknown option "+a)
+			return usageError(stderr, "unknown flag "+cli.Clip(a))
 		default:
 			files = append(files, a)
 		}
@@ -89,9 +89,11 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
+// usageError reports a bad command line in one line, the hint included
+// (stderr holds one line per file that could not be read, and one for a
+// usage error: docs/usage.md), exit 2.
 func usageError(stderr io.Writer, msg string) int {
-	fmt.Fprintf(stderr, "aorta-probe validate: %s\n", msg)
-	fmt.Fprintln(stderr, "Try 'aorta-probe validate --help' for help.")
+	fmt.Fprintf(stderr, "aorta-probe validate: %s; try 'aorta-probe validate --help'\n", msg)
 	return 2
 }
 

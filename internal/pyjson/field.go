@@ -85,7 +85,9 @@ func Field(v any, path []string) ([]byte, error) {
 	return e.buf, nil
 }
 
-// listIndex parses a segment "[N]".
+// listIndex parses a segment "[N]", N an integer, negative from the end.
+// An N too large for any list saturates (it is out of range of every
+// list, not a key).
 func listIndex(seg string) (int, bool) {
 	if len(seg) < 3 || seg[0] != '[' || seg[len(seg)-1] != ']' {
 		return 0, false
@@ -96,10 +98,10 @@ func listIndex(seg string) (int, bool) {
 	}
 	n := 0
 	for _, c := range []byte(digits) {
-		if c < '0' || c > '9' || n > 1<<30 {
+		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int(c-'0')
+		n = min(n*10+int(c-'0'), 1<<40)
 	}
 	if digits == "" {
 		return 0, false

@@ -1,0 +1,87 @@
+package cli
+
+import "testing"
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"diff", "diff", 0},
+		{"dif", "diff", 1},
+		{"difff", "diff", 1},
+		{"idff", "diff", 1}, // a transposition is one edit
+		{"valdate", "validate", 1},
+		{"vaildate", "validate", 1},
+		{"off", "diff", 2},
+		{"hello", "help", 2},
+		{"env", "env-names", 6},
+		{"", "help", 4},
+		{"ca", "abc", 3}, // optimal string alignment: no edit of a transposed pair
+		{"héla", "help", 2},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+		if got := editDistance(tc.b, tc.a); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
+		}
+	}
+}
+
+func TestResembles(t *testing.T) {
+	names := []string{"validate", "diff", "env-names", "capture", "help"}
+	for _, tc := range []struct {
+		word, want string
+	}{
+		{"valdate", "validate"},
+		{"dif", "diff"},
+		{"Diff", "diff"},
+		{"VALIDATE", "validate"},
+		{"captrue", "capture"},
+		{"env-name", "env-names"},
+		{"envnames", "env-names"},
+		{"hepl", "help"},
+		{"df", "diff"},
+		// Not a mistyping: a name, a path, a flag, a file with an
+		// extension, or a word three edits or more away.
+		{"diff", ""},
+		{"help", ""},
+		{"./valdate", ""},
+		{"out/dif", ""},
+		{"dif.json", ""},
+		{"-", ""},
+		{"--dif", ""},
+		{"", ""},
+		{"env", ""},
+		{"node", ""},
+		{"capt", ""},
+		{"x", ""},
+	} {
+		got, ok := Resembles(tc.word, names)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("Resembles(%q) = %q, %v; want %q", tc.word, got, ok, tc.want)
+		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	short := "partial_reasons[0]"
+	if got := Clip(short); got != short {
+		t.Errorf("Clip(%q) = %q", short, got)
+	}
+	exact := string(make([]byte, MaxEcho))
+	if got := Clip(exact); got != exact {
+		t.Errorf("a string of MaxEcho bytes was clipped")
+	}
+	long := "a." + string(make([]byte, 100_000))
+	if got := Clip(long); len(got) != MaxEcho+len("…") || got[:2] != "a." {
+		t.Errorf("Clip of 100 KB: %d bytes", len(got))
+	}
+	// A multi-byte character across the cut is dropped whole.
+	wide := string(make([]byte, MaxEcho-1)) + "é" + "tail"
+	if got := Clip(wide); got != string(make([]byte, MaxEcho-1))+"…" {
+		t.Errorf("Clip cut a character: %q", got[len(got)-5:])
+	}
+}
