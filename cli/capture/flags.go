@@ -21,6 +21,8 @@ const Usage = `Usage: aorta-probe [OUT|-] [flags]
        aorta-probe env-names [OUT|-]
        aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
        aorta-probe --root ARCHIVE [OUT|-] [flags]
+       aorta-probe metrics [DOC|-] [OUT] [flags]
+       aorta-probe labels [DOC|-] [OUT] [flags]
        aorta-probe help [SUBCOMMAND]
 
 Capture the environment this process runs in (ROCm, amdgpu, GPUs, NICs,
@@ -37,6 +39,10 @@ Subcommands (each takes --help):
               diff --env-markers (docs/triage.md)
   capture     run and record what was read and run into ARCHIVE, which
               --root ARCHIVE replays on any machine (docs/capture.md)
+  metrics     a document as Prometheus metrics for node_exporter's
+              textfile collector (docs/fleet.md)
+  labels      a document as Kubernetes node labels, a Node Feature
+              Discovery feature file (docs/fleet.md)
   help        this text, or a subcommand's: help diff (docs/usage.md)
 
 Flags:
@@ -88,6 +94,7 @@ type config struct {
 	help    bool
 	version bool
 	buck    buckFlags // raw --buck-* values (flags_buck.go)
+	flags   []string  // every flag given, by the name given, in order
 }
 
 // option is one command-line flag: its names, whether it takes a value
@@ -165,40 +172,9 @@ func lookupOption(name string) (option, bool) {
 // error (exit 2), never a silent fall-through: every such error is the one
 // parseArgs returns.
 func parseArgs(args []string) (config, error) {
-	var c config
-	var positional []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			positional = append(positional, args[i+1:]...)
-			break
-		}
-		if a == "-" || !strings.HasPrefix(a, "-") {
-			positional = append(positional, a)
-			continue
-		}
-		name, value, hasValue := strings.Cut(a, "=")
-		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") && len(a) > 2 {
-			name, value, hasValue = "-o", a[2:], true
-		}
-		o, ok := lookupOption(name)
-		switch {
-		case !ok:
-			return c, fmt.Errorf("unknown option %s", name)
-		case !o.value && hasValue:
-			return c, fmt.Errorf("option %s does not take a value", name)
-		case o.value && !hasValue && i+1 >= len(args):
-			if o.missing != nil {
-				return c, o.missing(name)
-			}
-			return c, fmt.Errorf("option %s requires a value", name)
-		case o.value && !hasValue:
-			i++
-			value = args[i]
-		}
-		if err := o.set(&c, name, value); err != nil {
-			return c, err
-		}
+	c, positional, err := parseFlags(args)
+	if err != nil {
+		return c, err
 	}
 	if err := c.setOut(positional); err != nil {
 		return c, err
@@ -219,6 +195,48 @@ func parseArgs(args []string) (config, error) {
 		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(c.out))
 	}
 	return c, validateBuck(&c)
+}
+
+// parseFlags is parseArgs' first half: the flags of args applied to a
+// config, and the positional arguments, in order.
+func parseFlags(args []string) (config, []string, error) {
+	var c config
+	var positional []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			positional = append(positional, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") && len(a) > 2 {
+			name, value, hasValue = "-o", a[2:], true
+		}
+		o, ok := lookupOption(name)
+		switch {
+		case !ok:
+			return c, nil, fmt.Errorf("unknown option %s", name)
+		case !o.value && hasValue:
+			return c, nil, fmt.Errorf("option %s does not take a value", name)
+		case o.value && !hasValue && i+1 >= len(args):
+			if o.missing != nil {
+				return c, nil, o.missing(name)
+			}
+			return c, nil, fmt.Errorf("option %s requires a value", name)
+		case o.value && !hasValue:
+			i++
+			value = args[i]
+		}
+		if err := o.set(&c, name, value); err != nil {
+			return c, nil, err
+		}
+		c.flags = append(c.flags, name)
+	}
+	return c, positional, nil
 }
 
 // setOut takes the output path from OUT or -o (once), "-" for stdout.
