@@ -21,7 +21,11 @@ type Label struct{ Name, Value string }
 //	rocm-version        rocm.version
 //	hip-version         hip.version
 //	gfx-targets         gpu_arch.gfx_targets, joined with "."
-//	gpu-count           gpu_arch.agent_count
+//	gpu-count           probe_provenance.gpus.physical_count, else (a
+//	                    document without the block) gpu_arch.agent_count
+//	compute-partition   probe_provenance.gpus.compute_partition (SPX, CPX, …:
+//	                    "" unless every GPU has the same)
+//	memory-partition    probe_provenance.gpus.memory_partition (NPS1, …)
 //	driver-version      amdgpu_driver.kmd_version (the loaded module), else rocm.kmd_version
 //	container-runtime   runtime_context.type
 //	torch-version       pytorch_version
@@ -33,6 +37,10 @@ func Labels(d *Document) []Label {
 	if driver == "" {
 		driver = d.text("rocm.kmd_version")
 	}
+	gpuCount := d.text("gpu_arch.agent_count")
+	if _, ok := d.Lookup("probe_provenance.gpus"); ok {
+		gpuCount = d.text("probe_provenance.gpus.physical_count")
+	}
 	h := sha256.New()
 	for _, f := range Fingerprints(d) {
 		if f.Group != GroupHost {
@@ -43,7 +51,9 @@ func Labels(d *Document) []Label {
 		{"rocm-version", d.text("rocm.version")},
 		{"hip-version", d.text("hip.version")},
 		{"gfx-targets", d.list("gpu_arch.gfx_targets", ".")},
-		{"gpu-count", d.text("gpu_arch.agent_count")},
+		{"gpu-count", gpuCount},
+		{"compute-partition", d.text("probe_provenance.gpus.compute_partition")},
+		{"memory-partition", d.text("probe_provenance.gpus.memory_partition")},
 		{"driver-version", driver},
 		{"container-runtime", d.text("runtime_context.type")},
 		{"torch-version", d.text("pytorch_version")},

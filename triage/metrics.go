@@ -3,6 +3,7 @@ package triage
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -50,7 +51,7 @@ func Metrics(d *Document) []byte {
 		e.sample("aorta_env_captured_timestamp_seconds", nil, formatFloat(float64(t.UnixNano())/1e9))
 	}
 	e.family("aorta_env_capture_duration_seconds", "gauge", "How long the capture took (probe_provenance.duration_us), in seconds.")
-	if us, err := strconv.ParseFloat(str("probe_provenance.duration_us"), 64); err == nil {
+	if us, ok := d.number("probe_provenance.duration_us"); ok {
 		e.sample("aorta_env_capture_duration_seconds", nil, formatFloat(us/1e6))
 	}
 
@@ -70,7 +71,85 @@ func Metrics(d *Document) []byte {
 			}
 		}
 	}
+	e.gpus(d)
 	return e.b
+}
+
+// gpus writes the per-GPU families from probe_provenance.gpus.devices
+// (schema.GPUDevice; docs/hardware.md), one series per physical GPU keyed
+// by its pci label; a document without the block (an older probe,
+// --no-provenance) has the families' HELP and TYPE only.
+func (e *exposition) gpus(d *Document) {
+	v, _ := d.Lookup("probe_provenance.gpus.devices")
+	devices, _ := v.([]any)
+	type gauge struct{ name, help, path string }
+	gauges := []gauge{
+		{"aorta_gpu_partitions", "The GPU's kfd nodes (compute partitions; 1 when unpartitioned).", ""},
+		{"aorta_gpu_vram_bytes", "The GPU's VRAM (amdgpu mem_info_vram_total), in bytes.", "vram_bytes"},
+		{"aorta_gpu_pcie_link_width_lanes", "The GPU's PCIe link width (current_link_width), in lanes.", "pcie.current_link_width"},
+		{"aorta_gpu_pcie_link_max_width_lanes", "The GPU's maximum PCIe link width (max_link_width), in lanes.", "pcie.max_link_width"},
+		{"aorta_gpu_pcie_link_speed_transfers_per_second", "The GPU's PCIe link speed (current_link_speed), in transfers per second per lane.", "pcie.current_link_speed"},
+		{"aorta_gpu_pcie_link_max_speed_transfers_per_second", "The GPU's maximum PCIe link speed (max_link_speed), in transfers per second per lane.", "pcie.max_link_speed"},
+	}
+	e.family("aorta_gpu_info", "gauge", "One physical GPU of probe_provenance.gpus (docs/hardware.md); always 1.")
+	for _, dev := range devices {
+		m, _ := dev.(object)
+		e.sample("aorta_gpu_info", []label{
+			{"pci", textAt(m, "pci")},
+			{"unique_id", textAt(m, "unique_id")},
+			{"gfx", textAt(m, "gfx_target")},
+			{"product", textAt(m, "product_name")},
+			{"vbios", textAt(m, "vbios_version")},
+			{"compute_partition", textAt(m, "compute_partition")},
+			{"memory_partition", textAt(m, "memory_partition")},
+		}, "1")
+	}
+	for _, g := range gauges {
+		e.family(g.name, "gauge", g.help)
+		for _, dev := range devices {
+			m, _ := dev.(object)
+			var value string
+			switch {
+			case g.path == "":
+				if p, ok := lookupIn(m, "partitions").([]any); ok {
+					value = strconv.Itoa(len(p))
+				}
+			case strings.HasSuffix(g.path, "_speed"):
+				if t, ok := ParseLinkSpeed(textAt(m, g.path)); ok {
+					value = formatFloat(t)
+				}
+			default:
+				if f, ok := finite(lookupIn(m, g.path)); ok {
+					value = formatFloat(f)
+				}
+			}
+			if value != "" {
+				e.sample(g.name, []label{{"pci", textAt(m, "pci")}}, value)
+			}
+		}
+	}
+}
+
+func lookupIn(m object, path string) any {
+	v, _ := lookup(m, strings.Split(path, "."))
+	return v
+}
+
+func textAt(m object, path string) string { return scalarText(lookupIn(m, path)) }
+
+// ParseLinkSpeed reads a PCIe link speed as sysfs writes it
+// (current_link_speed, max_link_speed: "16.0 GT/s PCIe", "2.5 GT/s") as
+// transfers per second; ok is false for anything else ("Unknown", "").
+func ParseLinkSpeed(s string) (float64, bool) {
+	f := strings.Fields(s)
+	if len(f) < 2 || f[1] != "GT/s" {
+		return 0, false
+	}
+	g, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || !(g > 0 && g <= 1e6) { // NaN, Inf, negative: no speed
+		return 0, false
+	}
+	return g * 1e9, true
 }
 
 // text is the value at path as a label value: a string as is, a number
@@ -89,6 +168,22 @@ func scalarText(v any) string {
 		return x
 	}
 	return compact(v)
+}
+
+// number is the JSON number at path as a finite float64.
+func (d *Document) number(path string) (float64, bool) {
+	v, _ := d.Lookup(path)
+	return finite(v)
+}
+
+// finite is v, a JSON number, as a finite float64.
+func finite(v any) (float64, bool) {
+	n, ok := v.(number)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
 // list joins the string items of the array at path with sep ("" when the
