@@ -18,6 +18,7 @@ import (
 
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/testdoc"
+	"aorta-probe/schema"
 )
 
 // TestPromtool runs Prometheus's own checker on what aorta-probe metrics
@@ -69,8 +70,9 @@ func TestPromtool(t *testing.T) {
 // Prometheus server on loopback scraping them with the rules of
 // deploy/prometheus/ loaded, its storage in a temporary directory. It
 // queries Prometheus's HTTP API until the three aorta_env_info series are
-// there and aorta:rocm_variants:count is 2, and the alert
-// AortaFleetROCmVariants fires. Every process it started is stopped by its
+// there, aorta:rocm_variants:count is 2 and the alerts fire: two ROCm
+// variants, node c's knobs (it also sets HSA_XNACK) off the fleet's, node
+// b's GPU link at x8 of x16 (a probe_provenance.gpus block). Every process it started is stopped by its
 // pid. It skips without the binaries (apt-get install prometheus
 // prometheus-node-exporter), and fails instead under
 // AORTA_PROBE_REQUIRE_SANDBOXES=1.
@@ -96,13 +98,15 @@ func TestPrometheusFleet(t *testing.T) {
 	dir := t.TempDir()
 	docs := map[string]testdoc.Object{
 		"a": testdoc.Golden(t, "mi350-host.json"),
-		"b": testdoc.Golden(t, "mi350-host.json"),
-		"c": testdoc.Edited(t, "mi350-host.json", testdoc.Set("rocm.version", "7.3.0"), testdoc.Set("rocm.version_dev", "7.3.0-12")),
+		"b": testdoc.Edited(t, "mi350-host.json", testdoc.Set("probe_provenance.gpus", degradedGPU())),
+		"c": testdoc.Edited(t, "mi350-host.json", testdoc.Set("rocm.version", "7.3.0"), testdoc.Set("rocm.version_dev", "7.3.0-12"),
+			testdoc.Set("env_vars.HSA_XNACK", "1")),
 	}
 	ports := freePorts(t, 4)
 	d := &daemons{dir: dir}
 	t.Cleanup(func() { d.stop(t) })
 	var targets []string
+	nodes := map[string]string{}
 	for i, node := range []string{"a", "b", "c"} {
 		textdir := filepath.Join(dir, "textfile-"+node)
 		os.MkdirAll(textdir, 0o755)
@@ -115,6 +119,7 @@ func TestPrometheusFleet(t *testing.T) {
 		}
 		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
 		targets = append(targets, fmt.Sprintf("%q", addr))
+		nodes[node] = addr
 		d.start(t, "node-exporter-"+node, tools["prometheus-node-exporter"], "--web.listen-address="+addr,
 			"--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory="+textdir)
 	}
@@ -147,7 +152,16 @@ scrape_configs:
 			return false
 		}
 		alerts = httpGet(api + "/api/v1/alerts")
-		return strings.Contains(alerts, `"alertname":"AortaFleetROCmVariants"`) && strings.Contains(alerts, `"state":"firing"`)
+		for _, want := range []string{
+			`{"labels":{"alertname":"AortaFleetROCmVariants","severity":"warning"}`,
+			`{"labels":{"alertname":"AortaKnobsDifferFromFleet","group":"env","hash":"`,
+			`{"labels":{"alertname":"AortaPCIeLinkBelowMax","instance":"` + nodes["b"] + `","job":"aorta","pci":"0000:22:00.0","severity":"warning"}`,
+		} {
+			if !strings.Contains(alerts, want) {
+				return false
+			}
+		}
+		return true
 	}
 	ok := false
 	for end := time.Now().Add(90 * time.Second); time.Now().Before(end); time.Sleep(time.Second) {
@@ -165,6 +179,24 @@ scrape_configs:
 	if !strings.Contains(envInfo, `"rocm_version":"7.3.0"`) || strings.Count(envInfo, `"rocm_version":"7.2.1"`) != 2 {
 		t.Errorf("aorta_env_info holds not two nodes on 7.2.1 and one on 7.3.0:\n%s", envInfo)
 	}
+	knobs := alerts[strings.Index(alerts, `"alertname":"AortaKnobsDifferFromFleet"`):]
+	if knobs, _, _ = strings.Cut(knobs, "}"); !strings.Contains(knobs, `"instance":"`+nodes["c"]+`"`) {
+		t.Errorf("AortaKnobsDifferFromFleet fires for %s, want node c (%s)", knobs, nodes["c"])
+	}
+	if strings.Count(alerts, `"alertname":"AortaKnobsDifferFromFleet"`) != 1 || strings.Count(alerts, `"alertname":"AortaPCIeLinkBelowMax"`) != 1 {
+		t.Errorf("the knob and PCIe alerts fire for more than one node:\n%s", alerts)
+	}
+}
+
+// degradedGPU is a probe_provenance.gpus of one MI300X, 0000:22:00.0,
+// whose PCIe link trained at x8 of x16.
+func degradedGPU() *schema.GPUs {
+	i := func(v int) *int { return &v }
+	s := func(v string) *string { return &v }
+	return &schema.GPUs{PhysicalCount: i(1), PartitionCount: i(1), ComputePartition: s("SPX"), MemoryPartition: s("NPS1"),
+		Devices: []schema.GPUDevice{{PCI: s("0000:22:00.0"), UniqueID: s("42"), GfxTarget: s("gfx942"),
+			PCIe:       schema.GPUPCIe{CurrentLinkSpeed: s("32.0 GT/s PCIe"), CurrentLinkWidth: i(8), MaxLinkSpeed: s("32.0 GT/s PCIe"), MaxLinkWidth: i(16)},
+			Partitions: []schema.GPUPartition{{Node: 1}}}}}
 }
 
 // query runs an instant PromQL query: the answer's text and how many
