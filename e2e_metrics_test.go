@@ -69,6 +69,7 @@ func TestE2EMetricsLabels(t *testing.T) {
 				{doc, filepath.Join(dir, "a.prom"), "-o", filepath.Join(dir, "b.prom")},
 				{""},
 				{"--no-such-flag"},
+				{"--root", filepath.Join(dir, "missing")},
 			} {
 				code, stdout, errs := runProbe(t, bin, dir, env, append([]string{cmd}, args...)...)
 				if code != 2 || stdout != "" || !strings.HasPrefix(errs, "aorta-probe "+cmd+": ") || !strings.HasSuffix(errs, "Try 'aorta-probe "+cmd+" --help' for help.\n") {

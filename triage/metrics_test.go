@@ -357,3 +357,22 @@ func FuzzMetrics(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMetrics and BenchmarkLabels: one document (the largest golden
+// scenario, mi350-host.json, 45 KB) to the exposition text and to the
+// feature file; each walks the document once for the fingerprints.
+func BenchmarkMetrics(b *testing.B) {
+	d := doc(b, "A", "mi350-host.json")
+	b.ReportAllocs()
+	for b.Loop() {
+		Metrics(d)
+	}
+}
+
+func BenchmarkLabels(b *testing.B) {
+	d := doc(b, "A", "mi350-host.json")
+	b.ReportAllocs()
+	for b.Loop() {
+		FeatureFile(Labels(d))
+	}
+}

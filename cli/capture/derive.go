@@ -73,9 +73,6 @@ func (c Derived) Run(args []string, p cli.Process) int {
 	start := time.Now()
 	w := cli.WatchSignals(p.Signals)
 	defer w.Stop()
-	if err := checkRoot(cfg.options.Root); err != nil {
-		return usageError(p.Stderr, err)
-	}
 	snap, code := collect(w, cfg.options, nil, p.Stderr)
 	if code != 0 {
 		return code
@@ -124,6 +121,11 @@ func (c Derived) check(cfg *config, pos []string) error {
 			if !slices.Contains([]string{"-o", "--output", "-h", "--help"}, f) {
 				return fmt.Errorf("%s is a capture flag: it applies only without DOC (a fresh capture)", f)
 			}
+		}
+	}
+	if len(pos) == 0 {
+		if err := checkRoot(cfg.options.Root); err != nil {
+			return err
 		}
 	}
 	if cfg.out != "-" && c.CheckOut != nil {
