@@ -38,7 +38,7 @@ func Labels(d *Document) []Label {
 		driver = d.text("rocm.kmd_version")
 	}
 	gpuCount := d.text("gpu_arch.agent_count")
-	if _, ok := d.Lookup("probe_provenance.gpus"); ok {
+	if g, _ := d.Lookup("probe_provenance.gpus"); g != nil {
 		gpuCount = d.text("probe_provenance.gpus.physical_count")
 	}
 	h := sha256.New()

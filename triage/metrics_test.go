@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"aorta-probe/internal/testdoc"
 	"aorta-probe/schema"
 )
 
@@ -226,10 +227,18 @@ func TestMetricsGPUs(t *testing.T) {
 		t.Errorf("%d GPU samples, want 2 GPUs × 7 families:\n%s", strings.Count(text, "\naorta_gpu_"), text)
 	}
 	// Without the block: the families, no samples.
-	text = string(Metrics(doc(t, "B", "mi350-host.json")))
+	text = string(Metrics(doc(t, "B", "mi350-host.json", withoutGPUs)))
 	if strings.Contains(text, "\naorta_gpu_") || !strings.Contains(text, "# TYPE aorta_gpu_info gauge\n") {
 		t.Errorf("GPU families without a gpus block:\n%s", text)
 	}
+}
+
+// withoutGPUs drops probe_provenance.gpus where the document has one.
+func withoutGPUs(t testing.TB, m testdoc.Object) testdoc.Object {
+	if v, ok := lookup(m, []string{"probe_provenance", "gpus"}); ok && v != nil {
+		return del("probe_provenance.gpus")(t, m)
+	}
+	return m
 }
 
 func TestParseLinkSpeed(t *testing.T) {
@@ -304,7 +313,7 @@ func TestLabels(t *testing.T) {
 	for i := range want {
 		want[i] = LabelPrefix + want[i]
 	}
-	plain := Labels(doc(t, "A", "mi350-host.json"))
+	plain := Labels(doc(t, "A", "mi350-host.json", withoutGPUs))
 	if got := names(plain); !slices.Equal(got, want) {
 		t.Fatalf("labels %v, want %v", got, want)
 	}
@@ -323,8 +332,8 @@ func TestLabels(t *testing.T) {
 	if value(gpus, "gpu-count") != "2" || value(gpus, "compute-partition") != "CPX" || value(gpus, "memory-partition") != "NPS4" {
 		t.Errorf("labels with a gpus block: %v", gpus)
 	}
-	host := Labels(doc(t, "C", "mi350-host.json", set("host.glibc_version", "2.39")))
-	knob := Labels(doc(t, "D", "mi350-host.json", set("env_vars.HSA_XNACK", "1")))
+	host := Labels(doc(t, "C", "mi350-host.json", withoutGPUs, set("host.glibc_version", "2.39")))
+	knob := Labels(doc(t, "D", "mi350-host.json", withoutGPUs, set("env_vars.HSA_XNACK", "1")))
 	if value(host, "env-fingerprint") != value(plain, "env-fingerprint") || value(knob, "env-fingerprint") == value(plain, "env-fingerprint") {
 		t.Errorf("env-fingerprint: plain %s, host edit %s, knob edit %s", value(plain, "env-fingerprint"), value(host, "env-fingerprint"), value(knob, "env-fingerprint"))
 	}
