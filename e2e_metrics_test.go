@@ -56,6 +56,12 @@ func TestE2EMetricsLabels(t *testing.T) {
 				!strings.HasPrefix(errs, "aorta-probe "+cmd+": failed to write ") || strings.Count(errs, "\n") != 1 {
 				t.Errorf("%s to a missing directory: exit %d, stderr %q; want 1 and one line", cmd, code, errs)
 			}
+			bad := filepath.Join(dir, "bad.json")
+			os.WriteFile(bad, []byte(`{"schema_version": 2}`), 0o644)
+			if code, stdout, errs := runProbe(t, bin, dir, env, cmd, bad); code != 1 || stdout != "" ||
+				!strings.HasPrefix(errs, "aorta-probe "+cmd+": "+bad+": not an aorta env document") || strings.Count(errs, "\n") != 1 {
+				t.Errorf("%s on no document: exit %d, stdout %q, stderr %q; want 1 and one line", cmd, code, stdout, errs)
+			}
 			if code, usage, _ := runProbe(t, bin, dir, env, "help", cmd); code != 0 || !strings.HasPrefix(usage, "Usage: aorta-probe "+cmd+" [DOC|-] [OUT] [flags]\n") {
 				t.Errorf("help %s: exit %d\n%s", cmd, code, usage)
 			}

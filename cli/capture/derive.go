@@ -25,7 +25,9 @@ import (
 // DOC is read as diff reads one ("-": standard input); without DOC, one
 // collection runs with the capture's flags (flagTable) and its document is
 // used. OUT (or -o/--output) is written atomically as the capture writes
-// its document; without it, standard output.
+// its document; without it, standard output. Exit status: 0 written, 1
+// when DOC cannot be read, no capture could be made or OUT cannot be
+// written (one line each), 2 for a usage error.
 type Derived struct {
 	Name  string
 	Usage string
@@ -42,6 +44,10 @@ var onlyCapture = []string{"--summary", "--field", "--out-dir", "--version"}
 // Run is the command.
 func (c Derived) Run(args []string, p cli.Process) int {
 	cfg, pos, err := parseFlags(args)
+	if err == nil && cfg.help {
+		io.WriteString(p.Stdout, c.Usage)
+		return 0
+	}
 	if err == nil {
 		err = c.check(&cfg, pos)
 	}
@@ -49,10 +55,6 @@ func (c Derived) Run(args []string, p cli.Process) int {
 		fmt.Fprintf(p.Stderr, "aorta-probe %s: %v\n", c.Name, err)
 		fmt.Fprintf(p.Stderr, "Try 'aorta-probe %s --help' for help.\n", c.Name)
 		return 2
-	}
-	if cfg.help {
-		io.WriteString(p.Stdout, c.Usage)
-		return 0
 	}
 	if len(pos) > 0 {
 		return cli.Interruptible(c.Name, p.Signals, p.Stderr, func(w *cli.Watch) int {

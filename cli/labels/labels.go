@@ -18,6 +18,9 @@ name=value valid as a Kubernetes label. Without DOC, one capture runs first
 with the capture's flags (aorta-probe --help). OUT is written atomically
 (or -o OUT); without it, standard output. The labels and the DaemonSet of
 deploy/kubernetes/: docs/fleet.md.
+
+Exit status: 0 when written, 1 when DOC cannot be read or OUT written,
+2 for a usage error.
 `
 
 // Run is the command (capture.Derived).

@@ -22,6 +22,9 @@ set. Without DOC, one capture runs first with the capture's flags
 (aorta-probe --help). OUT, ending in .prom, is written atomically (or
 -o OUT); without it, standard output. The families and the rules of
 deploy/prometheus/: docs/fleet.md.
+
+Exit status: 0 when written, 1 when DOC cannot be read or OUT written,
+2 for a usage error.
 `
 
 // Run is the command (capture.Derived).
