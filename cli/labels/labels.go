@@ -12,9 +12,9 @@ const usage = `Usage: aorta-probe labels [DOC|-] [OUT] [flags]
 
 Write the document DOC (- for standard input) as a Node Feature Discovery
 feature file (features.d, the local source): a small, stable set of node
-labels (ROCm and HIP versions, gfx targets, GPU count, driver version,
-container runtime, PyTorch version, a short environment fingerprint), each
-name=value valid as a Kubernetes label. Without DOC, one capture runs first
+labels (ROCm and HIP versions, gfx targets, GPU count, partition modes,
+driver version, container runtime, PyTorch version, a short environment
+fingerprint), each name=value valid as a Kubernetes label. Without DOC, one capture runs first
 with the capture's flags (aorta-probe --help). OUT is written atomically
 (or -o OUT); without it, standard output. The labels and the DaemonSet of
 deploy/kubernetes/: docs/fleet.md.
