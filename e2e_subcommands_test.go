@@ -40,8 +40,8 @@ func blockedInOpen(t *testing.T, p *probeRun) {
 	t.Fatalf("not blocked in openat after %v", hangGuard)
 }
 
-// TestE2ESubcommandSignals: diff, diff --fleet, diff --env-markers and
-// validate waiting on a FIFO nobody writes stop at SIGINT, SIGTERM and
+// TestE2ESubcommandSignals: diff, diff --fleet, diff --env-markers,
+// validate, metrics and labels waiting on a FIFO nobody writes stop at SIGINT, SIGTERM and
 // SIGHUP with one line and 128+N; env-names writing into a FIFO nobody
 // reads ends as the capture's write does (exit 1, one line).
 func TestE2ESubcommandSignals(t *testing.T) {
@@ -61,6 +61,8 @@ func TestE2ESubcommandSignals(t *testing.T) {
 		{"diff", []string{"diff", "--env-markers", fifo, fifo}},
 		{"validate", []string{"validate", fifo}},
 		{"env-names", []string{"env-names", fifo}},
+		{"metrics", []string{"metrics", fifo}},
+		{"labels", []string{"labels", fifo}},
 	} {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 			t.Run(strings.Join(tc.args[:len(tc.args)-1], " ")+" "+sig.String(), func(t *testing.T) {

@@ -6,6 +6,8 @@
 //	aorta-probe diff [--fleet|--env-markers] A B...
 //	aorta-probe env-names [OUT|-]
 //	aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
+//	aorta-probe metrics [DOC|-] [OUT] [flags]
+//	aorta-probe labels [DOC|-] [OUT] [flags]
 //
 // See docs/usage.md. This package only wires: the table of commands,
 // dispatch, exit; each command lives in its package under cli.
@@ -21,7 +23,9 @@ import (
 	"aorta-probe/cli/diff"
 	"aorta-probe/cli/envnames"
 	"aorta-probe/cli/help"
+	"aorta-probe/cli/labels"
 	"aorta-probe/cli/limits"
+	"aorta-probe/cli/metrics"
 	"aorta-probe/cli/output"
 	"aorta-probe/cli/validate"
 	"aorta-probe/internal/machine"
@@ -66,6 +70,8 @@ func commands() []cli.Command {
 		{Name: "diff", Run: diff.Run},          // docs/triage.md
 		{Name: "env-names", Run: envnames.Run}, // docs/triage.md
 		{Name: "capture", Run: capture.Record}, // docs/capture.md
+		{Name: "metrics", Run: metrics.Run},    // docs/fleet.md
+		{Name: "labels", Run: labels.Run},      // docs/fleet.md
 	}
 	return append(cs, help.Command(cs, plain)) // docs/usage.md
 }

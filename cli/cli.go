@@ -3,7 +3,7 @@
 // talks to), the signals that interrupt a command (Watch, Interruptible),
 // and the binary's version. Package main holds the table of commands and
 // dispatches; each command lives in its own package below this one
-// (capture, validate, diff, envnames, help), with the brief and the
+// (capture, validate, diff, envnames, metrics, labels, help), with the brief and the
 // output writers beside them (docs/design-notes.md, "Layout and data
 // flow").
 package cli

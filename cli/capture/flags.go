@@ -23,6 +23,8 @@ const Usage = `Usage: aorta-probe [OUT|-] [flags]
        aorta-probe env-names [OUT|-]
        aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
        aorta-probe --root ARCHIVE [OUT|-] [flags]
+       aorta-probe metrics [DOC|-] [OUT] [flags]
+       aorta-probe labels [DOC|-] [OUT] [flags]
        aorta-probe help [SUBCOMMAND]
 
 Capture the environment this process runs in (ROCm, amdgpu, GPUs, NICs,
@@ -39,6 +41,10 @@ Subcommands (each takes --help):
               diff --env-markers (docs/triage.md)
   capture     run and record what was read and run into ARCHIVE, which
               --root ARCHIVE replays on any machine (docs/capture.md)
+  metrics     a document as Prometheus metrics for node_exporter's
+              textfile collector (docs/fleet.md)
+  labels      a document as Kubernetes node labels, a Node Feature
+              Discovery feature file (docs/fleet.md)
   help        this text, or a subcommand's: help diff (docs/usage.md)
 
 Flags:
@@ -102,6 +108,7 @@ type config struct {
 	// (capture.go).
 	archive string
 	redact  bool
+	flags   []string // every flag given, by the name given, in order
 }
 
 // option is one command-line flag: its names, whether it takes a value
@@ -201,48 +208,9 @@ func parseCaptureArgs(args []string) (config, error) { return parse(args, true) 
 // parse returns. The config names its command for the messages either way
 // (config.cmd).
 func parse(args []string, capture bool) (config, error) {
-	c := config{cmd: "aorta-probe"}
-	if capture {
-		c.cmd = "aorta-probe capture"
-	}
-	var positional []string
-	given := map[string]string{} // a single-value flag's first name -> its value
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			positional = append(positional, args[i+1:]...)
-			break
-		}
-		if a == "-" || !strings.HasPrefix(a, "-") {
-			positional = append(positional, a)
-			continue
-		}
-		name, value, hasValue := strings.Cut(a, "=")
-		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") && len(a) > 2 {
-			name, value, hasValue = "-o", a[2:], true
-		}
-		o, ok := lookupOption(name, capture)
-		switch {
-		case !ok:
-			return c, fmt.Errorf("unknown flag %s", cli.Clip(name))
-		case !o.value && hasValue:
-			return c, fmt.Errorf("option %s does not take a value", name)
-		case o.value && !hasValue && i+1 >= len(args):
-			if o.missing != nil {
-				return c, o.missing(name)
-			}
-			return c, fmt.Errorf("option %s requires a value", name)
-		case o.value && !hasValue:
-			i++
-			value = args[i]
-		}
-		if first, twice := given[o.names[0]]; twice && o.value && !o.repeatable {
-			return c, fmt.Errorf("%s given twice (%s, then %s): give it once", strings.Join(o.names, "/"), pyfmt.Repr(cli.Clip(first)), pyfmt.Repr(cli.Clip(value)))
-		}
-		given[o.names[0]] = value
-		if err := o.set(&c, name, value); err != nil {
-			return c, err
-		}
+	c, positional, err := parseFlags(args, capture)
+	if err != nil {
+		return c, err
 	}
 	if capture && c.help {
 		return c, nil // capture --help needs no ARCHIVE
@@ -276,6 +244,58 @@ func parse(args []string, capture bool) (config, error) {
 		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(c.out))
 	}
 	return c, validateBuck(&c)
+}
+
+// parseFlags is parse's first half: the flags of args applied to a config
+// that names its command (config.cmd), and the positional arguments, in
+// order. The derived commands (derive.go) take the plain capture's flags
+// through it.
+func parseFlags(args []string, capture bool) (config, []string, error) {
+	c := config{cmd: "aorta-probe"}
+	if capture {
+		c.cmd = "aorta-probe capture"
+	}
+	var positional []string
+	given := map[string]string{} // a single-value flag's first name -> its value
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			positional = append(positional, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") && len(a) > 2 {
+			name, value, hasValue = "-o", a[2:], true
+		}
+		o, ok := lookupOption(name, capture)
+		switch {
+		case !ok:
+			return c, nil, fmt.Errorf("unknown flag %s", cli.Clip(name))
+		case !o.value && hasValue:
+			return c, nil, fmt.Errorf("option %s does not take a value", name)
+		case o.value && !hasValue && i+1 >= len(args):
+			if o.missing != nil {
+				return c, nil, o.missing(name)
+			}
+			return c, nil, fmt.Errorf("option %s requires a value", name)
+		case o.value && !hasValue:
+			i++
+			value = args[i]
+		}
+		if first, twice := given[o.names[0]]; twice && o.value && !o.repeatable {
+			return c, nil, fmt.Errorf("%s given twice (%s, then %s): give it once", strings.Join(o.names, "/"), pyfmt.Repr(cli.Clip(first)), pyfmt.Repr(cli.Clip(value)))
+		}
+		given[o.names[0]] = value
+		if err := o.set(&c, name, value); err != nil {
+			return c, nil, err
+		}
+		c.flags = append(c.flags, name)
+	}
+	return c, positional, nil
 }
 
 // setOut takes the output path from OUT or -o (once), "-" for stdout.

@@ -76,19 +76,15 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rec *m
 		return emit(fmt.Appendf(nil, "aorta-probe %s (schema %s, %s)\n", cli.Version(), schema.Version, runtime.Version()))
 	}
 
-	opt := cfg.options
-	opt.Version = cli.Version()
-	opt.Record = rec
-	snap, err := probe.CollectRoot(w.Collect, opt)
-	if errors.Is(err, machine.ErrNotArchive) {
-		return usageError(stderr, cfg.cmd, fmt.Errorf("--root %v", err))
+	snap, code := collect(w, cfg.cmd, cfg.options, rec, stderr)
+	if code != 0 {
+		return code
 	}
-	if err == nil && archive != nil {
-		err = archive()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
-		return 1
+	if archive != nil {
+		if err := archive(); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+			return 1
+		}
 	}
 	if warn := probe.Warning(snap, os.LookupEnv); warn != "" {
 		fmt.Fprintln(stderr, warn)
@@ -124,6 +120,24 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rec *m
 		return 1
 	}
 	return 0
+}
+
+// collect is one collection with opt, recorded into rec when it is not
+// nil; the status is 0, or the exit status when no document could be made
+// (2: --root names a file that is no capture archive), its line written to
+// stderr and naming cmd.
+func collect(w *cli.Watch, cmd string, opt probe.Options, rec *machine.Recorder, stderr io.Writer) (*schema.Snapshot, int) {
+	opt.Version = cli.Version()
+	opt.Record = rec
+	snap, err := probe.CollectRoot(w.Collect, opt)
+	if errors.Is(err, machine.ErrNotArchive) {
+		return nil, usageError(stderr, cmd, fmt.Errorf("--root %v", err))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+		return nil, 1
+	}
+	return snap, 0
 }
 
 // usageError reports a bad command line of cmd ("aorta-probe" or

@@ -49,8 +49,8 @@ func decode(t *testing.T, path string) any {
 
 func TestManifests(t *testing.T) {
 	files, _ := filepath.Glob("../kubernetes/*.yaml")
-	if len(files) != 2 {
-		t.Fatalf("manifests %v, want the Indexed Job and the DaemonSet", files)
+	if len(files) != 3 {
+		t.Fatalf("manifests %v, want the Indexed Job and the two DaemonSets", files)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -76,7 +76,11 @@ func TestManifests(t *testing.T) {
 				if len(o.Spec.Template.Spec.Containers) != 1 || !strings.HasPrefix(o.Spec.Template.Spec.Containers[0].Image, "registry.k8s.io/pause:") {
 					t.Error("the DaemonSet's one container must be pause, so the probe does not restart")
 				}
-				checkProbe(t, o.Spec.Template.Spec, o.Spec.Template.Spec.InitContainers)
+				if filepath.Base(f) == "node-labels.yaml" {
+					checkDerived(t, o.Spec.Template.Spec)
+				} else {
+					checkProbe(t, o.Spec.Template.Spec, o.Spec.Template.Spec.InitContainers)
+				}
 			}
 		})
 	}
@@ -152,6 +156,76 @@ func checkProbe(t *testing.T, pod corev1.PodSpec, containers []corev1.Container)
 		}
 	}
 	t.Errorf("no volume named %s", volume)
+}
+
+// checkDerived checks node-labels.yaml (docs/fleet.md, "Node Feature
+// Discovery"): a first init container probes into a volume with --out-dir
+// DIR and NODE_NAME from spec.nodeName; then "labels" and "metrics" read
+// DIR/$(NODE_NAME).json (NODE_NAME defined in each, so Kubernetes expands
+// it) and write into a hostPath: the feature file into NFD's features.d,
+// the .prom file into node_exporter's textfile directory.
+func checkDerived(t *testing.T, pod corev1.PodSpec) {
+	t.Helper()
+	ics := pod.InitContainers
+	if len(ics) != 3 {
+		t.Fatalf("%d init containers, want probe, labels, metrics", len(ics))
+	}
+	probe := ics[0]
+	i := slices.Index(probe.Args, "--out-dir")
+	if len(probe.Command) != 0 || i < 0 || i+1 >= len(probe.Args) || !nodeNameEnv(probe) {
+		t.Fatalf("probe: command %q args %q: want the entrypoint with --out-dir DIR and NODE_NAME from spec.nodeName", probe.Command, probe.Args)
+	}
+	dir := probe.Args[i+1]
+	docVolume := mountAt(probe, dir)
+	volumes := map[string]corev1.Volume{}
+	for _, v := range pod.Volumes {
+		volumes[v.Name] = v
+	}
+	for j, want := range []struct{ cmd, hostSuffix, outSuffix string }{
+		{"labels", "/node-feature-discovery/features.d", ""},
+		{"metrics", "", ".prom"},
+	} {
+		c := ics[j+1]
+		if len(c.Command) != 0 || len(c.Args) != 3 || c.Args[0] != want.cmd || c.Args[1] != dir+"/$(NODE_NAME).json" || !nodeNameEnv(c) {
+			t.Errorf("%s: command %q args %q: want the entrypoint with %s %s/$(NODE_NAME).json OUT and NODE_NAME from spec.nodeName", c.Name, c.Command, c.Args, want.cmd, dir)
+			continue
+		}
+		if docVolume == "" || mountAt(c, dir) != docVolume {
+			t.Errorf("%s: %s is not the probe's volume", c.Name, dir)
+		}
+		out := c.Args[2]
+		if !strings.HasSuffix(out, want.outSuffix) {
+			t.Errorf("%s: OUT %s does not end in %s", c.Name, out, want.outSuffix)
+		}
+		v, ok := volumes[mountAt(c, filepath.Dir(out))]
+		switch {
+		case !ok:
+			t.Errorf("%s: the directory of OUT %s is no writable volume mount", c.Name, out)
+		case v.HostPath == nil:
+			t.Errorf("%s: volume %s is no hostPath: the node's daemon would not see OUT", c.Name, v.Name)
+		case !strings.HasSuffix(v.HostPath.Path, want.hostSuffix):
+			t.Errorf("%s: hostPath %s, want ...%s", c.Name, v.HostPath.Path, want.hostSuffix)
+		}
+	}
+}
+
+func nodeNameEnv(c corev1.Container) bool {
+	for _, e := range c.Env {
+		if e.Name == "NODE_NAME" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "spec.nodeName" {
+			return true
+		}
+	}
+	return false
+}
+
+// mountAt is the volume c mounts at path, "" when none.
+func mountAt(c corev1.Container, path string) string {
+	for _, m := range c.VolumeMounts {
+		if m.MountPath == path {
+			return m.Name
+		}
+	}
+	return ""
 }
 
 // TestContainerfile: FROM scratch, the binary and nothing else, the binary
