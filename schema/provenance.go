@@ -33,6 +33,10 @@ type Provenance struct {
 	// loader would use; absent from documents of older aorta-probe
 	// versions.
 	ROCmInstalls *ROCmInstalls `py:"rocm_installs,omitnil"`
+	// GPUs is the GPUs as kfd and amdgpu's sysfs show them: physical
+	// devices, partitions, hives, firmware; absent from documents of
+	// older aorta-probe versions.
+	GPUs *GPUs `py:"gpus,omitnil"`
 }
 
 // Placement is the evidence, never proof, of where Buck2 placed this process
