@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"aorta-probe/schema"
 )
 
 // The hardware group: probe_provenance.gpus (docs/hardware.md) as triage
@@ -223,21 +225,18 @@ func linkText(speed, width any) any {
 }
 
 // below reports whether current is a known number below a known maximum:
-// a width, or a speed's leading number ("16.0 GT/s PCIe"; the kernel
-// writes "Unknown" when it cannot tell).
+// a width, or a speed (schema.LinkSpeed: the kernel writes "Unknown"
+// when it cannot tell).
 func below(current, maximum any) bool {
 	n := func(v any) (float64, bool) {
-		var s string
 		switch x := v.(type) {
 		case number:
-			s = string(x)
+			f, err := strconv.ParseFloat(string(x), 64)
+			return f, err == nil
 		case string:
-			s, _, _ = strings.Cut(x, " ")
-		default:
-			return 0, false
+			return schema.LinkSpeed(x)
 		}
-		f, err := strconv.ParseFloat(s, 64)
-		return f, err == nil
+		return 0, false
 	}
 	c, ok1 := n(current)
 	m, ok2 := n(maximum)
