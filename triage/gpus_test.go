@@ -342,3 +342,74 @@ func TestGPULeavesHostile(t *testing.T) {
 		flatten(d)
 	}
 }
+
+// FuzzGPUs: any probe_provenance.gpus block compares against a real one
+// (both ways, and with itself) and renders in every format without a
+// panic, the text within 80 columns; a block equal to itself differs in
+// nothing.
+func FuzzGPUs(f *testing.F) {
+	real := string(pyjson.Encode(gpus(f, "CPX")))
+	f.Add(real)
+	f.Add(`{"devices":[7,null,{"pcie":3,"firmware":[1,{"name":2}],"partitions":{}}],"hives":[1,{"devices":5}]}`)
+	f.Add(`{"devices":[{"pcie":{"current_link_speed":"Unknown","max_link_speed":"8 GT/s","current_link_width":1e400}},{"firmware":null}]}`)
+	f.Add(`{"physical_count":null,"reason":"no kfd","devices":[]}`)
+	wrap := func(block string) string {
+		return `{"schema_version":"1.16","probe_provenance":{"gpus":` + block + `}}`
+	}
+	ref, err := Parse("ref", wrap(real))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, block string) {
+		d, err := Parse("x.json", wrap(block))
+		if err != nil {
+			return
+		}
+		for _, r := range []*Result{Compare(d, ref), Compare(ref, d), Compare(d, d)} {
+			var b bytes.Buffer
+			if err := r.Text(&b, RenderOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			checkWidth(t, b.String())
+			if err := r.JSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Markdown(&b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ds := hardwareDifferences(d, d); len(ds) != 0 {
+			t.Errorf("a block differs from itself: %q", keys(ds))
+		}
+		flatten(d)
+	})
+}
+
+// BenchmarkGPULeaves is the cost the hardware group adds to a fleet
+// document (flatten) and to a two-document diff: the projection of an
+// 8 × MI308X CPX block, and Compare of two nodes with it against Compare
+// of the same documents without it.
+func BenchmarkGPULeaves(b *testing.B) {
+	const g = "rocm-classic-7.2.json"
+	a := doc(b, "a", g, placed, proven, setGPUs(gpusOnNode(b, 0, "CPX")))
+	c := doc(b, "b", g, placed, proven, setGPUs(gpusOnNode(b, 1, "SPX")))
+	plainA, plainC := doc(b, "a", g, placed, proven), doc(b, "b", g, placed, proven)
+	b.Run("gpuLeaves", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			gpuLeaves(a)
+		}
+	})
+	b.Run("Compare/with-gpus", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Compare(a, c)
+		}
+	})
+	b.Run("Compare/without", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Compare(plainA, plainC)
+		}
+	})
+}
