@@ -463,6 +463,8 @@ func differences(a, b *Document) []Difference {
 			walk(av, aok, bv, bok, []string{"probe_provenance", key})
 		}
 	}
+	// The GPUs, projected onto fields every node shares (gpus.go).
+	out = append(out, hardwareDifferences(a, b)...)
 	slices.SortStableFunc(out, func(x, y Difference) int { return x.Rank - y.Rank })
 	return out
 }

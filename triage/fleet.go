@@ -53,6 +53,8 @@ func flatten(d *Document) []leaf {
 			walk(v, []string{"probe_provenance", key})
 		}
 	}
+	// The GPUs, projected onto fields every node shares (gpus.go).
+	out = append(out, gpuLeaves(d)...)
 	return out
 }
 

@@ -13,6 +13,9 @@ var headlineKeys = []string{
 	"host.kernel_release", "rocm.kmd_version", "rocm.version", "rocm.version_dev", "hip.version",
 	"amdgpu_driver.package_version", "amdgpu_driver.module_version",
 	"gpu_arch.gfx_targets", "gpu_arch.agent_count",
+	"probe_provenance.gpus.physical_count", "probe_provenance.gpus.partition_count",
+	"probe_provenance.gpus.devices[].compute_partition", "probe_provenance.gpus.devices[].memory_partition",
+	"probe_provenance.gpus.devices[].vbios_version",
 	"hipblaslt.lib_hash", "rocblas.lib_hash", "miopen.lib_hash", "rccl.version", "rccl.lib_hash",
 	"tensile_catalog.combined.kernel_db_combined_hash",
 	"pytorch_version", "pytorch_build.git_commit", "triton.package_version",
@@ -91,6 +94,18 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 			}
 		}
 	}
+	if gs := f.GPUOutliers(); len(gs) > 0 {
+		l.add("")
+		l.add(fmt.Sprintf("GPUs differ from the majority (%d node%s, group hardware)", len(gs), plural(len(gs))))
+		for _, g := range gs {
+			for i, s := range wrap("  ", g.Name+": "+strings.Join(g.Keys, ", "), Width-2) {
+				if i > 0 {
+					s = "  " + s
+				}
+				l.add(s)
+			}
+		}
+	}
 	if len(f.Groups) > 1 {
 		l.add("")
 		l.add(fmt.Sprintf("Groups (%d): no strict majority; the fields that split them", len(f.Groups)))
@@ -158,6 +173,12 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 			for _, d := range o.Differences {
 				fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s (%d/%d) | %s |\n", mdText(o.Name), d.Key, mdCell(d.Value), mdCell(d.Majority), d.Count, f.Documents, mdText(d.Why))
 			}
+		}
+	}
+	if gs := f.GPUOutliers(); len(gs) > 0 {
+		b.WriteString("\n### GPUs differ from the majority\n\n")
+		for _, g := range gs {
+			fmt.Fprintf(&b, "- `%s`: %s\n", mdText(g.Name), mdText(strings.Join(g.Keys, ", ")))
 		}
 	}
 	if len(f.Groups) > 1 {
@@ -239,9 +260,10 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		Groups     []group      `json:"groups"`
 		Places     []string     `json:"places"`
 		Unreadable []unreadable `json:"unreadable"`
+		GPUs       []GPUOutlier `json:"gpu_outliers"`
 	}{Format: FleetJSONFormat, Documents: f.Documents, ExitStatus: f.ExitCode(),
 		Majority: []maj{}, Outliers: []outlier{}, Split: []split{}, Groups: []group{}, Places: append([]string{}, f.Places...),
-		Unreadable: []unreadable{}}
+		Unreadable: []unreadable{}, GPUs: append([]GPUOutlier{}, f.GPUOutliers()...)}
 	if len(f.Groups) > 1 {
 		for _, g := range f.Groups {
 			vs := []groupValue{}
@@ -268,4 +290,30 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		out.Unreadable = append(out.Unreadable, unreadable{u.Name, OneLine(u.Err)})
 	}
 	return writeJSON(w, out)
+}
+
+// GPUOutlier is a document whose GPUs leave the majority: the hardware
+// fields it differs on (probe_provenance.gpus, docs/triage.md), without
+// the "probe_provenance.gpus." prefix.
+type GPUOutlier struct {
+	Name string   `json:"name"`
+	Keys []string `json:"keys"`
+}
+
+// GPUOutliers names the outliers whose GPUs differ from the majority, in
+// the order of Outliers.
+func (f *FleetResult) GPUOutliers() []GPUOutlier {
+	var out []GPUOutlier
+	for _, o := range f.Outliers {
+		var keys []string
+		for _, d := range o.Differences {
+			if d.Group == GroupHardware {
+				keys = append(keys, strings.TrimPrefix(d.Key, gpusKey+"."))
+			}
+		}
+		if len(keys) > 0 {
+			out = append(out, GPUOutlier{o.Name, keys})
+		}
+	}
+	return out
 }

@@ -17,6 +17,7 @@ const (
 	GroupROCm      Group = "rocm"
 	GroupDriver    Group = "driver"
 	GroupGPU       Group = "gpu"
+	GroupHardware  Group = "hardware"
 	GroupLibraries Group = "libraries"
 	GroupCatalogs  Group = "catalogs"
 	GroupPython    Group = "python"
@@ -51,6 +52,30 @@ var rules = []rule{
 	{"amdgpu_driver", GroupDriver, "the amdgpu kernel driver package or module: scheduling, memory and firmware fixes under the same userspace"},
 
 	{"gpu_arch", GroupGPU, "the GPUs the process sees: kernels are chosen per gfx target, and the count changes sharding"},
+
+	// probe_provenance.gpus as gpuLeaves projects it (gpus.go): the
+	// partition modes, firmware, VBIOS, PCIe link and VRAM first.
+	{"probe_provenance.gpus.devices[].compute_partition", GroupHardware, "the compute partition mode (SPX … CPX): how many XCCs and CUs each agent gets; the number of agents, grid sizes and the GEMM solutions picked per CU count change with it"},
+	{"probe_provenance.gpus.devices[].memory_partition", GroupHardware, "the memory partition mode (NPS1, NPS4 …): how VRAM is interleaved and how much of it each partition sees"},
+	{"probe_provenance.gpus.partition_count", GroupHardware, "the kfd agents the GPUs are split into (partitions): what the process enumerates and shards over"},
+	{"probe_provenance.gpus.devices[].partitions", GroupHardware, "the kfd agents the GPUs are split into (partitions): what the process enumerates and shards over"},
+	{"probe_provenance.gpus.devices[].firmware", GroupHardware, gpuFirmwareWhy},
+	{"probe_provenance.gpus.devices[].fw_version", GroupHardware, gpuFirmwareWhy},
+	{"probe_provenance.gpus.devices[].sdma_fw_version", GroupHardware, gpuFirmwareWhy},
+	{"probe_provenance.gpus.devices[].vbios_version", GroupHardware, "the VBIOS: the board's firmware, its clocks and power limits"},
+	{"probe_provenance.gpus.devices[].pcie.link", GroupHardware, "the PCIe link as trained: a link below its maximum speed or width slows every host transfer"},
+	{"probe_provenance.gpus.devices[].vram_bytes", GroupHardware, "the VRAM the driver reports: another board, or memory retired or reserved"},
+	{"probe_provenance.gpus.physical_count", GroupHardware, "the physical GPUs kfd lists: a GPU missing or added"},
+	{"probe_provenance.gpus.hives", GroupHardware, "the XGMI hives (their sizes): which GPUs reach each other over XGMI instead of PCIe, the collectives' topology and bandwidth"},
+	{"probe_provenance.gpus.devices[].numa_node", GroupHardware, "the NUMA node each GPU is attached to: host memory and CPU affinity of its transfers"},
+	{"probe_provenance.gpus.devices[].gfx_target", GroupHardware, "the GPU model and stepping"},
+	{"probe_provenance.gpus.devices[].device_id", GroupHardware, "the GPU model and stepping"},
+	{"probe_provenance.gpus.devices[].product_name", GroupHardware, "the GPU model and stepping"},
+	{"probe_provenance.gpus.devices[].cu_count", GroupHardware, "the compute units kfd reports: fewer CUs change occupancy and the kernels picked"},
+	{"probe_provenance.gpus.devices[].simd_count", GroupHardware, "the compute units kfd reports: fewer CUs change occupancy and the kernels picked"},
+	{"probe_provenance.gpus.devices[].num_xcc", GroupHardware, "the compute units kfd reports: fewer CUs change occupancy and the kernels picked"},
+	{"probe_provenance.gpus.devices[].pcie.max", GroupHardware, "the fastest PCIe link the GPU and its slot can train to"},
+	{"probe_provenance.gpus", GroupHardware, "the GPUs as kfd and amdgpu's sysfs show them (docs/hardware.md)"},
 
 	{"hipblaslt.lib_hash", GroupLibraries, "the hipBLASLt binary itself: another hash is other GEMM code even under the same version"},
 	{"hipblaslt", GroupLibraries, "hipBLASLt identity: which GEMM kernels exist and how solutions are selected"},
@@ -233,3 +258,7 @@ func skipped(path []string) bool {
 	}
 	return len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1])
 }
+
+// gpuFirmwareWhy is the "why" of the GPU firmware fields: kfd's MEC and
+// SDMA versions and amdgpu's fw_version files share it.
+const gpuFirmwareWhy = "the GPU firmware (MEC, SDMA, PSP, SMU …): the microcode that schedules work, copies memory and manages clocks and power"

@@ -86,6 +86,11 @@ func Brief(s *schema.Snapshot) string {
 		lines[2] += "  " + rocmWhere(r.Root, *s.Provenance.ROCmInstalls)
 		lines = append(lines, "  rocm installs: "+rocmInstallsCell(*s.Provenance.ROCmInstalls))
 	}
+	if s.Provenance != nil && s.Provenance.GPUs != nil {
+		// aorta-probe's own line: the GPUs as they really are
+		// (docs/hardware.md); none from an older document.
+		lines = append(lines, "  gpus:      "+gpusCell(*s.Provenance.GPUs))
+	}
 	return strings.Join(lines, "\n")
 }
 

@@ -1,0 +1,415 @@
+package triage
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testdoc"
+	"aorta-probe/schema"
+)
+
+var (
+	gpus       = testdoc.GPUs
+	gpusOnNode = testdoc.GPUsOnNode
+	onDevice   = testdoc.OnDevice
+	setGPUs    = testdoc.SetGPUs
+)
+
+// TestGPUsFixtureIsSchema: the block the tests build is a schema.GPUs, key
+// for key in the schema's order (decoding it and encoding it again gives
+// the same text), so what triage is tested on is what the probe writes.
+func TestGPUsFixtureIsSchema(t *testing.T) {
+	for _, mode := range []string{"SPX", "CPX"} {
+		want := string(pyjson.Encode(gpus(t, mode)))
+		var g schema.GPUs
+		if err := pyjson.Unmarshal(want, &g); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(pyjson.Encode(g)); got != want {
+			t.Errorf("%s: the test block is not schema.GPUs:\n got %s\nwant %s", mode, got, want)
+		}
+	}
+}
+
+// diffRow is a difference as the tests expect it: key (without
+// "probe_provenance.gpus."), A and B as the text report shows them.
+type diffRow struct{ key, a, b string }
+
+func hardwareRows(r *Result) []diffRow {
+	var out []diffRow
+	for _, d := range r.Differences {
+		if d.Group == GroupHardware {
+			out = append(out, diffRow{strings.TrimPrefix(d.Key, gpusKey+"."), display(d.A), display(d.B)})
+		}
+	}
+	return out
+}
+
+// TestHardwareDifferences: two nodes' GPUs, differing the ways real nodes
+// do, ranked in the hardware group: partition modes, firmware, VBIOS,
+// PCIe link downgrade and VRAM first, the rest after; the serials, PCI
+// addresses and sysfs paths that differ between any two nodes never.
+func TestHardwareDifferences(t *testing.T) {
+	const g = "rocm-classic-7.2.json"
+	base := []edit{placed, proven}
+	node := func(n int, mode string, e ...testdoc.GPUDeviceEdit) []edit {
+		return append(base[:len(base):len(base)], setGPUs(gpusOnNode(t, n, mode, e...)))
+	}
+	all := func(path string, v any) testdoc.GPUDeviceEdit {
+		return func(t testing.TB, i int, d testdoc.Object) testdoc.Object {
+			return onDevice(i, path, v)(t, i, d)
+		}
+	}
+	// firmware sets the version of one fw_version file on device i, or
+	// on every device when i < 0.
+	firmware := func(i int, name, version string) testdoc.GPUDeviceEdit {
+		return func(t testing.TB, j int, d testdoc.Object) testdoc.Object {
+			if i >= 0 && j != i {
+				return d
+			}
+			v, _ := d.Get("firmware")
+			var fw []any
+			for _, f := range v.([]any) {
+				if n, _ := f.(testdoc.Object).Get("name"); n == name {
+					f = testdoc.Object{{Key: "name", Value: name}, {Key: "version", Value: version}}
+				}
+				fw = append(fw, f)
+			}
+			return onDevice(j, "firmware", fw)(t, j, d)
+		}
+	}
+	cases := []struct {
+		name string
+		a, b []edit
+		want []diffRow
+	}{
+		{
+			name: "same GPUs on another node: serials, hive id, addresses and paths are not drift",
+			a:    node(0, "CPX"),
+			b: node(1, "CPX", onDevice(2, "pci", "0000:90:00.0"), all("drm_device", "/sys/class/drm/renderD200/device"),
+				onDevice(3, "drm_reason", "x")),
+			want: nil,
+		},
+		{
+			name: "compute partition mode CPX vs SPX",
+			a:    node(0, "CPX"), b: node(1, "SPX"),
+			want: []diffRow{
+				{"devices[].compute_partition", "CPX", "SPX"},
+				{"partition_count", "32", "8"},
+				{"devices[].partitions", "4", "1"},
+			},
+		},
+		{
+			name: "one GPU in another compute partition mode",
+			a:    node(0, "CPX"), b: node(0, "CPX", onDevice(5, "compute_partition", "SPX")),
+			want: []diffRow{{"devices[].compute_partition", "CPX", "CPX ×7; SPX ×1 (0000:a5:00.0)"}},
+		},
+		{
+			name: "memory partition mode",
+			a:    node(0, "CPX"), b: node(0, "CPX", all("memory_partition", "NPS4")),
+			want: []diffRow{{"devices[].memory_partition", "NPS1", "NPS4"}},
+		},
+		{
+			name: "firmware on two GPUs, MEC on all",
+			a:    node(0, "SPX"),
+			b: node(0, "SPX", firmware(1, "sos", "0x00240011"), firmware(6, "sos", "0x00240011"),
+				all("fw_version", pyjson.Number("151"))),
+			want: []diffRow{
+				{"devices[].firmware.sos", "0x00240010", "0x00240010 ×6; 0x00240011 ×2 (0000:0b:00.0, 0000:c8:00.0)"},
+				{"devices[].fw_version", "149", "151"},
+			},
+		},
+		{
+			name: "VBIOS",
+			a:    node(0, "SPX"), b: node(0, "SPX", all("vbios_version", "113-M3080202-101")),
+			want: []diffRow{{"devices[].vbios_version", "113-M3080202-100", "113-M3080202-101"}},
+		},
+		{
+			name: "PCIe link trained below its maximum on one GPU",
+			a:    node(0, "SPX"), b: node(0, "SPX", onDevice(0, "pcie.current_link_speed", "16.0 GT/s PCIe"), onDevice(7, "pcie.current_link_width", pyjson.Number("8"))),
+			want: []diffRow{{"devices[].pcie.link", "32.0 GT/s PCIe x16",
+				"32.0 GT/s PCIe x16 ×6; 16.0 GT/s PCIe x16 (below max 32.0 GT/s PCIe x16) ×1 (0000:0a:00.0); 32.0 GT/s PCIe x8 (below max 32.0 GT/s PCIe x16) ×1 (0000:c9:00.0)"}},
+		},
+		{
+			name: "VRAM",
+			a:    node(0, "SPX"), b: node(0, "SPX", onDevice(4, "vram_bytes", pyjson.Number("206141652000"))),
+			want: []diffRow{{"devices[].vram_bytes", "206141652992", "206141652992 ×7; 206141652000 ×1 (0000:a4:00.0)"}},
+		},
+		{
+			name: "everything at once, in rank order",
+			a:    node(0, "CPX"),
+			b: node(1, "SPX", all("vram_bytes", pyjson.Number("1")), all("numa_node", pyjson.Number("-1")), all("vbios_version", "v"),
+				all("pcie.current_link_speed", "2.5 GT/s PCIe"), firmware(-1, "mec", "0x1"), all("product_name", "AMD Instinct MI300X"),
+				all("memory_partition", "NPS4")),
+			want: []diffRow{
+				{"devices[].compute_partition", "CPX", "SPX"},
+				{"devices[].memory_partition", "NPS1", "NPS4"},
+				{"partition_count", "32", "8"},
+				{"devices[].partitions", "4", "1"},
+				{"devices[].firmware.mec", "0x00000095", "0x1"},
+				{"devices[].vbios_version", "113-M3080202-100", "v"},
+				{"devices[].pcie.link", "32.0 GT/s PCIe x16", "2.5 GT/s PCIe x16 (below max 32.0 GT/s PCIe x16)"},
+				{"devices[].vram_bytes", "206141652992", "1"},
+				{"devices[].numa_node", "0 ×4; 1 ×4 (0000:a4:00.0, 0000:a5:00.0, 0000:c8:00.0, 0000:c9:00.0)", "-1"},
+				{"devices[].product_name", "AMD Instinct MI308X", "AMD Instinct MI300X"},
+			},
+		},
+		{
+			name: "a GPU missing, a hive smaller",
+			a:    node(0, "SPX"),
+			b: append(node(0, "SPX"), set("probe_provenance.gpus.physical_count", pyjson.Number("7")),
+				set("probe_provenance.gpus.hives", []any{testdoc.Object{{Key: "hive_id", Value: "1"}, {Key: "devices", Value: []any{"a", "b", "c", "d", "e", "f", "g"}}}})),
+			want: []diffRow{{"physical_count", "8", "7"}, {"hives", "[8]", "[7]"}},
+		},
+		{
+			name: "no kfd on one side: the counts and the reason, no device fields",
+			a:    node(0, "SPX"),
+			b: append(base[:len(base):len(base)], setGPUs(testdoc.Object{
+				{Key: "physical_count", Value: nil}, {Key: "partition_count", Value: nil}, {Key: "compute_partition", Value: nil},
+				{Key: "memory_partition", Value: nil}, {Key: "hives", Value: []any{}}, {Key: "source", Value: nil},
+				{Key: "reason", Value: "no /sys/class/kfd/kfd/topology/nodes"}, {Key: "devices", Value: []any{}}})),
+			want: []diffRow{{"partition_count", "8", "null"}, {"physical_count", "8", "null"}, {"hives", "[8]", "[]"},
+				{"reason", "null", "no /sys/class/kfd/kfd/topology/nodes"}},
+		},
+		{
+			name: "block on one side only (an older aorta-probe): not compared",
+			a:    node(0, "CPX"), b: base,
+			want: nil,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := Compare(doc(t, "a.json", g, c.a...), doc(t, "b.json", g, c.b...))
+			got := hardwareRows(r)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("hardware differences\n got %q\nwant %q", got, c.want)
+			}
+			if len(got) != len(r.Differences) {
+				t.Errorf("differences outside the hardware group: %q", keys(r.Differences))
+			}
+			wantVerdict := SamePlace
+			if len(c.want) > 0 {
+				wantVerdict = DifferentSoftware
+			}
+			if r.Verdict != wantVerdict {
+				t.Errorf("verdict %q, want %q", r.Verdict, wantVerdict)
+			}
+			checkRenders(t, r)
+		})
+	}
+}
+
+// TestHardwareRanksAfterGPU: the hardware group comes after gpu_arch and
+// before the libraries.
+func TestHardwareRanksAfterGPU(t *testing.T) {
+	const g = "rocm-classic-7.2.json"
+	r := Compare(doc(t, "a", g, placed, proven, setGPUs(gpus(t, "CPX"))),
+		doc(t, "b", g, placed, proven, setGPUs(gpus(t, "SPX")), set("gpu_arch.agent_count", pyjson.Number("8")), set("hipblaslt.lib_hash", "sha256:00")))
+	want := []string{"gpu_arch.agent_count", "probe_provenance.gpus.devices[].compute_partition",
+		"probe_provenance.gpus.partition_count", "probe_provenance.gpus.devices[].partitions", "hipblaslt.lib_hash"}
+	if got := keys(r.Differences); !slices.Equal(got, want) {
+		t.Errorf("differences %q\nwant %q", got, want)
+	}
+}
+
+// TestHardwareText is the text report of two nodes that differ in
+// compute partition mode, the hardware block exactly.
+func TestHardwareText(t *testing.T) {
+	const g = "rocm-classic-7.2.json"
+	r := Compare(doc(t, "a.json", g, placed, proven, setGPUs(gpusOnNode(t, 0, "CPX"))),
+		doc(t, "b.json", g, placed, proven, setGPUs(gpusOnNode(t, 1, "SPX"))))
+	var text bytes.Buffer
+	if err := r.Text(&text, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `Identity differences (3), most likely to change numerics first
+  [hardware]
+   1. probe_provenance.gpus.devices[].compute_partition
+        A: CPX
+        B: SPX
+      why: the compute partition mode (SPX … CPX): how many XCCs and CUs each
+           agent gets; the number of agents, grid sizes and the GEMM solutions
+           picked per CU count change with it
+   2. probe_provenance.gpus.partition_count
+        A: 32
+        B: 8
+   3. probe_provenance.gpus.devices[].partitions
+        A: 4
+        B: 1
+      why: the kfd agents the GPUs are split into (partitions): what the process
+           enumerates and shards over
+`
+	if _, got, _ := strings.Cut(text.String(), "\n\nIdentity"); "Identity"+got != want {
+		t.Errorf("text report ends\n%s\nwant\n%s", "Identity"+got, want)
+	}
+}
+
+// TestFleetGPUOutlier: in a fleet of nodes with the same GPUs (each with
+// its own serials), one node in SPX and one with a PCIe link trained
+// below its maximum are the outliers, named in the hardware group in
+// every format; the per-node serials flag nobody.
+func TestFleetGPUOutlier(t *testing.T) {
+	const n = 12
+	tmpl := fleetTemplate(t, 0, nil)
+	docs := map[int][]byte{}
+	for i := range n {
+		mode := "CPX"
+		var edits []testdoc.GPUDeviceEdit
+		switch i {
+		case 4:
+			mode = "SPX"
+		case 9:
+			edits = append(edits, onDevice(3, "pcie.current_link_width", pyjson.Number("4")))
+		}
+		m, err := pyjson.Decode(string(tmpl))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = setGPUs(gpusOnNode(t, i+1, mode, edits...))(t, m.(object))
+		docs[i] = pyjson.Encode(m)
+	}
+	dir, paths := writeFleet(t, n, tmpl, docs)
+	r := Fleet(paths, 2)
+	name := func(i int) string { return filepath.Join(dir, []string{"node-0004.json", "node-0009.json"}[i]) }
+	want := []GPUOutlier{
+		{name(0), []string{"devices[].compute_partition", "partition_count", "devices[].partitions"}},
+		{name(1), []string{"devices[].pcie.link"}},
+	}
+	if got := r.GPUOutliers(); !slices.EqualFunc(got, want, func(a, b GPUOutlier) bool { return a.Name == b.Name && slices.Equal(a.Keys, b.Keys) }) {
+		t.Errorf("GPU outliers %q\nwant %q", got, want)
+	}
+	if len(r.Outliers) != 2 || r.ExitCode() != 1 {
+		t.Errorf("outliers %+v, exit %d", r.Outliers, r.ExitCode())
+	}
+	if m, ok := r.majority("probe_provenance.gpus.devices[].compute_partition"); !ok || m.Value.Text() != "CPX" || m.Count != n-1 || m.Group != GroupHardware {
+		t.Errorf("majority compute partition %+v %v", m, ok)
+	}
+
+	var text, md, js bytes.Buffer
+	if err := r.Text(&text, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkWidth(t, text.String())
+	_, section, _ := strings.Cut(text.String(), "\nGPUs differ from the majority (2 nodes, group hardware)\n")
+	section, _, _ = strings.Cut(section, "\n\n")
+	wantSection := "  " + name(0) + ": devices[].compute_partition, partition_count, devices[].partitions " +
+		"  " + name(1) + ": devices[].pcie.link"
+	if strings.Join(strings.Fields(section), " ") != strings.Join(strings.Fields(wantSection), " ") {
+		t.Errorf("the GPU section of the text report:\n%s\nwant (any wrapping)\n%s", section, wantSection)
+	}
+	for _, want := range []string{"probe_provenance.gpus.devices[].compute_partition (11/12)", "devices[].pcie.link"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if err := r.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "### GPUs differ from the majority\n\n- `"+name(0)+"`: devices[].compute_partition, partition_count, devices[].partitions\n") {
+		t.Errorf("markdown lacks the GPU section:\n%s", md.String())
+	}
+	if err := r.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		GPUs []GPUOutlier `json:"gpu_outliers"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || len(got.GPUs) != 2 || got.GPUs[1].Keys[0] != "devices[].pcie.link" {
+		t.Errorf("json gpu_outliers %+v %v", got.GPUs, err)
+	}
+}
+
+// TestGPULeavesHostile: blocks of the wrong shape (a hostile or broken
+// document) are compared without a panic.
+func TestGPULeavesHostile(t *testing.T) {
+	for _, text := range []string{
+		`{"schema_version":"1.16","probe_provenance":{"gpus":7}}`,
+		`{"schema_version":"1.16","probe_provenance":{"gpus":{"devices":7,"hives":"x"}}}`,
+		`{"schema_version":"1.16","probe_provenance":{"gpus":{"devices":[7,null,{"pcie":3,"firmware":[1,{"name":2}],"partitions":{}}],"hives":[1,{"devices":5}]}}}`,
+		`{"schema_version":"1.16","probe_provenance":{"gpus":{"devices":[{"pcie":{"current_link_speed":"Unknown","max_link_width":"x"}},{"pcie":{}}]}}}`,
+	} {
+		d, err := Parse("x", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := Parse("e", `{"schema_version":"1.16","probe_provenance":{"gpus":{"devices":[{}]}}}`)
+		checkRenders(t, Compare(d, e))
+		flatten(d)
+	}
+}
+
+// FuzzGPUs: any probe_provenance.gpus block compares against a real one
+// (both ways, and with itself) and renders in every format without a
+// panic, the text within 80 columns; a block equal to itself differs in
+// nothing.
+func FuzzGPUs(f *testing.F) {
+	real := string(pyjson.Encode(gpus(f, "CPX")))
+	f.Add(real)
+	f.Add(`{"devices":[7,null,{"pcie":3,"firmware":[1,{"name":2}],"partitions":{}}],"hives":[1,{"devices":5}]}`)
+	f.Add(`{"devices":[{"pcie":{"current_link_speed":"Unknown","max_link_speed":"8 GT/s","current_link_width":1e400}},{"firmware":null}]}`)
+	f.Add(`{"physical_count":null,"reason":"no kfd","devices":[]}`)
+	wrap := func(block string) string {
+		return `{"schema_version":"1.16","probe_provenance":{"gpus":` + block + `}}`
+	}
+	ref, err := Parse("ref", wrap(real))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, block string) {
+		d, err := Parse("x.json", wrap(block))
+		if err != nil {
+			return
+		}
+		for _, r := range []*Result{Compare(d, ref), Compare(ref, d), Compare(d, d)} {
+			var b bytes.Buffer
+			if err := r.Text(&b, RenderOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			checkWidth(t, b.String())
+			if err := r.JSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Markdown(&b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ds := hardwareDifferences(d, d); len(ds) != 0 {
+			t.Errorf("a block differs from itself: %q", keys(ds))
+		}
+		flatten(d)
+	})
+}
+
+// BenchmarkGPULeaves is the cost the hardware group adds to a fleet
+// document (flatten) and to a two-document diff: the projection of an
+// 8 × MI308X CPX block, and Compare of two nodes with it against Compare
+// of the same documents without it.
+func BenchmarkGPULeaves(b *testing.B) {
+	const g = "rocm-classic-7.2.json"
+	a := doc(b, "a", g, placed, proven, setGPUs(gpusOnNode(b, 0, "CPX")))
+	c := doc(b, "b", g, placed, proven, setGPUs(gpusOnNode(b, 1, "SPX")))
+	plainA, plainC := doc(b, "a", g, placed, proven), doc(b, "b", g, placed, proven)
+	b.Run("gpuLeaves", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			gpuLeaves(a)
+		}
+	})
+	b.Run("Compare/with-gpus", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Compare(a, c)
+		}
+	})
+	b.Run("Compare/without", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Compare(plainA, plainC)
+		}
+	})
+}
