@@ -385,3 +385,27 @@ func BenchmarkLabels(b *testing.B) {
 		FeatureFile(Labels(d))
 	}
 }
+
+// TestFingerprintsHardware: the hardware group's hash follows
+// probe_provenance.gpus as diff ranks it: another partition mode changes
+// it (and gpu_arch's, which the enumerator then reports otherwise), the
+// same GPUs on another node (other serials and addresses) change nothing.
+func TestFingerprintsHardware(t *testing.T) {
+	base := doc(t, "A", "mi350-host.json", setGPUs(gpus(t, "CPX")))
+	changed := func(other *Document) []Group {
+		var got []Group
+		fa, fb := Fingerprints(base), Fingerprints(other)
+		for i := range fa {
+			if fa[i] != fb[i] {
+				got = append(got, fa[i].Group)
+			}
+		}
+		return got
+	}
+	if got := changed(doc(t, "B", "mi350-host.json", setGPUs(gpus(t, "SPX")))); !slices.Equal(got, []Group{GroupHardware}) {
+		t.Errorf("CPX -> SPX changed %v, want [hardware]", got)
+	}
+	if got := changed(doc(t, "B", "mi350-host.json", setGPUs(gpusOnNode(t, 1, "CPX")))); got != nil {
+		t.Errorf("the same GPUs on another node changed %v, want none", got)
+	}
+}
