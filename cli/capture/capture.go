@@ -1,13 +1,11 @@
 package capture
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"aorta-probe/cli"
 	"aorta-probe/cli/output"
@@ -50,27 +48,43 @@ func Record(args []string, p cli.Process) int {
 		return 2
 	}
 	// The document must never replace the archive it is recorded with
-	// (aorta-probe capture node.cap node.cap): the same path, or another
-	// name of the same file.
-	if cfg, err := parseArgs(rest); err == nil && cfg.out != "-" && !cfg.summary && cfg.field == nil && samePath(cfg.out, archive) {
-		fmt.Fprintf(stderr, "aorta-probe capture: OUT %s is the ARCHIVE itself; give the document another path\n", cfg.out)
-		fmt.Fprintln(stderr, "Try 'aorta-probe capture --help' for help.")
-		return 2
-	}
-	rec := machine.NewRecorder(redact)
-	return runWith(sigs, rest, stdout, stderr, rec, func() error {
-		header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", cli.Version())
-		if err := output.WriteOutput(context.Background(), time.Now().Add(output.MinWriteWait), archive, rec.Archive(header)); err != nil {
-			return fmt.Errorf("failed to write %s: %s", archive, err)
+	// (aorta-probe capture node.cap node.cap): the same path, another
+	// name of the same file, or a link that would create it.
+	if cfg, err := parseArgs(rest); err == nil && !cfg.help && !cfg.version {
+		if out := cfg.destination(); out != "-" && samePath(out, archive) {
+			how := "is the ARCHIVE itself"
+			if d, err := output.Destination(out); err == nil && d != "" && out != archive {
+				how = "writes the file ARCHIVE " + archive + " writes (" + d + ")"
+			}
+			fmt.Fprintf(stderr, "aorta-probe capture: OUT %s %s; give the document another path\n", out, how)
+			fmt.Fprintln(stderr, "Try 'aorta-probe capture --help' for help.")
+			return 2
 		}
-		return nil
-	})
+	}
+	return runWith(sigs, rest, stdout, stderr, &recording{rec: machine.NewRecorder(redact), archive: archive})
 }
 
-// samePath reports whether a and b name the same file: the same path once
-// made absolute and clean, or the same device and inode (a link, a
-// bind mount) when both exist.
+// stage writes what rc recorded beside ARCHIVE (output.Stage): it goes
+// in place once the document is written.
+func (rc *recording) stage() (*output.Staged, error) {
+	header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", cli.Version())
+	s, err := output.Stage(rc.archive, rc.rec.Archive(header))
+	if err != nil {
+		return nil, fmt.Errorf("failed to write %s: %s", rc.archive, err)
+	}
+	return s, nil
+}
+
+// samePath reports whether a and b name one file to a writer: the same
+// file once links (dangling ones included: writing through one creates
+// its target) and directories are resolved (output.Destination), or the
+// same device and inode (a hard link, a bind mount) when both exist.
 func samePath(a, b string) bool {
+	da, errA := output.Destination(a)
+	db, errB := output.Destination(b)
+	if errA == nil && errB == nil && da != "" && da == db {
+		return true
+	}
 	absA, errA := filepath.Abs(a)
 	absB, errB := filepath.Abs(b)
 	if errA == nil && errB == nil && absA == absB {

@@ -6,6 +6,7 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,13 +32,22 @@ import (
 // The first signal of p ends the collection early; one received while the
 // output waits for its reader abandons the write.
 func Main(args []string, p cli.Process) int {
-	return runWith(p.Signals, args, p.Stdout, p.Stderr, nil, nil)
+	return runWith(p.Signals, args, p.Stdout, p.Stderr, nil)
 }
 
-// runWith is Main recording the collection into rec when it is not nil;
-// archive then writes what rec recorded (Record, capture.go). A --root that
-// names a capture archive is replayed by probe.CollectRoot.
-func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec *machine.Recorder, archive func() error) int {
+// recording is what `capture ARCHIVE` adds to a run (Record, capture.go):
+// the recorder and the archive it is written to.
+type recording struct {
+	rec     *machine.Recorder
+	archive string
+}
+
+// runWith is Main recording the collection into rc.rec when rc is not
+// nil; the archive is then staged beside ARCHIVE once collected and put
+// in place only once the document is written, removed when it cannot be
+// (docs/capture.md). A --root that names a capture archive is replayed
+// by probe.CollectRoot.
+func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rc *recording) int {
 	start := time.Now()
 	w := cli.WatchSignals(sigs)
 	defer w.Stop()
@@ -68,20 +78,72 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec
 		return emit(fmt.Appendf(nil, "aorta-probe %s (schema %s, %s)\n", cli.Version(), schema.Version, runtime.Version()))
 	}
 
+	// Every file this run will write is checked before anything is
+	// collected (docs/usage.md, "Output"): a missing directory, a
+	// read-only one or a name too long fails at once, not after the
+	// whole collection.
+	cfg.out = cfg.destination()
+	if cfg.out != "-" {
+		if err := output.CheckWritable(cfg.out); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
+			return 1
+		}
+	}
+	if rc != nil {
+		if err := output.CheckWritable(rc.archive); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", rc.archive, err)
+			return 1
+		}
+	}
+
 	opt := cfg.options
 	opt.Version = cli.Version()
-	opt.Record = rec
+	if rc != nil {
+		opt.Record = rc.rec
+	}
 	snap, err := probe.CollectRoot(w.Collect, opt)
 	if errors.Is(err, machine.ErrNotArchive) {
 		return usageError(stderr, fmt.Errorf("--root %v", err))
 	}
-	if err == nil && archive != nil {
-		err = archive()
+	var staged *output.Staged
+	if err == nil && rc != nil {
+		staged, err = rc.stage()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 		return 1
 	}
+	code := deliver(cfg, snap, emit, w.Writing(), output.WriteBy(start, deadline), stderr)
+	if staged != nil {
+		// The archive goes in place only beside a document: a run that
+		// failed to write it leaves nothing (docs/capture.md).
+		if code != 0 {
+			staged.Abort()
+		} else if err := staged.Commit(w.Writing(), output.WriteBy(start, deadline)); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", rc.archive, err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// destination is where the document goes: OUT or -o, DIR/NODE.json for
+// --out-dir (outdir.go), "-" for stdout (also with --summary and
+// --field, which print there).
+func (c *config) destination() string {
+	switch {
+	case c.summary || c.field != nil:
+		return "-"
+	case c.outDir != "":
+		return outDirPath(c.outDir, os.LookupEnv, os.Hostname)
+	}
+	return c.out
+}
+
+// deliver writes what the command line asked for of snap: the --field
+// value, the --summary brief, or the document to cfg.out (already the
+// destination). It returns the exit status.
+func deliver(cfg config, snap *schema.Snapshot, emit func([]byte) int, writing context.Context, by time.Time, stderr io.Writer) int {
 	if warn := probe.Warning(snap, os.LookupEnv); warn != "" {
 		fmt.Fprintln(stderr, warn)
 	}
@@ -106,13 +168,10 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rec
 	}
 
 	doc := pyjson.Encode(snap)
-	if cfg.outDir != "" {
-		cfg.out = outDirPath(cfg.outDir, os.LookupEnv, os.Hostname) // outdir.go
-	}
 	if cfg.out == "-" {
 		return emit(append(doc, '\n'))
 	}
-	if err := output.WriteOutput(w.Writing(), output.WriteBy(start, deadline), cfg.out, doc); err != nil {
+	if err := output.WriteOutput(writing, by, cfg.out, doc); err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
 		return 1
 	}
