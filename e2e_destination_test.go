@@ -189,4 +189,3 @@ func TestE2ECaptureLinks(t *testing.T) {
 		})
 	}
 }
-
