@@ -156,3 +156,65 @@ func TestCaptureUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestE2ECaptureDamaged (issue 28, item 3): --root refuses an archive
+// that is not whole — cut short at several points, random bytes after
+// its header, a byte flipped, its end section gone, bytes added, one of
+// an aorta-probe that did not seal — with exit 2 and one line naming
+// what is wrong, and no document; the whole archive replays.
+func TestE2ECaptureDamaged(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	env := baseEnv(t)
+	archive := filepath.Join(dir, "node.cap")
+	if code, _, errs := runProbe(t, bin, dir, env, "capture", archive, filepath.Join(dir, "live.json"), "--no-python"); code != 0 {
+		t.Fatalf("capture exit %d: %s", code, errs)
+	}
+	whole, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runProbe(t, bin, dir, env, "--root", archive, "-", "--no-python"); code != 0 {
+		t.Fatalf("the whole archive: exit %d: %s", code, errs)
+	}
+	end := strings.LastIndex(string(whole), "\n-- .capture/end --\n") + 1
+	if end <= 0 {
+		t.Fatalf("the archive has no end section")
+	}
+	headerEnd := strings.Index(string(whole), "\n-- ") + 1
+	flip := func(at int) []byte {
+		b := []byte(string(whole))
+		b[at] ^= 0x04
+		return b
+	}
+	junk := []byte(string(whole[:headerEnd]))
+	for i := range 600 << 10 {
+		junk = append(junk, byte(i*7919>>3))
+	}
+	unsealed := strings.Replace(string(whole[:end]), "\nsealed: ", "\nwas-sealed: ", 1)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"cut to 10%", whole[:len(whole)/10], "cut short"},
+		{"cut to half", whole[:len(whole)/2], "cut short"},
+		{"one byte short", whole[:len(whole)-1], "end section"},
+		{"random bytes after the header", junk, "cut short"},
+		{"a byte flipped", flip(len(whole) / 2), "sha256"},
+		{"a byte of the header flipped", flip(headerEnd - 3), "sha256"},
+		{"the end section gone", whole[:end], "cut short"},
+		{"bytes added", append([]byte(string(whole)), "-- etc/extra --\nx\n"...), "after the end marker"},
+		{"unsealed (an older aorta-probe)", []byte(unsealed), "did not seal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "damaged.cap")
+			os.WriteFile(p, tc.data, 0o644)
+			code, stdout, stderr := runProbe(t, bin, dir, env, "--root", p, "-", "--no-python")
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if code != 2 || stdout != "" || len(lines) != 1 || !strings.HasPrefix(lines[0], "aorta-probe: --root "+p+": damaged capture archive: ") || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stdout %.60q, stderr %q; want exit 2, one line saying %q", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+}

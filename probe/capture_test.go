@@ -33,7 +33,7 @@ func captureScenario(t *testing.T, archive string) ([]byte, []byte, Options) {
 // replayArchive collects from a capture archive.
 func replayArchive(t *testing.T, data []byte, base Options) []byte {
 	t.Helper()
-	a, err := fakeroot.Parse(data)
+	a, err := machine.ParseCapture(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,8 +102,14 @@ func runWith(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer, rc 
 		opt.Record = rc.rec
 	}
 	snap, err := probe.CollectRoot(w.Collect, opt)
-	if errors.Is(err, machine.ErrNotArchive) {
+	switch {
+	case errors.Is(err, machine.ErrNotArchive):
 		return usageError(stderr, fmt.Errorf("--root %v", err))
+	case errors.Is(err, machine.ErrDamaged):
+		// One line naming what is wrong: no --help helps here
+		// (docs/capture.md, "Integrity").
+		fmt.Fprintf(stderr, "aorta-probe: --root %v\n", err)
+		return 2
 	}
 	var staged *output.Staged
 	if err == nil && rc != nil {

@@ -445,7 +445,7 @@ func (rc *Recorder) Archive(header string) []byte {
 	for i, c := range cmds {
 		a.Files = append(a.Files, rc.cmdFiles(i+1, c, red)...)
 	}
-	return fakeroot.Format(a)
+	return seal(fakeroot.Format(a), len(a.Files), len(cmds))
 }
 
 // settings is the archive's comment: header, then one "key: value" line
@@ -478,6 +478,7 @@ func (rc *Recorder) settings(header string, red func(string) string) string {
 	if rc.RedactHostname {
 		set.WriteString("redacted: hostname boot_id\n")
 	}
+	set.WriteString("sealed: " + sealedNote + "\n")
 	for _, i := range slices.Sorted(maps.Keys(rc.temps)) {
 		fmt.Fprintf(&set, "temp-name: %d %s\n", i, rc.temps[i])
 	}

@@ -62,19 +62,17 @@ func IsCapture(a *fakeroot.Archive) bool {
 // archive (a usage error for --root: docs/usage.md).
 var ErrNotArchive = errors.New("not a capture archive")
 
-// LoadReplay parses the capture archive at path and expands it into a new
+// LoadReplay checks and parses the capture archive at path
+// (ParseCapture: ErrNotArchive, ErrDamaged) and expands it into a new
 // directory under tmp ("" is os.TempDir). Close removes it.
 func LoadReplay(path, tmp string) (*Replay, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	a, err := fakeroot.Parse(data)
+	a, err := ParseCapture(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", path, ErrNotArchive, err)
-	}
-	if !IsCapture(a) {
-		return nil, fmt.Errorf("%s: %w (no capture-root setting)", path, ErrNotArchive)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	dir, err := os.MkdirTemp(tmp, "aorta-replay-")
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"aorta-probe/internal/fakeroot"
 )
 
 // fileRunner is a Runner whose command writes body to its OutFile, or
@@ -26,7 +25,7 @@ func TestReplayOutFile(t *testing.T) {
 		live := filepath.Join(root, "tmp", "rdhc_quick_abcdefgh.json")
 		os.WriteFile(live, nil, 0o600)
 		opt.Runner.Run(context.Background(), Command{Argv: []string{"sudo", "rdhc", "--json", live}, OutFile: live})
-		a, err := fakeroot.Parse(rc.Archive("test\n"))
+		a, err := ParseCapture(rc.Archive("test\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
