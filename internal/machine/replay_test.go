@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
 )
 
 // fileRunner is a Runner whose command writes body to its OutFile, or
