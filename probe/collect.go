@@ -235,8 +235,8 @@ type slot struct {
 	index   int // the row's place in the table
 	started atomic.Bool
 	done    chan struct{}
-	value any
-	ok    bool // returned normally (no panic)
+	value   any
+	ok      bool // returned normally (no panic)
 }
 
 // state is what one probe sees: the collector plus its own reasons and
