@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -119,6 +120,39 @@ func FuzzParseCapture(f *testing.F) {
 		}
 		if _, err := ParseCapture(sealed); err != nil && !errors.Is(err, ErrNotArchive) {
 			t.Errorf("sealed: %v", err)
+		}
+	})
+}
+
+// BenchmarkSeal measures what sealing adds to a capture and checking adds
+// to a replay, on the host capture of testdata/roots (docs/capture.md,
+// "Size and cost").
+func BenchmarkSeal(b *testing.B) {
+	data, err := os.ReadFile("../../testdata/roots/capture-host.txtar")
+	if err != nil {
+		b.Fatal(err)
+	}
+	end := bytes.LastIndex(data, []byte("\n"+endMarker)) + 1
+	b.Run("seal", func(b *testing.B) {
+		b.SetBytes(int64(end))
+		for b.Loop() {
+			seal(data[:end:end], 1, 1)
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := ParseCapture(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parse only", func(b *testing.B) {
+		b.SetBytes(int64(end))
+		for b.Loop() {
+			if _, err := fakeroot.Parse(data[:end]); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }
