@@ -53,8 +53,11 @@ func Record(args []string, p cli.Process) int {
 	if cfg, err := parseArgs(rest); err == nil && !cfg.help && !cfg.version {
 		if out := cfg.destination(); out != "-" && samePath(out, archive) {
 			how := "is the ARCHIVE itself"
-			if d, err := output.Destination(out); err == nil && d != "" && out != archive {
-				how = "writes the file ARCHIVE " + archive + " writes (" + d + ")"
+			if _, err := os.Stat(out); err != nil && isLink(out) {
+				// A dangling link, which a write follows.
+				how = "is a link to the ARCHIVE " + archive + " (writing it would create the archive)"
+			} else if _, err := os.Stat(archive); err != nil && isLink(archive) {
+				how = "is where the ARCHIVE " + archive + " links to (writing the archive would create it)"
 			}
 			fmt.Fprintf(stderr, "aorta-probe capture: OUT %s %s; give the document another path\n", out, how)
 			fmt.Fprintln(stderr, "Try 'aorta-probe capture --help' for help.")
@@ -93,4 +96,9 @@ func samePath(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+func isLink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
