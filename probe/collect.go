@@ -237,6 +237,10 @@ type slot struct {
 	done    chan struct{}
 	value   any
 	ok      bool // returned normally (no panic)
+	// guess: the probe returned interrupted (the deadline or a signal cut
+	// something it relied on), or, replayed, the capture did not finish
+	// it (cut.go): its value is not to be built on.
+	guess bool
 }
 
 // state is what one probe sees: the collector plus its own reasons and
@@ -349,8 +353,9 @@ func block[T any](name blockKey[T], run func(*state) T, put func(*schema.Snapsho
 }
 
 // await returns the result of an earlier probe of the table, waiting for it.
-// ok is false when that probe panicked or the deadline passed first; the
-// caller then uses the not-captured shape. A probe may await only rows
+// ok is false when that probe panicked, the deadline passed first, or it
+// finished cut (slot.guess: then the caller is cut too); the caller then
+// uses the not-captured shape. A probe may await only rows
 // above its own (the order that keeps Collect free of deadlocks with few
 // workers): awaiting any other is a programming error, and panics.
 func await[T any](s *state, key blockKey[T]) (T, bool) {
@@ -364,6 +369,12 @@ func await[T any](s *state, key blockKey[T]) (T, bool) {
 	}
 	select {
 	case <-sl.done:
+		if sl.guess {
+			// What it computed is a guess (cut by the deadline or a
+			// signal): so would be what is built on it.
+			s.interrupted.Store(true)
+			return zero, false
+		}
 		if !sl.ok {
 			return zero, false
 		}
@@ -692,6 +703,8 @@ func (c *collector) startProbes() ([]*state, []time.Duration) {
 					sl.ok = false
 				}
 				durations[i] = c.opt.Now().Sub(t0)
+				_, cut := c.cut.Probe(p.name)
+				sl.guess = st.interrupted.Load() || cut
 				close(sl.done)
 			}()
 			sl.value = p.run(st)
