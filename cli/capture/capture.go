@@ -22,8 +22,9 @@ holds: docs/capture.md.
 `
 
 // Record is `aorta-probe capture ARCHIVE [--redact-hostname] [usual
-// arguments]` (docs/capture.md): the usual run with a Recorder, then the
-// archive written.
+// arguments]` (docs/capture.md): the usual run with a Recorder, both
+// destinations checked first, then the archive staged and put in place
+// once the document is written (runWith).
 func Record(args []string, p cli.Process) int {
 	sigs, stdout, stderr := p.Signals, p.Stdout, p.Stderr
 	var archive string
