@@ -1,8 +1,10 @@
 package probe
 
 import (
+	"cmp"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"aorta-probe/internal/knobs"
 	"aorta-probe/internal/machine"
@@ -57,6 +59,9 @@ func capturePolicy(opt Options) machine.Policy {
 	if opt.Buck.Target != "" {
 		p.Settings = append(p.Settings, [2]string{"buck-target", opt.Buck.Target})
 	}
+	if opt.Deadline > 0 {
+		p.Settings = append(p.Settings, [2]string{"deadline", opt.Deadline.String()})
+	}
 	return p
 }
 
@@ -74,8 +79,8 @@ func record(rc *machine.Recorder, opt Options, root *machine.FS) Options {
 
 // replayOptions returns opt set up to replay r: the root, environment,
 // working directory, search path, uname and runner are the archive's,
-// and so are --extended, --execution-context and --buck-target when the
-// capture set them.
+// and so are --extended, --execution-context, --buck-target and the
+// deadline when the capture set them.
 func replayOptions(r *machine.Replay, opt Options) Options {
 	s := r.Seams(capturePolicy(opt), func(int) string { return randomTempChars() })
 	opt.Root, opt.Cwd, opt.Path, opt.Replay = s.Root, s.Cwd, s.Path, r
@@ -88,6 +93,13 @@ func replayOptions(r *machine.Replay, opt Options) Options {
 	}
 	if v := r.Setting("buck-target"); v != "" {
 		opt.Buck.Target = v
+	}
+	// The captured deadline is the document's (deadline_ms, the reasons,
+	// the Python helper's share of it); the replay's own --deadline
+	// bounds only this run.
+	if d, err := time.ParseDuration(r.Setting("deadline")); err == nil && d > 0 {
+		opt.bound = cmp.Or(opt.Deadline, DefaultDeadline)
+		opt.Deadline = d
 	}
 	return opt
 }

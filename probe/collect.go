@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -74,6 +75,10 @@ type Options struct {
 	// Replay is set by Replay.Options: the collection is answered from a
 	// capture archive (internal/machine/replay.go).
 	Replay *machine.Replay
+	// bound, when set, bounds this run instead of Deadline: a replay's
+	// own --deadline, while Deadline is the captured collection's
+	// (replayOptions), which the document reports.
+	bound time.Duration
 	// faults are errors the filesystem answers instead of reading, keyed
 	// "open /path", "stat /path", "lstat /path" or "readlink /path", as a
 	// replay's recorded errors: the [errno] sections of a scenario archive
@@ -160,6 +165,14 @@ type collector struct {
 	// flights counts the commands running now, so that Collect returns
 	// only once every command it started has been killed and reaped.
 	flights flights
+	// cut is where the capture a replay answers from was cut short (nil
+	// live, or when it finished): its unfinished probes are replayed up
+	// to the cut and their blocks say what the live document said
+	// (cut.go). rootsUnresolved: gather found the roots unresolved.
+	cut             *machine.Cut
+	cutRuns         map[string]*atomic.Int32 // commands recorded per unfinished probe
+	rootsUnresolved bool
+	why             string // the interruption, as gather found it
 }
 
 // flights tracks the commands in flight. Once closed (the collection is
@@ -219,10 +232,15 @@ const flightDrain = time.Second
 
 // slot is one probe's result, published when the probe returns.
 type slot struct {
-	index int // the row's place in the table
-	done  chan struct{}
-	value any
-	ok    bool // returned normally (no panic)
+	index   int // the row's place in the table
+	started atomic.Bool
+	done    chan struct{}
+	value   any
+	ok      bool // returned normally (no panic)
+	// guess: the probe returned interrupted (the deadline or a signal cut
+	// something it relied on), or, replayed, the capture did not finish
+	// it (cut.go): its value is not to be built on.
+	guess bool
 }
 
 // state is what one probe sees: the collector plus its own reasons and
@@ -335,8 +353,9 @@ func block[T any](name blockKey[T], run func(*state) T, put func(*schema.Snapsho
 }
 
 // await returns the result of an earlier probe of the table, waiting for it.
-// ok is false when that probe panicked or the deadline passed first; the
-// caller then uses the not-captured shape. A probe may await only rows
+// ok is false when that probe panicked, the deadline passed first, or it
+// finished cut (slot.guess: then the caller is cut too); the caller then
+// uses the not-captured shape. A probe may await only rows
 // above its own (the order that keeps Collect free of deadlocks with few
 // workers): awaiting any other is a programming error, and panics.
 func await[T any](s *state, key blockKey[T]) (T, bool) {
@@ -350,6 +369,12 @@ func await[T any](s *state, key blockKey[T]) (T, bool) {
 	}
 	select {
 	case <-sl.done:
+		if sl.guess {
+			// What it computed is a guess (cut by the deadline or a
+			// signal): so would be what is built on it.
+			s.interrupted.Store(true)
+			return zero, false
+		}
 		if !sl.ok {
 			return zero, false
 		}
@@ -430,19 +455,22 @@ func (s *state) run(c machine.Command) machine.Result {
 		return s.notStarted(c)
 	}
 	defer s.flights.leave()
-	if s.ctx.Err() != nil {
+	if s.ctx.Err() != nil || s.pastCut() {
 		return s.notStarted(c)
 	}
 	start := s.opt.Now()
 	r := s.opt.Runner.Run(s.ctx, c)
 	r.Duration = s.opt.Now().Sub(start)
+	if s.notRunBeforeCut(r) {
+		return s.notStarted(c)
+	}
 	if c.StdoutTo != nil && r.Stdout != nil {
 		// A Runner that captured what it was asked to stream (a test's).
 		c.StdoutTo.Write(r.Stdout)
 		r.StdoutN, r.Stdout = int64(len(r.Stdout)), nil
 	}
 	s.record(c, r)
-	if r.TimedOut() && s.ctx.Err() != nil {
+	if s.cutShort(r) {
 		s.interrupted.Store(true)
 	}
 	return r
@@ -457,6 +485,9 @@ func (s *state) notStarted(machine.Command) machine.Result {
 }
 
 func (s *state) record(c machine.Command, r machine.Result) {
+	if n := s.cutRuns[s.name]; n != nil {
+		n.Add(1) // a replayed probe the capture did not finish (cut.go)
+	}
 	rec := schema.CommandRecord{
 		Argv:        s.redactArgv(c.Argv),
 		DurationUS:  r.Duration.Microseconds(),
@@ -492,7 +523,7 @@ func (s *state) record(c machine.Command, r machine.Result) {
 func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	opt = withDefaults(opt)
 	started := opt.Now()
-	ctx, cancel := context.WithTimeout(ctx, opt.Deadline)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(opt.bound, opt.Deadline))
 	defer cancel()
 
 	c := newCollector(ctx, opt)
@@ -532,6 +563,9 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	// a deadline_hit document wants to see).
 	for _, st := range states {
 		prov.Commands = append(prov.Commands, st.allCommands()...)
+	}
+	if opt.Record != nil && prov.DeadlineHit {
+		opt.Record.SetCut(c.cutOf(states, prov.Probes))
 	}
 
 	snap.PartialReasons = reasons
@@ -601,6 +635,7 @@ func newCollector(ctx context.Context, opt Options) *collector {
 		root.SetFaults(rp.Faults())
 		c.isExec = rp.IsExec(root)
 		c.hashes.preload(rp)
+		c.replayCut(rp.Cut()) // cut.go
 	}
 	if c.path == nil && opt.Root == "/" {
 		c.path = machine.SearchPath(opt.Env)
@@ -645,6 +680,13 @@ func (c *collector) startProbes() ([]*state, []time.Duration) {
 	durations := make([]time.Duration, len(table))
 	start := func(i int, done func()) {
 		p, st, sl := table[i], states[i], c.slots[table[i].name]
+		sl.started.Store(true)
+		if c.cutNotStarted(p.name) {
+			// Never started in the capture replayed (cut.go).
+			close(sl.done)
+			done()
+			return
+		}
 		go func() {
 			defer done()
 			t0 := c.opt.Now()
@@ -661,6 +703,8 @@ func (c *collector) startProbes() ([]*state, []time.Duration) {
 					sl.ok = false
 				}
 				durations[i] = c.opt.Now().Sub(t0)
+				_, cut := c.cut.Probe(p.name)
+				sl.guess = st.interrupted.Load() || cut
 				close(sl.done)
 			}()
 			sl.value = p.run(st)
@@ -745,16 +789,24 @@ func (c *collector) gather(states []*state, durations []time.Duration, snap *sch
 			}
 		}
 		rec := schema.ProbeRecord{Name: p.name, Outcome: "deadline", Reasons: 1}
+		_, cut := c.cut.Probe(p.name)
 		select {
 		case <-sl.done:
-			if !st.interrupted.Load() {
+			if !st.interrupted.Load() && !cut {
 				rec = finished(p, sl, st, durations[i], snap)
 			}
 		default:
 		}
 		if rec.Outcome == "deadline" {
 			prov.DeadlineHit = true
-			reasons = append(reasons, fmt.Sprintf("%s: not captured (%s)", p.name, interruption(c.ctx, c.opt.Deadline)))
+			why := c.interruption()
+			if cut {
+				why = c.cut.Why // what the live document said (cut.go)
+			}
+			if c.why == "" {
+				c.why = why
+			}
+			reasons = append(reasons, fmt.Sprintf("%s: not captured (%s)", p.name, why))
 		} else {
 			reasons = append(reasons, st.reasons...)
 		}
@@ -766,7 +818,8 @@ func (c *collector) gather(states []*state, durations []time.Duration, snap *sch
 	// A rocm or therock block that was not captured still names the roots as
 	// far as they were resolved
 	// (docs/fields-process.md#the-not-captured-document).
-	r := c.knownRoots()
+	r, known := c.rootsAtEnd()
+	c.rootsUnresolved = !known
 	for _, p := range missing {
 		p.missing(snap, r)
 	}
@@ -807,10 +860,14 @@ func (c *collector) removeTemps() {
 	c.temps = nil
 }
 
-// interruption says why a probe was abandoned.
-func interruption(ctx context.Context, d time.Duration) string {
-	if ctx.Err() == context.DeadlineExceeded {
-		return fmt.Sprintf("deadline of %s exceeded", d)
+// interruption says why a probe was abandoned: the cut of the capture a
+// replay answers from, else this run's deadline or a signal.
+func (c *collector) interruption() string {
+	if c.cut != nil && c.ctx.Err() == nil {
+		return c.cut.Why
+	}
+	if c.ctx.Err() == context.DeadlineExceeded {
+		return fmt.Sprintf("deadline of %s exceeded", cmp.Or(c.opt.bound, c.opt.Deadline))
 	}
 	return "collection interrupted"
 }

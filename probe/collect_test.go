@@ -747,6 +747,10 @@ func collectScenarioWith(t *testing.T, archive string, cfg scenarioConfig) *sche
 	if machine.IsCapture(a) {
 		// A capture of a real place (docs/capture.md): replayed, never
 		// reading or running anything of this machine.
+		// It must be whole (sealed: docs/capture.md, "Integrity").
+		if a, err = machine.ParseCapture(data); err != nil {
+			t.Fatalf("%s: %v (after an edit: go run ./scripts/capturetestdata -reseal)", archive, err)
+		}
 		r, err := machine.NewReplay(a, root)
 		if err != nil {
 			t.Fatal(err)

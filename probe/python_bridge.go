@@ -298,9 +298,9 @@ func runPythonBridge(c *collector) *pyFacts {
 		f.detail = "an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself"
 	}
 	switch {
-	case r.TimedOut() && c.ctx.Err() != nil:
+	case st.cutShort(r):
 		f.outcome, f.interrupted = pyTimeout, true
-		f.detail = fmt.Sprintf("interpreter %s stopped when the collection ended (%s) while %s", argv0, interruption(c.ctx, c.opt.Deadline), describeStage(f.stage))
+		f.detail = fmt.Sprintf("interpreter %s stopped when the collection ended (%s) while %s", argv0, c.interruption(), describeStage(f.stage))
 	case r.TimedOut():
 		f.outcome = pyTimeout
 		f.detail = fmt.Sprintf("interpreter %s killed after %s while %s", argv0, cmd.Timeout, describeStage(f.stage))

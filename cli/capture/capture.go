@@ -22,8 +22,9 @@ holds: docs/capture.md.
 `
 
 // Record is `aorta-probe capture ARCHIVE [--redact-hostname] [usual
-// arguments]` (docs/capture.md): the usual run with a Recorder, then the
-// archive written.
+// arguments]` (docs/capture.md): the usual run with a Recorder, both
+// destinations checked first, then the archive staged and put in place
+// once the document is written (runWith).
 func Record(args []string, p cli.Process) int {
 	stdout, stderr := p.Stdout, p.Stderr
 	cfg, err := parseCaptureArgs(args)
@@ -37,28 +38,46 @@ func Record(args []string, p cli.Process) int {
 		}
 		return 0
 	// The document must never replace the archive it is recorded with
-	// (aorta-probe capture node.cap node.cap): the same path, or another
-	// name of the same file.
-	case cfg.out != "-" && !cfg.summary && len(cfg.fields) == 0 && samePath(cfg.out, cfg.archive):
-		err = fmt.Errorf("OUT %s is the ARCHIVE itself; give the document another path", cfg.out)
+	// (aorta-probe capture node.cap node.cap): the same path, another
+	// name of the same file, or a link that would create it.
+	case cfg.destination() != "-" && samePath(cfg.destination(), cfg.archive):
+		out := cfg.destination()
+		how := "is the ARCHIVE itself"
+		if _, err := os.Stat(out); err != nil && isLink(out) {
+			// A dangling link, which a write follows.
+			how = "is a link to the ARCHIVE " + cfg.archive + " (writing it would create the archive)"
+		} else if _, err := os.Stat(cfg.archive); err != nil && isLink(cfg.archive) {
+			how = "is where the ARCHIVE " + cfg.archive + " links to (writing the archive would create it)"
+		}
+		err = fmt.Errorf("OUT %s %s; give the document another path", out, how)
 	}
 	if err != nil {
 		return usageError(stderr, cfg.cmd, err)
 	}
-	rec := machine.NewRecorder(cfg.redact)
-	return runWith(p.Signals, cfg, stdout, stderr, rec, func() error {
-		header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", cli.Version())
-		if err := output.WriteOutput(context.Background(), time.Now().Add(output.MinWriteWait), cfg.archive, rec.Archive(header)); err != nil {
-			return fmt.Errorf("failed to write %s: %s", cfg.archive, err)
-		}
-		return nil
-	})
+	return runWith(p.Signals, cfg, stdout, stderr, &recording{rec: machine.NewRecorder(cfg.redact), archive: cfg.archive})
 }
 
-// samePath reports whether a and b name the same file: the same path once
-// made absolute and clean, or the same device and inode (a link, a
-// bind mount) when both exist.
+// stage writes what rc recorded beside ARCHIVE (output.Stage): it goes
+// in place once the document is written.
+func (rc *recording) stage() (*output.Staged, error) {
+	header := fmt.Sprintf("aorta-probe %s capture (docs/capture.md): what one collection read and ran.\n", cli.Version())
+	s, err := output.Stage(rc.archive, rc.rec.Archive(header))
+	if err != nil {
+		return nil, fmt.Errorf("failed to write %s: %s", rc.archive, err)
+	}
+	return s, nil
+}
+
+// samePath reports whether a and b name one file to a writer: the same
+// file once links (dangling ones included: writing through one creates
+// its target) and directories are resolved (output.Destination), or the
+// same device and inode (a hard link, a bind mount) when both exist.
 func samePath(a, b string) bool {
+	da, errA := output.Destination(a)
+	db, errB := output.Destination(b)
+	if errA == nil && errB == nil && da != "" && da == db {
+		return true
+	}
 	absA, errA := filepath.Abs(a)
 	absB, errB := filepath.Abs(b)
 	if errA == nil && errB == nil && absA == absB {
@@ -67,4 +86,9 @@ func samePath(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+func isLink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }

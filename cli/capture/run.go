@@ -6,6 +6,7 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,13 +38,22 @@ func Main(args []string, p cli.Process) int {
 	if err != nil {
 		return usageError(p.Stderr, cfg.cmd, err)
 	}
-	return runWith(p.Signals, cfg, p.Stdout, p.Stderr, nil, nil)
+	return runWith(p.Signals, cfg, p.Stdout, p.Stderr, nil)
+}
+
+// recording is what `capture ARCHIVE` adds to a run (Record, capture.go):
+// the recorder and the archive it is written to.
+type recording struct {
+	rec     *machine.Recorder
+	archive string
 }
 
 // runWith runs the command line cfg: Main's, or Record's recording the
-// collection into rec; archive then writes what rec recorded (capture.go).
-// A --root that names a capture archive is replayed by probe.CollectRoot.
-func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rec *machine.Recorder, archive func() error) int {
+// collection into rc.rec when rc is not nil; the archive is then staged
+// beside ARCHIVE once collected and put in place only once the document
+// is written, removed when it cannot be (docs/capture.md). A --root that
+// names a capture archive is replayed by probe.CollectRoot.
+func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rc *recording) int {
 	start := time.Now()
 	w := cli.WatchSignals(sigs)
 	defer w.Stop()
@@ -76,16 +86,69 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rec *m
 		return emit(fmt.Appendf(nil, "aorta-probe %s (schema %s, %s)\n", cli.Version(), schema.Version, runtime.Version()))
 	}
 
+	// Every file this run will write is checked before anything is
+	// collected (docs/usage.md, "Output"): a missing directory, a
+	// read-only one or a name too long fails at once, not after the
+	// whole collection.
+	cfg.out = cfg.destination()
+	if cfg.out != "-" {
+		if err := output.CheckWritable(cfg.out); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
+			return 1
+		}
+	}
+	var rec *machine.Recorder
+	if rc != nil {
+		if err := output.CheckWritable(rc.archive); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", rc.archive, err)
+			return 1
+		}
+		rec = rc.rec
+	}
+
 	snap, code := collect(w, cfg.cmd, cfg.options, rec, stderr)
 	if code != 0 {
 		return code
 	}
-	if archive != nil {
-		if err := archive(); err != nil {
+	var staged *output.Staged
+	if rc != nil {
+		var err error
+		if staged, err = rc.stage(); err != nil {
 			fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 			return 1
 		}
 	}
+	code = deliver(cfg, snap, emit, w.Writing(), output.WriteBy(start, deadline), stderr)
+	if staged != nil {
+		// The archive goes in place only beside a document: a run that
+		// failed to write it leaves nothing (docs/capture.md).
+		if code != 0 {
+			staged.Abort()
+		} else if err := staged.Commit(w.Writing(), output.WriteBy(start, deadline)); err != nil {
+			fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", rc.archive, err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// destination is where the document goes: OUT or -o, DIR/NODE.json for
+// --out-dir (outdir.go), "-" for stdout (also with --summary and
+// --field, which print there).
+func (c *config) destination() string {
+	switch {
+	case c.summary || len(c.fields) > 0:
+		return "-"
+	case c.outDir != "":
+		return outDirPath(c.outDir, os.LookupEnv, os.Hostname)
+	}
+	return c.out
+}
+
+// deliver writes what the command line asked for of snap: the --field
+// values, the --summary brief, or the document to cfg.out (already the
+// destination). It returns the exit status.
+func deliver(cfg config, snap *schema.Snapshot, emit func([]byte) int, writing context.Context, by time.Time, stderr io.Writer) int {
 	if warn := probe.Warning(snap, os.LookupEnv); warn != "" {
 		fmt.Fprintln(stderr, warn)
 	}
@@ -109,13 +172,10 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rec *m
 	}
 
 	doc := pyjson.Encode(snap)
-	if cfg.outDir != "" {
-		cfg.out = outDirPath(cfg.outDir, os.LookupEnv, os.Hostname) // outdir.go
-	}
 	if cfg.out == "-" {
 		return emit(append(doc, '\n'))
 	}
-	if err := output.WriteOutput(w.Writing(), output.WriteBy(start, deadline), cfg.out, doc); err != nil {
+	if err := output.WriteOutput(writing, by, cfg.out, doc); err != nil {
 		fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
 		return 1
 	}
@@ -124,16 +184,21 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rec *m
 
 // collect is one collection with opt, recorded into rec when it is not
 // nil; the status is 0, or the exit status when no document could be made
-// (2: --root names a file that is no capture archive), its line written to
-// stderr and naming cmd.
+// (2: --root names a file that is no capture archive, or a damaged one),
+// its line written to stderr and naming cmd.
 func collect(w *cli.Watch, cmd string, opt probe.Options, rec *machine.Recorder, stderr io.Writer) (*schema.Snapshot, int) {
 	opt.Version = cli.Version()
 	opt.Record = rec
 	snap, err := probe.CollectRoot(w.Collect, opt)
-	if errors.Is(err, machine.ErrNotArchive) {
+	switch {
+	case errors.Is(err, machine.ErrNotArchive):
 		return nil, usageError(stderr, cmd, fmt.Errorf("--root %v", err))
-	}
-	if err != nil {
+	case errors.Is(err, machine.ErrDamaged):
+		// One line naming what is wrong: no --help helps here
+		// (docs/capture.md, "Integrity").
+		fmt.Fprintf(stderr, "%s: --root %v\n", cmd, err)
+		return nil, 2
+	case err != nil:
 		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
 		return nil, 1
 	}

@@ -215,22 +215,75 @@ func writeThrough(path string, doc []byte) error {
 // directories are not created (as _probe_main). Errors name shown (the
 // path the user gave), e.g. "[Errno 2] No such file or directory: '/x/env.json'".
 func writeAtomic(path, shown string, doc []byte) error {
-	// Not filepath.Dir: it would clean "link/../" lexically.
-	dir, _ := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	removeStaleTemps(dir, time.Now())
-	// A short name of its own, not derived from OUT's: OUT's name may be
-	// as long as the filesystem allows (NAME_MAX, 255 bytes).
-	tmp, err := os.CreateTemp(dir, tempPrefix+strconv.Itoa(os.Getpid())+"-*"+tempSuffix)
+	s, err := stageAtomic(path, shown, doc)
 	if err != nil {
-		return PyError(err, shown)
+		return err
 	}
-	fail := func(err error) error {
+	return s.commit()
+}
+
+// Staged is a document written beside its destination and not yet in
+// place (Stage): Commit puts it there, Abort removes it, so that a run
+// that fails later leaves nothing behind (docs/capture.md: the archive
+// of a capture whose document cannot be written).
+type Staged struct {
+	tmp, path, shown string
+	// through: the destination is written through at Commit (a FIFO, a
+	// device, a link into /proc: WriteOutput), nothing is staged.
+	through bool
+	doc     []byte
+}
+
+// Stage writes doc next to the file WriteOutput(path) would replace, as
+// writeAtomic's temporary file, synced; errors are WriteOutput's. A
+// destination written through is only checked here (CheckWritable).
+func Stage(path string, doc []byte) (*Staged, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("[Errno 21] Is a directory: %s", pyfmt.Repr(path))
+	case err == nil && !fi.Mode().IsRegular():
+		return &Staged{path: path, shown: path, through: true, doc: doc}, nil
+	}
+	target, viaProc, err := followLinks(path)
+	if err != nil {
+		return nil, PyError(err, path)
+	}
+	if viaProc {
+		return &Staged{path: path, shown: path, through: true, doc: doc}, nil
+	}
+	return stageAtomic(target, path, doc)
+}
+
+// Commit puts the staged document in place: the rename (and the
+// directory's fsync), or the write through, bounded as WriteOutput's.
+func (s *Staged) Commit(ctx context.Context, by time.Time) error {
+	if s.through {
+		return WriteOutput(ctx, by, s.path, s.doc)
+	}
+	return s.commit()
+}
+
+// Abort removes the staged file; the destination is untouched.
+func (s *Staged) Abort() {
+	if !s.through {
+		os.Remove(s.tmp)
+	}
+}
+
+// stageAtomic is the first half of writeAtomic: the temporary file
+// written and synced.
+func stageAtomic(path, shown string, doc []byte) (*Staged, error) {
+	dir := dirOf(path)
+	removeStaleTemps(dir, time.Now())
+	tmp, err := createTemp(dir)
+	if err != nil {
+		return nil, PyError(err, shown)
+	}
+	fail := func(err error) (*Staged, error) {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return PyError(err, shown)
+		return nil, PyError(err, shown)
 	}
 	if _, err := tmp.Write(doc); err != nil {
 		return fail(err)
@@ -243,17 +296,102 @@ func writeAtomic(path, shown string, doc []byte) error {
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return PyError(err, shown)
+		return nil, PyError(err, shown)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return PyError(err, shown)
+	return &Staged{tmp: tmp.Name(), path: path, shown: shown}, nil
+}
+
+// commit is the second half of writeAtomic: the rename over path and
+// the directory's fsync.
+func (s *Staged) commit() error {
+	if err := os.Rename(s.tmp, s.path); err != nil {
+		os.Remove(s.tmp)
+		return PyError(err, s.shown)
 	}
-	if d, err := os.Open(dir); err == nil {
+	if d, err := os.Open(dirOf(s.path)); err == nil {
 		d.Sync()
 		d.Close()
 	}
 	return nil
+}
+
+// dirOf is the directory a path's file is in, "." for a bare name. Not
+// filepath.Dir: it would clean "link/../" lexically.
+func dirOf(path string) string {
+	dir, _ := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	return dir
+}
+
+// createTemp creates writeAtomic's temporary file in dir: a short name
+// of its own, not derived from OUT's, since OUT's name may be as long as
+// the filesystem allows (NAME_MAX, 255 bytes).
+func createTemp(dir string) (*os.File, error) {
+	return os.CreateTemp(dir, tempPrefix+strconv.Itoa(os.Getpid())+"-*"+tempSuffix)
+}
+
+// CheckWritable tells, before anything is collected, whether
+// WriteOutput(path) can write there (docs/usage.md, "Output"): path is
+// not a directory, its name is not too long for the filesystem, and its
+// directory exists and takes a new file (writeAtomic's temporary file is
+// created there and removed at once). A destination written through (a
+// FIFO, a device, a link into /proc) is not opened: a FIFO would wait
+// for its reader. Errors are the ones WriteOutput would give later,
+// naming path.
+func CheckWritable(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("[Errno 21] Is a directory: %s", pyfmt.Repr(path))
+	case err == nil && !fi.Mode().IsRegular():
+		return nil
+	}
+	target, viaProc, err := followLinks(path)
+	if err != nil {
+		return PyError(err, path)
+	}
+	if viaProc {
+		return nil
+	}
+	// A name longer than the filesystem takes (ENAMETOOLONG), a path
+	// through a file (ENOTDIR), a directory that cannot be searched.
+	if _, err := os.Lstat(target); err != nil && !errors.Is(err, syscall.ENOENT) {
+		return PyError(err, path)
+	}
+	tmp, err := createTemp(dirOf(target))
+	if err != nil {
+		return PyError(err, path)
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	return nil
+}
+
+// Destination is the file a write of path replaces or creates
+// (WriteOutput): the links of its last element followed, dangling ones
+// included (open(path, "w") creates their target), its directory's
+// links resolved, absolute. It is "" for a destination written through
+// (a FIFO, a device, a link into /proc), which has no such file. Two
+// paths with the same Destination are one file to a writer
+// (docs/capture.md: OUT and ARCHIVE).
+func Destination(path string) (string, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
+		return "", nil
+	}
+	target, viaProc, err := followLinks(path)
+	if err != nil || viaProc {
+		return "", err
+	}
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return "", err
+	}
+	return filepath.Abs(filepath.Join(dir, base))
 }
 
 // The temporary file of writeAtomic is named .aorta-probe-PID-RANDOM.tmp

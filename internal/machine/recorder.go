@@ -112,8 +112,57 @@ type Recorder struct {
 	unameErr string
 	temps    map[int]string             // TempName's answer by attempt, the first one
 	nsIDs    map[string]NamespaceAnswer // NamespaceID's answers by type
+	cut      *Cut                       // where the collection was cut short (SetCut)
 	seams    Seams
 	policy   Policy
+}
+
+// Cut is where a collection was cut short by its deadline or a signal
+// (docs/capture.md, "A capture cut short"): what the document said of
+// it, which a replay must say again rather than finish what the capture
+// did not.
+type Cut struct {
+	// Why is the cause as the reasons give it: "collection interrupted",
+	// "deadline of 300ms exceeded".
+	Why string
+	// Unfinished are the probes whose blocks were not captured, in the
+	// table's order, each with the number of commands it had recorded
+	// (probe_provenance.commands); NotStarted those of them that never
+	// started (few workers: docs/usage.md).
+	Unfinished []CutProbe
+	NotStarted []string
+	// RootsUnresolved: the ROCm roots were not resolved when the document
+	// was put together, so the not-captured rocm and therock blocks name
+	// the default ones.
+	RootsUnresolved bool
+}
+
+// CutProbe is one probe a cut collection did not finish.
+type CutProbe struct {
+	Name     string
+	Commands int
+}
+
+// Probe reports whether the probe name was not finished, and how
+// many commands it had recorded.
+func (c *Cut) Probe(name string) (commands int, unfinished bool) {
+	if c == nil {
+		return 0, false
+	}
+	for _, p := range c.Unfinished {
+		if p.Name == name {
+			return p.Commands, true
+		}
+	}
+	return 0, false
+}
+
+// SetCut records where the collection was cut short; call it once the
+// collection has returned, before Archive.
+func (rc *Recorder) SetCut(c Cut) {
+	rc.mu.Lock()
+	rc.cut = &c
+	rc.mu.Unlock()
 }
 
 // recEntry is one path of the probed filesystem (resolved, absolute).
@@ -134,7 +183,7 @@ type recCmd struct {
 	argv  []string
 	dir   string
 	stdin string // sha256 hex of Stdin, "" when none
-	res   Result
+	res   Result // res.Cut: killed when the collection ended
 	// outFile is Command.OutFile; out its content after the run when
 	// outKept (a regular file), else it was gone or not regular.
 	outFile string
@@ -231,6 +280,8 @@ type recRunner struct {
 func (w recRunner) Run(ctx context.Context, c Command) Result {
 	r := w.inner.Run(ctx, c)
 	cmd := recCmd{argv: w.rc.policy.RedactArgv(c.Argv), dir: c.Dir, res: r}
+	// Killed because the collection ended, not at its own timeout.
+	cmd.res.Cut = r.TimedOut() && ctx.Err() != nil
 	if c.Stdin != nil {
 		cmd.stdin = capSHA256(c.Stdin)
 	}
@@ -445,7 +496,7 @@ func (rc *Recorder) Archive(header string) []byte {
 	for i, c := range cmds {
 		a.Files = append(a.Files, rc.cmdFiles(i+1, c, red)...)
 	}
-	return fakeroot.Format(a)
+	return seal(fakeroot.Format(a), len(a.Files), len(cmds))
 }
 
 // settings is the archive's comment: header, then one "key: value" line
@@ -478,6 +529,19 @@ func (rc *Recorder) settings(header string, red func(string) string) string {
 	if rc.RedactHostname {
 		set.WriteString("redacted: hostname boot_id\n")
 	}
+	if c := rc.cut; c != nil {
+		fmt.Fprintf(&set, "cut: %s\n", c.Why)
+		for _, p := range c.Unfinished {
+			fmt.Fprintf(&set, "cut-unfinished: %s %d\n", p.Name, p.Commands)
+		}
+		for _, n := range c.NotStarted {
+			fmt.Fprintf(&set, "cut-not-started: %s\n", n)
+		}
+		if c.RootsUnresolved {
+			set.WriteString("cut-roots: unresolved\n")
+		}
+	}
+	set.WriteString("sealed: " + sealedNote + "\n")
 	for _, i := range slices.Sorted(maps.Keys(rc.temps)) {
 		fmt.Fprintf(&set, "temp-name: %d %s\n", i, rc.temps[i])
 	}
@@ -606,6 +670,9 @@ func (rc *Recorder) cmdFiles(n int, c recCmd, red func(string) string) []fakeroo
 	}
 	if cut {
 		meta.WriteString("truncated: true\n")
+	}
+	if c.res.Cut {
+		meta.WriteString("cut: true\n")
 	}
 	var outData []byte
 	if c.outFile != "" {

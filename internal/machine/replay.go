@@ -37,6 +37,7 @@ type Replay struct {
 	sums     map[string]string // machine path → "sha256:…"
 	temps    map[int]string    // the captured TempName answers by attempt
 	nsIDs    map[string]NamespaceAnswer
+	cut      *Cut // where the capture was cut short, nil when it was not
 
 	mu   sync.Mutex
 	cmds map[string][]recCmd
@@ -62,19 +63,17 @@ func IsCapture(a *fakeroot.Archive) bool {
 // archive (a usage error for --root: docs/usage.md).
 var ErrNotArchive = errors.New("not a capture archive")
 
-// LoadReplay parses the capture archive at path and expands it into a new
+// LoadReplay checks and parses the capture archive at path
+// (ParseCapture: ErrNotArchive, ErrDamaged) and expands it into a new
 // directory under tmp ("" is os.TempDir). Close removes it.
 func LoadReplay(path, tmp string) (*Replay, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	a, err := fakeroot.Parse(data)
+	a, err := ParseCapture(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", path, ErrNotArchive, err)
-	}
-	if !IsCapture(a) {
-		return nil, fmt.Errorf("%s: %w (no capture-root setting)", path, ErrNotArchive)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	dir, err := os.MkdirTemp(tmp, "aorta-replay-")
 	if err != nil {
@@ -160,6 +159,21 @@ func (r *Replay) setting(k, v string) error {
 			return fmt.Errorf("bad temp-name %q", v)
 		}
 		r.temps[i] = n
+	case "cut":
+		r.cutShort().Why = v
+	case "cut-unfinished":
+		name, n, _ := strings.Cut(v, " ")
+		count, err := strconv.Atoi(n)
+		if err != nil || name == "" {
+			return fmt.Errorf("bad cut-unfinished %q", v)
+		}
+		c := r.cutShort()
+		c.Unfinished = append(c.Unfinished, CutProbe{Name: name, Commands: count})
+	case "cut-not-started":
+		c := r.cutShort()
+		c.NotStarted = append(c.NotStarted, v)
+	case "cut-roots":
+		r.cutShort().RootsUnresolved = v == "unresolved"
 	case "env-quoted":
 		n, q, _ := strings.Cut(v, "=")
 		val, err := strconv.Unquote(q)
@@ -172,6 +186,17 @@ func (r *Replay) setting(k, v string) error {
 	}
 	return nil
 }
+
+func (r *Replay) cutShort() *Cut {
+	if r.cut == nil {
+		r.cut = &Cut{}
+	}
+	return r.cut
+}
+
+// Cut is where the captured collection was cut short by its deadline or
+// a signal (docs/capture.md), nil when it finished.
+func (r *Replay) Cut() *Cut { return r.cut }
 
 // files sorts the archive's files: the commands' sections into r.cmds,
 // the recorded errors into r.errs, the hashes into r.sums; what is left
@@ -245,6 +270,8 @@ func (c *recCmd) set(part string, data []byte) error {
 				c.res.ExitCode, _ = strconv.Atoi(v)
 			case "truncated":
 				c.res.Truncated = v == "true"
+			case "cut":
+				c.res.Cut = v == "true"
 			case "error":
 				c.res.Err = decodeCmdError(v, c.res.ExitCode)
 				if c.res.Err == nil {

@@ -4,9 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
-
-	"aorta-probe/internal/fakeroot"
 )
 
 // fileRunner is a Runner whose command writes body to its OutFile, or
@@ -26,7 +25,7 @@ func TestReplayOutFile(t *testing.T) {
 		live := filepath.Join(root, "tmp", "rdhc_quick_abcdefgh.json")
 		os.WriteFile(live, nil, 0o600)
 		opt.Runner.Run(context.Background(), Command{Argv: []string{"sudo", "rdhc", "--json", live}, OutFile: live})
-		a, err := fakeroot.Parse(rc.Archive("test\n"))
+		a, err := ParseCapture(rc.Archive("test\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,4 +61,56 @@ func (f fileRunner) Run(_ context.Context, c Command) Result {
 		os.WriteFile(c.OutFile, f.body, 0o600)
 	}
 	return Result{}
+}
+
+// cutRunner answers as a command the end of the collection killed.
+type cutRunner struct{}
+
+func (cutRunner) Run(context.Context, Command) Result {
+	return Result{ExitCode: -9, Err: ErrTimeout}
+}
+
+// TestReplayCut: where a collection was cut short, and which commands
+// the cut killed, come back from the archive as recorded; a command that
+// timed out by itself is not taken for one the cut killed.
+func TestReplayCut(t *testing.T) {
+	root := t.TempDir()
+	rc := NewRecorder(false)
+	keep := func(argv []string) []string { return argv }
+	opt := rc.Attach(Seams{Root: root, Runner: cutRunner{}, Cwd: "/"}, NewFS(root, "/", false), Policy{RedactArgv: keep})
+	opt.Runner.Run(context.Background(), Command{Argv: []string{"slow", "--own-timeout"}})
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	opt.Runner.Run(ended, Command{Argv: []string{"slow", "--cut"}})
+	want := Cut{Why: "deadline of 300ms exceeded", Unfinished: []CutProbe{{"hip", 2}, {"gpu_arch", 0}},
+		NotStarted: []string{"gpu_arch"}, RootsUnresolved: true}
+	rc.SetCut(want)
+	a, err := ParseCapture(rc.Archive("test\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReplay(a, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Cut(); got == nil || !reflect.DeepEqual(*got, want) {
+		t.Errorf("cut %+v, want %+v", got, want)
+	}
+	if n, ok := r.Cut().Probe("hip"); !ok || n != 2 {
+		t.Errorf("Probe(hip) = %d, %v", n, ok)
+	}
+	if _, ok := r.Cut().Probe("host"); ok {
+		t.Errorf("host was finished")
+	}
+	run := replayRunner{r: r, redact: keep}
+	if res := run.Run(context.Background(), Command{Argv: []string{"slow", "--own-timeout"}}); !res.TimedOut() || res.Cut {
+		t.Errorf("own timeout replayed as %+v", res)
+	}
+	if res := run.Run(context.Background(), Command{Argv: []string{"slow", "--cut"}}); !res.TimedOut() || !res.Cut {
+		t.Errorf("killed by the cut replayed as %+v", res)
+	}
+	var none *Cut
+	if _, ok := none.Probe("hip"); ok {
+		t.Errorf("no cut, yet hip unfinished")
+	}
 }

@@ -68,6 +68,11 @@ type Result struct {
 	Truncated            bool
 	StdoutCut, StderrCut bool
 	Duration             time.Duration
+	// Cut is set on the replayed result of a command that the end of the
+	// captured collection killed (its deadline or a signal,
+	// docs/capture.md): the replay takes it as the live collection took
+	// it, whose context had ended.
+	Cut bool
 }
 
 // TimedOut reports whether the command was killed at its timeout or when

@@ -5,6 +5,13 @@
 // as root from the repository root, then regenerate their goldens:
 //
 //	go run ./scripts/capturetestdata && go test ./probe -run TestScenarios -update
+//
+// The archives are sealed (docs/capture.md, "Integrity"): after an edit
+// by hand, or to seal archives of an aorta-probe that did not, run
+//
+//	go run ./scripts/capturetestdata -reseal testdata/roots/capture-*.txtar
+//
+// which replaces each one's end section by the one its content calls for.
 package main
 
 import (
@@ -15,10 +22,15 @@ import (
 	"path/filepath"
 	"time"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/sandbox"
 )
 
 func main() {
+	run := run
+	if len(os.Args) > 1 && os.Args[1] == "-reseal" {
+		run = func() error { return reseal(os.Args[2:]) }
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "capturetestdata:", err)
 		os.Exit(1)
@@ -53,4 +65,21 @@ func run() error {
 		return fmt.Errorf("podman capture: %w", err)
 	}
 	return os.WriteFile("testdata/roots/capture-podman-scratch.txtar", b, 0o644)
+}
+
+// reseal seals each archive in place (machine.Seal).
+func reseal(paths []string) error {
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if b, err = machine.Seal(b); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
