@@ -109,7 +109,7 @@ type GPUDevice struct {
 	PCIe GPUPCIe `py:"pcie"`
 	// Firmware is every amdgpu fw_version/<name>_fw_version file, by file
 	// name without the suffix ("sos", "mec", …), value as written
-	// ("0x00000011"), in name order; null when the directory is absent.
+	// ("0x00000011"), in file-name order; null when the directory is absent.
 	Firmware []GPUFirmware `py:"firmware,nullable"`
 	// DRMDevice is the DRM device directory the amdgpu fields were read
 	// from (/sys/class/drm/renderD<minor>/device), or null.
