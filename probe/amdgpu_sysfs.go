@@ -1,9 +1,11 @@
 package probe
 
 import (
+	"errors"
 	"path"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"aorta-probe/internal/machine"
@@ -141,10 +143,19 @@ func readAMDGPUFirmware(root *machine.FS, dir string) []schema.GPUFirmware {
 	return out
 }
 
-// drmDeviceIs reports whether the DRM device directory dir is the PCI
-// device pci: its last component, every link resolved inside the root,
-// is that address. A partition's own render node (amdgpu_xcp.N) is not.
-func drmDeviceIs(root *machine.FS, dir, pci string) (string, bool) {
-	name := path.Base(root.Realpath(dir))
-	return name, name == pci
+// drmDeviceName is the name of the device the DRM device link dir points
+// to (sysfs links renderD<minor>/device to the device's own directory:
+// "../../../0000:0a:00.0" for a PCI device, "../../../amdgpu_xcp.0" for a
+// partition's platform device). ok is false when dir is no link (a tree
+// built by hand): the name is then unknown, not wrong. err is the
+// readlink error otherwise.
+func drmDeviceName(root *machine.FS, dir string) (name string, ok bool, err error) {
+	t, err := root.Readlink(dir)
+	if errors.Is(err, syscall.EINVAL) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return path.Base(t), true, nil
 }

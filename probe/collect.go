@@ -510,7 +510,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	} // else: serial under low limits; the first probe that needs the roots resolves them
 	var gpus <-chan schema.GPUs
 	if !opt.NoProvenance && opt.Workers >= unbounded {
-		gpus = startGPUs(c.root) // files only, beside the probes
+		gpus = startGPUs(c.root, gpusWorkers(opt)) // files only, beside the probes
 	}
 	states, durations := c.startProbes()
 
@@ -520,7 +520,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	reasons := c.gather(states, durations, snap)
 	if !opt.NoProvenance {
 		if gpus == nil {
-			gpus = startGPUs(c.root)
+			gpus = startGPUs(c.root, gpusWorkers(opt))
 		}
 		g := awaitGPUs(ctx, gpus)
 		prov.GPUs = &g

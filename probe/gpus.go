@@ -3,11 +3,15 @@ package probe
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"runtime"
 	"slices"
 	"strconv"
 
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
 )
 
@@ -15,13 +19,14 @@ import (
 // (docs/hardware.md#probe_provenancegpus--the-gpus-as-they-really-are):
 // the kfd topology's GPU nodes grouped into physical GPUs, each with the
 // amdgpu attributes of its DRM device. Files only, no command; every read
-// goes through root, so --root, capture and replay carry it.
+// goes through root, so --root, capture and replay carry it. The nodes,
+// then the devices, are read on up to workers goroutines (gpusWorkers).
 //
 // Sources: /sys/class/kfd/kfd/topology/nodes/<n>/properties
 // (kfd_topology.go), /sys/class/drm/renderD<minor>/device/* (amdgpu_sysfs.go).
-func collectGPUs(root *machine.FS) schema.GPUs {
+func collectGPUs(root *machine.FS, workers int) schema.GPUs {
 	g := schema.GPUs{Hives: []schema.GPUHive{}, Devices: []schema.GPUDevice{}}
-	nodes, reason := readKFDTopology(root)
+	nodes, reason := readKFDTopology(root, workers)
 	if nodes == nil && reason != "" {
 		g.Reason = &reason
 		return g
@@ -48,9 +53,10 @@ func collectGPUs(root *machine.FS) schema.GPUs {
 	}
 	slices.SortStableFunc(groups, func(a, b []*kfdNode) int { return comparePCI(a[0], b[0]) })
 
+	devices := make([]schema.GPUDevice, len(groups))
+	spread(len(groups), workers, func(i int) { devices[i] = gpuDevice(root, groups[i]) })
 	hives := map[string]int{}
-	for _, parts := range groups {
-		d := gpuDevice(root, parts)
+	for _, d := range devices {
 		if d.HiveID != nil && d.PCI != nil {
 			j, ok := hives[*d.HiveID]
 			if !ok {
@@ -178,15 +184,17 @@ func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
 		return d
 	}
 	dir := drmRenderDevice(minor)
-	if !root.IsDir(dir) {
+	name, isLink, err := drmDeviceName(root, dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		d.DRMReason = schema.Str(dir + " does not exist")
 		return d
-	}
-	if d.PCI != nil {
-		if name, ok := drmDeviceIs(root, dir, *d.PCI); !ok {
-			d.DRMReason = schema.Str(fmt.Sprintf("%s is %s, not the PCI device %s", dir, name, *d.PCI))
-			return d
-		}
+	case err != nil:
+		d.DRMReason = schema.Str(fmt.Sprintf("%s unreadable (%s: %s)", dir, pyfmt.ExcType(err), pyfmt.ExcStr(err)))
+		return d
+	case isLink && d.PCI != nil && name != *d.PCI:
+		d.DRMReason = schema.Str(fmt.Sprintf("%s is %s, not the PCI device %s", dir, name, *d.PCI))
+		return d
 	}
 	d.DRMDevice = schema.Str(dir)
 	readAMDGPUDevice(root, dir, &d)
@@ -227,10 +235,20 @@ func agreed(ds []schema.GPUDevice, f func(*schema.GPUDevice) *string) *string {
 	return v
 }
 
+// gpusWorkers is how many goroutines read the GPUs' files: a 64-partition
+// node is about 260 small reads, mostly system-call time, which spreads
+// over the CPUs; one under low resource limits (Options.Workers 1).
+func gpusWorkers(opt Options) int {
+	if opt.Workers == 1 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), 8)
+}
+
 // startGPUs runs collectGPUs on its own goroutine (it reads files only, so
 // it runs beside the probes and adds no wall time to a collection that
 // waits for them); a panic becomes the block's reason.
-func startGPUs(root *machine.FS) <-chan schema.GPUs {
+func startGPUs(root *machine.FS, workers int) <-chan schema.GPUs {
 	ch := make(chan schema.GPUs, 1)
 	go func() {
 		defer func() {
@@ -239,7 +257,7 @@ func startGPUs(root *machine.FS) <-chan schema.GPUs {
 					Reason: schema.Str(fmt.Sprintf("panic while reading the GPUs: %v", v))}
 			}
 		}()
-		ch <- collectGPUs(root)
+		ch <- collectGPUs(root, workers)
 	}()
 	return ch
 }

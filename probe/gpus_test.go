@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/machine"
@@ -24,7 +26,7 @@ func gpusOf(t testing.TB, archive string) schema.GPUs {
 	if _, err := fakeroot.Materialize(archive, root); err != nil {
 		t.Fatal(err)
 	}
-	return collectGPUs(machine.NewFS(root, "/", false))
+	return collectGPUs(machine.NewFS(root, "/", false), 4)
 }
 
 // gpuSummary is what the issue asks of a node: physical GPUs, partitions,
@@ -68,7 +70,7 @@ func TestGPUsRealTopologies(t *testing.T) {
 		t.Run(tc.archive, func(t *testing.T) {
 			var g schema.GPUs
 			if tc.archive == "gpus-mi300x-cpx-64" {
-				g = collectGPUs(machine.NewFS(mi300xCPX64(t), "/", false))
+				g = collectGPUs(machine.NewFS(mi300xCPX64(t), "/", false), 4)
 			} else {
 				g = gpusOf(t, "../testdata/roots/"+tc.archive+".txtar")
 			}
@@ -185,6 +187,7 @@ func TestParseKFDProperties(t *testing.T) {
 	}{
 		{"real", "cpu_cores_count 0\nsimd_count 80\ngfx_target_version 90402\nunique_id 598046273873802902\nhive_id 18091350218769748594\n",
 			map[kfdProp]uint64{kfdSIMDCount: 80, kfdGfxTargetVersion: 90402, kfdUniqueID: 598046273873802902, kfdHiveID: 18091350218769748594}, 0},
+		{"leading zeros", "simd_count 007\n", map[kfdProp]uint64{kfdSIMDCount: 7}, 0},
 		{"no final newline", "simd_count 4", map[kfdProp]uint64{kfdSIMDCount: 4}, 0},
 		{"empty", "", map[kfdProp]uint64{}, 0},
 		{"blank lines", "\n\nsimd_count 4\n\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 0},
@@ -219,8 +222,8 @@ func TestParseKFDProperties(t *testing.T) {
 }
 
 // FuzzParseKFDProperties: any bytes parse without panic; a value found is
-// the decimal text of its line, and re-parsing the kept lines finds the
-// same values.
+// that of the first well-formed line of its name, and re-parsing the
+// values found gives the same values.
 func FuzzParseKFDProperties(f *testing.F) {
 	for _, s := range []string{"simd_count 80\ngfx_target_version 90402\n", "unique_id 18446744073709551615", "\xff \xff\n", "a b c\n", ""} {
 		f.Add([]byte(s))
@@ -248,11 +251,20 @@ func FuzzParseKFDProperties(f *testing.F) {
 			if !ok {
 				continue
 			}
-			line := kfdPropNames[k] + " " + strconv.FormatUint(v, 10)
-			if !strings.Contains("\n"+string(b)+"\n", "\n"+line+"\n") {
-				t.Fatalf("%s not a line of the input", line)
+			found := false
+			for _, l := range strings.Split(string(b), "\n") {
+				if val, ok := strings.CutPrefix(l, kfdPropNames[k]+" "); ok {
+					n, err := strconv.ParseUint(val, 10, 64)
+					found = err == nil && n == v
+					if err == nil {
+						break // the first well-formed line counts
+					}
+				}
 			}
-			kept.WriteString(line + "\n")
+			if !found {
+				t.Fatalf("%s %d is not the first well-formed %s line", kfdPropNames[k], v, kfdPropNames[k])
+			}
+			kept.WriteString(kfdPropNames[k] + " " + strconv.FormatUint(v, 10) + "\n")
 		}
 		q, bad := parseKFDProperties([]byte(kept.String()))
 		if q != p || bad != 0 {
@@ -390,7 +402,7 @@ func TestGPUsHostile(t *testing.T) {
 					fs.SetFaults(tc.faults)
 				}
 				var g schema.GPUs
-				within(t, tc.name, func() { g = collectGPUs(fs) })
+				within(t, tc.name, func() { g = collectGPUs(fs, 1+len(tc.name)%3) })
 				if got := gpuSummary(g); got != tc.want {
 					t.Errorf("%s: got  %s\nwant %s", rv.name, got, tc.want)
 				}
@@ -409,4 +421,78 @@ func TestGPUsHostile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkCollectGPUs is the gpus block alone over the real MI308X node
+// (32 partitions) and the synthesized MI300X-CPX node (64): every file
+// read through machine.FS under a root, as --root reads it.
+//
+//	go test ./probe -run XXX -bench CollectGPUs -benchmem
+func BenchmarkCollectGPUs(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		root func(b *testing.B) string
+	}{
+		{"mi308x-32", func(b *testing.B) string {
+			root := b.TempDir()
+			if _, err := fakeroot.Materialize("../testdata/roots/gpus-mi308x-cpx.txtar", root); err != nil {
+				b.Fatal(err)
+			}
+			return root
+		}},
+		{"mi300x-64", func(b *testing.B) string { return mi300xCPX64(b) }},
+	} {
+		fs := machine.NewFS(tc.root(b), "/", false)
+		for _, workers := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(b *testing.B) {
+				b.ReportAllocs()
+				cpu0 := cpuTime()
+				for b.Loop() {
+					collectGPUs(fs, workers)
+				}
+				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+			})
+		}
+	}
+}
+
+// BenchmarkNoPythonGPUs is a whole --no-python collection of the 64-partition
+// node with its kfd and DRM trees ("with") and of the same root without
+// them ("without": the gpus block then finds no topology): the difference
+// is what the block adds to a --no-python run.
+//
+//	go test ./probe -run XXX -bench NoPythonGPUs -benchtime 200x
+func BenchmarkNoPythonGPUs(b *testing.B) {
+	with := mi300xCPX64(b)
+	without := filepath.Join(b.TempDir(), "root")
+	if err := os.CopyFS(without, os.DirFS(with)); err != nil && !strings.Contains(err.Error(), "symlink") {
+		b.Fatal(err)
+	}
+	for _, sub := range []string{"sys/class/kfd", "sys/class/drm", "sys/devices"} {
+		if err := os.RemoveAll(filepath.Join(without, sub)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ name, root string }{{"with", with}, {"without", without}} {
+		b.Run(tc.name, func(b *testing.B) {
+			opt := Options{Root: tc.root, Python: PythonOptions{Disabled: true}, Now: fixedNow,
+				Env: func(string) (string, bool) { return "", false }}
+			cpu0 := cpuTime()
+			for b.Loop() {
+				Collect(context.Background(), opt)
+			}
+			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+		})
+	}
+}
+
+// cpuTime is the process's user and system CPU time so far (getrusage):
+// the benchmarks report it beside wall time, which a loaded machine
+// stretches.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -152,8 +152,9 @@ func (n *kfdNode) gpu() bool {
 // them would be a guess.
 //
 // Source: /sys/class/kfd/kfd/topology/nodes/<id>/properties; entries whose
-// name is not a decimal id are not nodes and are skipped.
-func readKFDTopology(root *machine.FS) (nodes []kfdNode, reason string) {
+// name is not a decimal id are not nodes and are skipped. The files are
+// read on up to workers goroutines.
+func readKFDTopology(root *machine.FS, workers int) (nodes []kfdNode, reason string) {
 	names, err := root.ReadDirNames(kfdNodesDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -173,20 +174,54 @@ func readKFDTopology(root *machine.FS) (nodes []kfdNode, reason string) {
 		return nil, fmt.Sprintf("%s lists %d nodes (more than %d): not read", kfdNodesDir, len(ids), kfdMaxNodes)
 	}
 	sort.Ints(ids)
-	nodes = make([]kfdNode, 0, len(ids))
-	for _, id := range ids {
-		p := kfdNodesDir + "/" + strconv.Itoa(id) + "/properties"
-		b, err := root.ReadFile(p, kfdPropertiesMax)
+	type read struct {
+		props kfdProps
+		err   error
+	}
+	reads := make([]read, len(ids))
+	spread(len(ids), workers, func(i int) {
+		b, err := root.ReadFile(kfdProperties(ids[i]), kfdPropertiesMax)
 		if err != nil {
+			reads[i].err = err
+			return
+		}
+		reads[i].props, _ = parseKFDProperties(b)
+	})
+	nodes = make([]kfdNode, 0, len(ids))
+	for i, id := range ids {
+		if err := reads[i].err; err != nil {
 			if reason == "" {
-				reason = fmt.Sprintf("%s unreadable (%s: %s)", p, pyfmt.ExcType(err), pyfmt.ExcStr(err))
+				reason = fmt.Sprintf("%s unreadable (%s: %s)", kfdProperties(id), pyfmt.ExcType(err), pyfmt.ExcStr(err))
 			}
 			continue
 		}
-		props, _ := parseKFDProperties(b)
-		nodes = append(nodes, kfdNode{id: id, props: props})
+		nodes = append(nodes, kfdNode{id: id, props: reads[i].props})
 	}
 	return nodes, reason
+}
+
+func kfdProperties(id int) string { return kfdNodesDir + "/" + strconv.Itoa(id) + "/properties" }
+
+// spread calls f(0) … f(n-1) on up to workers goroutines (one after
+// another when workers <= 1) and returns when all have; a panic in f is
+// raised again here (parallel).
+func spread(n, workers int, f func(i int)) {
+	if workers <= 1 || n <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	workers = min(workers, n)
+	fns := make([]func(), workers)
+	for w := range workers {
+		fns[w] = func() {
+			for i := w; i < n; i += workers {
+				f(i)
+			}
+		}
+	}
+	parallel(fns...)
 }
 
 // gfxTarget is rocm_agent_enumerator's name of a gfx_target_version
