@@ -456,27 +456,25 @@ func BenchmarkCollectGPUs(b *testing.B) {
 	}
 }
 
-// BenchmarkNoPythonGPUs is a whole --no-python collection of the 64-partition
-// node with its kfd and DRM trees ("with") and of the same root without
-// them ("without": the gpus block then finds no topology): the difference
-// is what the block adds to a --no-python run.
+// BenchmarkNoPythonGPUs is a whole --no-python collection of the
+// 64-partition node, the gpus block reading it ("with") and the same root
+// with the block's first read failing (ENOENT on the kfd nodes directory,
+// which no other probe lists: "without"). The difference is what the
+// block adds to a --no-python run where nothing else hides it.
 //
 //	go test ./probe -run XXX -bench NoPythonGPUs -benchtime 200x
 func BenchmarkNoPythonGPUs(b *testing.B) {
-	with := mi300xCPX64(b)
-	without := filepath.Join(b.TempDir(), "root")
-	if err := os.CopyFS(without, os.DirFS(with)); err != nil && !strings.Contains(err.Error(), "symlink") {
-		b.Fatal(err)
-	}
-	for _, sub := range []string{"sys/class/kfd", "sys/class/drm", "sys/devices"} {
-		if err := os.RemoveAll(filepath.Join(without, sub)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for _, tc := range []struct{ name, root string }{{"with", with}, {"without", without}} {
+	root := mi300xCPX64(b)
+	for _, tc := range []struct {
+		name   string
+		faults map[string]syscall.Errno
+	}{{"with", nil}, {"without", map[string]syscall.Errno{"open " + kfdNodesDir: syscall.ENOENT}}} {
 		b.Run(tc.name, func(b *testing.B) {
-			opt := Options{Root: tc.root, Python: PythonOptions{Disabled: true}, Now: fixedNow,
-				Env: func(string) (string, bool) { return "", false }}
+			opt := Options{Root: root, Python: PythonOptions{Disabled: true}, Now: fixedNow,
+				Env: func(string) (string, bool) { return "", false }, faults: tc.faults}
+			if g := Collect(context.Background(), opt).Provenance.GPUs; (tc.faults == nil) != (g.PhysicalCount != nil) {
+				b.Fatalf("%s: gpus %s", tc.name, pyjson.EncodeCompact(g))
+			}
 			cpu0 := cpuTime()
 			for b.Loop() {
 				Collect(context.Background(), opt)
