@@ -539,12 +539,23 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			go c.ldCache()
 		}
 	} // else: serial under low limits; the first probe that needs the roots resolves them
+	var gpus <-chan schema.GPUs
+	if !opt.NoProvenance && opt.Workers >= unbounded {
+		gpus = startGPUs(c.root, gpusWorkers(opt)) // files only, beside the probes
+	}
 	states, durations := c.startProbes()
 
 	snap := notCaptured(c)
 	prov := newProvenance(opt, started)
 	snap.Provenance = prov
 	reasons := c.gather(states, durations, snap)
+	if !opt.NoProvenance {
+		if gpus == nil {
+			gpus = startGPUs(c.root, gpusWorkers(opt))
+		}
+		g := awaitGPUs(ctx, gpus)
+		prov.GPUs = &g
+	}
 
 	// Kill what still runs (the probes abandoned by gather), refuse new
 	// commands, and wait until every process group started is gone.

@@ -44,6 +44,8 @@ func Hostile(dir string) (string, error) {
 		"var/lib/dpkg/status":                                        "Package: amdgpu-dkms\nStatus: install ok installed\nVersion: 1:" + v + "-" + Marker + "\n\nPackage: rocm-core\nVersion: " + v + "-" + Marker + "\n",
 		"sys/module/amdgpu/version":                                  v + "-" + Marker + "\n",
 		"sys/class/kfd/kfd/topology/nodes/0/name":                    Marker + "\n",
+		"sys/class/kfd/kfd/topology/nodes/1/properties":              "simd_count 4\nsimd_per_cu 4\ngfx_target_version 90402\ndomain 0\nlocation_id 768\ndrm_render_minor 128\n",
+		"sys/class/drm/renderD128/device/product_name":               Marker + "\n",
 		"sys/bus/pci/devices/0000-00-00.0/vendor":                    "0x1002\n",
 		"proc/self/cgroup":                                           "0::/docker/" + Marker + "\n",
 		"proc/1/cgroup":                                              "0::/docker/" + Marker + "\n",

@@ -240,6 +240,20 @@ func TestMutations(t *testing.T) {
 			`$.probe_provenance.build.goos: expected string, got null`,
 			`$.probe_provenance.detail: expected one of "compact", "full", got "verbose"`,
 		}},
+		{"gpus", "gpus-mi308x-cpx.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			set(t, d, "probe_provenance.gpus.physical_count", "8")
+			dev := mustGet(t, d, "probe_provenance.gpus.devices").([]any)[0].(pyjson.Map[any])
+			dev.Set("hive_id", pyjson.Number("2095653680343411291"))
+			dev.Set("available_compute_partitions", "SPX, DPX, CPX")
+			return d
+		}, []string{
+			`$.probe_provenance.gpus.physical_count: expected integer or null, got "8"`,
+			`$.probe_provenance.gpus.devices[0].hive_id: expected string or null, got 2095653680343411291`,
+			`$.probe_provenance.gpus.devices[0].available_compute_partitions: expected array or null, got "SPX, DPX, CPX"`,
+		}},
+		{"gpus absent (an older aorta-probe)", "gpus-mi308x-cpx.json", func(t *testing.T, d pyjson.Map[any]) pyjson.Map[any] {
+			return del(t, d, "probe_provenance.gpus")
+		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := tc.mutate(t, load(t, tc.golden))

@@ -1,0 +1,281 @@
+package probe
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"aorta-probe/internal/machine"
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/schema"
+)
+
+// collectGPUs is probe_provenance.gpus
+// (docs/hardware.md#probe_provenancegpus--the-gpus-as-they-really-are):
+// the kfd topology's GPU nodes grouped into physical GPUs, each with the
+// amdgpu attributes of its DRM device. Files only, no command; every read
+// goes through root, so --root, capture and replay carry it. The nodes,
+// then the devices, are read on up to workers goroutines (gpusWorkers).
+//
+// Sources: /sys/class/kfd/kfd/topology/nodes/<n>/properties
+// (kfd_topology.go), /sys/class/drm/renderD<minor>/device/* (amdgpu_sysfs.go).
+func collectGPUs(root *machine.FS, workers int) schema.GPUs {
+	g := schema.GPUs{Hives: []schema.GPUHive{}, Devices: []schema.GPUDevice{}}
+	nodes, reason := readKFDTopology(root, workers)
+	if nodes == nil && reason != "" {
+		g.Reason = &reason
+		return g
+	}
+	g.Source = schema.Str(kfdNodesDir)
+
+	// Group the GPU nodes, in node order, into physical devices.
+	var groups [][]*kfdNode
+	index := map[string]int{}
+	partitions := 0
+	for i := range nodes {
+		n := &nodes[i]
+		if !n.gpu() {
+			continue
+		}
+		partitions++
+		key := deviceKey(n)
+		if j, ok := index[key]; ok {
+			groups[j] = append(groups[j], n)
+			continue
+		}
+		index[key] = len(groups)
+		groups = append(groups, []*kfdNode{n})
+	}
+	slices.SortStableFunc(groups, func(a, b []*kfdNode) int { return comparePCI(a[0], b[0]) })
+
+	devices := make([]schema.GPUDevice, len(groups))
+	spread(len(groups), workers, func(i int) { devices[i] = gpuDevice(root, groups[i]) })
+	hives := map[string]int{}
+	for _, d := range devices {
+		if d.HiveID != nil && d.PCI != nil {
+			j, ok := hives[*d.HiveID]
+			if !ok {
+				j = len(g.Hives)
+				hives[*d.HiveID] = j
+				g.Hives = append(g.Hives, schema.GPUHive{HiveID: *d.HiveID, Devices: []string{}})
+			}
+			g.Hives[j].Devices = append(g.Hives[j].Devices, *d.PCI)
+		}
+		g.Devices = append(g.Devices, d)
+	}
+
+	if reason != "" {
+		// A node could not be read: it may be a GPU, so no count is sure.
+		g.Reason = &reason
+	} else {
+		g.PhysicalCount = schema.Int(len(g.Devices))
+		g.PartitionCount = schema.Int(partitions)
+	}
+	g.ComputePartition = agreed(g.Devices, func(d *schema.GPUDevice) *string { return d.ComputePartition })
+	g.MemoryPartition = agreed(g.Devices, func(d *schema.GPUDevice) *string { return d.MemoryPartition })
+	return g
+}
+
+// deviceKey is what the partitions of one GPU share: kfd unique_id; where
+// it is 0 or absent, the PCI address without the function bits (kfd
+// writes a partition's index there); else the node alone.
+func deviceKey(n *kfdNode) string {
+	if u, ok := n.props.get(kfdUniqueID); ok && u != 0 {
+		return "u" + strconv.FormatUint(u, 10)
+	}
+	if loc, ok := n.props.get(kfdLocationID); ok {
+		dom, _ := n.props.get(kfdDomain)
+		return "p" + strconv.FormatUint(dom, 10) + ":" + strconv.FormatUint(loc>>3, 10)
+	}
+	return "n" + strconv.Itoa(n.id)
+}
+
+// comparePCI orders nodes by PCI domain, bus and device (nodes without a
+// location_id last), then by node id.
+func comparePCI(a, b *kfdNode) int {
+	la, oka := a.props.get(kfdLocationID)
+	lb, okb := b.props.get(kfdLocationID)
+	if oka != okb {
+		if oka {
+			return -1
+		}
+		return 1
+	}
+	da, _ := a.props.get(kfdDomain)
+	db, _ := b.props.get(kfdDomain)
+	if c := cmp.Compare(da, db); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(la>>3, lb>>3); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
+}
+
+// gpuDevice is one physical GPU from its partitions (in node order).
+// Identity and firmware come from the first partition; counts are summed
+// over all of them, null when one lacks the property.
+func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
+	first := &parts[0].props
+	d := schema.GPUDevice{Partitions: make([]schema.GPUPartition, 0, len(parts))}
+	if u, ok := first.get(kfdUniqueID); ok && u != 0 {
+		d.UniqueID = schema.Str(strconv.FormatUint(u, 10))
+	}
+	loc, hasLoc := first.get(kfdLocationID)
+	dom, hasDom := first.get(kfdDomain)
+	if hasLoc && hasDom {
+		d.PCI = schema.Str(pciAddress(dom, loc))
+	}
+	if v, ok := first.get(kfdGfxTargetVersion); ok && v != 0 {
+		d.GfxTarget = schema.Str(gfxTarget(v))
+	}
+	if v, ok := first.get(kfdDeviceID); ok {
+		d.DeviceID = schema.Str(fmt.Sprintf("0x%04x", v))
+	}
+	if v, ok := first.get(kfdHiveID); ok && v != 0 {
+		d.HiveID = schema.Str(strconv.FormatUint(v, 10))
+	}
+	d.FWVersion = propInt(first, kfdFWVersion)
+	d.SDMAFWVersion = propInt(first, kfdSDMAFWVersion)
+
+	simd, cus, xcc := 0, 0, 0
+	simdOK, cuOK, xccOK := true, true, true
+	for _, n := range parts {
+		p := schema.GPUPartition{Node: n.id, RenderMinor: propInt(&n.props, kfdDRMRenderMinor),
+			NumXCC: propInt(&n.props, kfdNumXCC), CUCount: cuCount(&n.props)}
+		if l, ok := n.props.get(kfdLocationID); ok {
+			p.PCIFunction = schema.Int(int(l & 7))
+		}
+		if s := propInt(&n.props, kfdSIMDCount); s != nil {
+			simd += *s
+		} else {
+			simdOK = false
+		}
+		if p.CUCount != nil {
+			cus += *p.CUCount
+		} else {
+			cuOK = false
+		}
+		if p.NumXCC != nil {
+			xcc += *p.NumXCC
+		} else {
+			xccOK = false
+		}
+		d.Partitions = append(d.Partitions, p)
+	}
+	if simdOK {
+		d.SIMDCount = schema.Int(simd)
+	}
+	if cuOK {
+		d.CUCount = schema.Int(cus)
+	}
+	if xccOK {
+		d.NumXCC = schema.Int(xcc)
+	}
+
+	minor, ok := first.get(kfdDRMRenderMinor)
+	if !ok {
+		d.DRMReason = schema.Str(fmt.Sprintf("kfd node %d has no drm_render_minor", parts[0].id))
+		return d
+	}
+	dir := drmRenderDevice(minor)
+	name, isLink, err := drmDeviceName(root, dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.DRMReason = schema.Str(dir + " does not exist")
+		return d
+	case err != nil:
+		d.DRMReason = schema.Str(fmt.Sprintf("%s unreadable (%s: %s)", dir, pyfmt.ExcType(err), pyfmt.ExcStr(err)))
+		return d
+	case isLink && d.PCI != nil && name != *d.PCI:
+		d.DRMReason = schema.Str(fmt.Sprintf("%s is %s, not the PCI device %s", dir, name, *d.PCI))
+		return d
+	}
+	d.DRMDevice = schema.Str(dir)
+	readAMDGPUDevice(root, dir, &d)
+	return d
+}
+
+// propInt is property p as an int, nil when absent or too large.
+func propInt(k *kfdProps, p kfdProp) *int {
+	v, ok := k.get(p)
+	if !ok || v > 1<<31-1 {
+		return nil
+	}
+	return schema.Int(int(v))
+}
+
+// cuCount is the compute units of a node: simd_count / simd_per_cu; nil
+// when either is absent or simd_per_cu is 0.
+func cuCount(k *kfdProps) *int {
+	s := propInt(k, kfdSIMDCount)
+	per, ok := k.get(kfdSIMDPerCU)
+	if s == nil || !ok || per == 0 {
+		return nil
+	}
+	return schema.Int(*s / int(per))
+}
+
+// agreed is the value every device has, or nil when one has none or two
+// differ (or there is no device).
+func agreed(ds []schema.GPUDevice, f func(*schema.GPUDevice) *string) *string {
+	var v *string
+	for i := range ds {
+		x := f(&ds[i])
+		if x == nil || (v != nil && *v != *x) {
+			return nil
+		}
+		v = x
+	}
+	return v
+}
+
+// gpusWorkers is how many goroutines read the GPUs' files: a 64-partition
+// node is about 260 small reads, mostly system-call time, which spreads
+// over the CPUs; one under low resource limits (Options.Workers 1).
+func gpusWorkers(opt Options) int {
+	if opt.Workers == 1 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), 8)
+}
+
+// startGPUs runs collectGPUs on its own goroutine (it reads files only, so
+// it runs beside the probes and adds no wall time to a collection that
+// waits for them); a panic becomes the block's reason.
+func startGPUs(root *machine.FS, workers int) <-chan schema.GPUs {
+	ch := make(chan schema.GPUs, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				ch <- schema.GPUs{Hives: []schema.GPUHive{}, Devices: []schema.GPUDevice{},
+					Reason: schema.Str(fmt.Sprintf("panic while reading the GPUs: %v", v))}
+			}
+		}()
+		ch <- collectGPUs(root, workers)
+	}()
+	return ch
+}
+
+// awaitGPUs waits for startGPUs' answer until the collection's deadline;
+// past it the block says so (a file system that stalls a read, such as a
+// hung FUSE mount, must not hold the document).
+func awaitGPUs(ctx context.Context, ch <-chan schema.GPUs) schema.GPUs {
+	select {
+	case g := <-ch:
+		return g
+	case <-ctx.Done():
+		select { // finished meanwhile: keep the answer
+		case g := <-ch:
+			return g
+		default:
+		}
+		return schema.GPUs{Hives: []schema.GPUHive{}, Devices: []schema.GPUDevice{},
+			Reason: schema.Str("not finished at the deadline")}
+	}
+}
