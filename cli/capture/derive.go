@@ -56,6 +56,14 @@ func (c Derived) Run(args []string, p cli.Process) int {
 		fmt.Fprintf(p.Stderr, "Try 'aorta-probe %s --help' for help.\n", c.Name)
 		return 2
 	}
+	// OUT is checked before DOC is read or anything collected, as the
+	// capture checks its destination (docs/usage.md, "Output").
+	if cfg.out != "-" {
+		if err := output.CheckWritable(cfg.out); err != nil {
+			fmt.Fprintf(p.Stderr, "aorta-probe %s: failed to write %s: %s\n", c.Name, cfg.out, err)
+			return 1
+		}
+	}
 	if len(pos) > 0 {
 		return cli.Interruptible(c.Name, p.Signals, p.Stderr, func(w *cli.Watch) int {
 			start := time.Now()
