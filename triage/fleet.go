@@ -18,22 +18,15 @@ type leaf struct {
 	value string // shown(value)
 }
 
-// fleetSkipped are the fields that differ on every node by design and so
-// never make a node an outlier: the namespace hash (salted with each boot
-// id) and the container id.
-var fleetSkipped = [][]string{{"probe_namespace"}, {"docker", "container_id"}}
-
-// flatten lists every identity leaf of d: everything but noise, the
-// per-node fields, and env_vars names off the canonical list, plus the
-// placement fields (a node without /dev/kfd is an outlier too).
+// flatten lists every leaf of d a fleet tallies: the identity and
+// placement fields (kindOf; a node without /dev/kfd is an outlier too),
+// never noise, per-node ids or env_vars names off the canonical list.
 func flatten(d *Document) []leaf {
 	var out []leaf
 	var walk func(v any, path []string)
 	walk = func(v any, path []string) {
 		if len(path) > 0 {
-			t := compileOnce()
-			if matchesAny(t.noise, path) || matchesAny(fleetSkipped, path) ||
-				(len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1])) {
+			if k := kindOf(path); k == kindIgnored || k == kindPerNode {
 				return
 			}
 		}

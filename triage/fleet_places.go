@@ -15,9 +15,11 @@ type fleetPlace struct {
 
 func placeOf(d *Document) fleetPlace {
 	id := identityOf(d)
-	p := fleetPlace{mnt: id.ids["mnt"]}
+	// Clone: a decoded string is a slice of the document's text, which
+	// must not stay alive with the tally (one whole document per node).
+	p := fleetPlace{mnt: strings.Clone(id.ids["mnt"])}
 	if id.boot != nil {
-		p.boot = *id.boot
+		p.boot = strings.Clone(*id.boot)
 	}
 	return p
 }

@@ -137,6 +137,60 @@ var noisePaths = []string{
 	"rocfft_catalog.kernel_cache.reason",
 }
 
+// perNodePaths hold a value of their own on every node, namespace or card
+// by design (ids and serial numbers): the namespace inode hash (salted
+// with each boot id), the container id, a NIC card's UUID. A fleet never
+// tallies them (no value can have a majority, and each would grow the
+// tally by a value and a row per document); the boot fingerprint and the
+// mount namespace id of probe_provenance.identity are reported as the
+// fleet's places instead. A two-document diff still compares them
+// (probe_namespace and docker.container_id in the placement block).
+var perNodePaths = []string{
+	"probe_namespace",
+	"docker.container_id",
+	"nics.*.card.uuid",
+}
+
+// fieldKind is what triage does with a field, the one classification both
+// `diff` and `diff --fleet` use (docs/triage.md, "Noise" and "Fleet").
+type fieldKind int
+
+const (
+	// kindIdentity is compared (diff) and tallied (fleet).
+	kindIdentity fieldKind = iota
+	// kindPlacement is a placement field: the placement block of a
+	// two-document diff; tallied in a fleet, as group placement.
+	kindPlacement
+	// kindPerNode is unique per node by design (perNodePaths): compared by
+	// a two-document diff, never tallied in a fleet.
+	kindPerNode
+	// kindIgnored is never compared: noise (the capture's time, timings,
+	// command records, partial reasons; noisePaths) and env_vars names off
+	// the canonical knob list.
+	kindIgnored
+)
+
+// kindOf classifies a field path (docs/triage.md). Within
+// probe_provenance only os_release and rocm_installs are identity
+// (provenanceIdentity); the rest describes the capture, and its identity
+// block is read apart (identityOf: the verdict, the fleet's places).
+func kindOf(path []string) fieldKind {
+	t := compileOnce()
+	switch {
+	case len(path) >= 2 && path[0] == "probe_provenance" && slices.Contains(provenanceIdentity, path[1]):
+		return kindIdentity
+	case matchesAny(t.noise, path):
+		return kindIgnored
+	case len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1]):
+		return kindIgnored
+	case matchesAny(t.perNode, path):
+		return kindPerNode
+	case matchesAny(t.placement, path):
+		return kindPlacement
+	}
+	return kindIdentity
+}
+
 // match reports whether pattern's keys are a prefix of path's.
 func match(pattern, path []string) bool {
 	if len(pattern) > len(path) {
@@ -160,6 +214,7 @@ type tables struct {
 	rules            []compiled
 	knobs            map[string]knobs.Knob
 	noise, placement [][]string
+	perNode          [][]string
 }
 
 var compileOnce = sync.OnceValue(func() *tables {
@@ -175,6 +230,9 @@ var compileOnce = sync.OnceValue(func() *tables {
 	}
 	for _, p := range placementPaths {
 		t.placement = append(t.placement, strings.Split(p, "."))
+	}
+	for _, p := range perNodePaths {
+		t.perNode = append(t.perNode, strings.Split(p, "."))
 	}
 	return t
 })
@@ -222,14 +280,14 @@ func matchesAny(patterns [][]string, path []string) bool {
 	return false
 }
 
-// skipped reports whether a path is noise or belongs to the placement block.
+// skipped reports whether a two-document diff leaves a path out of the
+// identity differences: noise, or a field of the placement block.
 func skipped(path []string) bool {
-	if len(path) >= 2 && path[0] == "probe_provenance" && slices.Contains(provenanceIdentity, path[1]) {
-		return false
-	}
-	t := compileOnce()
-	if matchesAny(t.noise, path) || matchesAny(t.placement, path) {
+	switch kindOf(path) {
+	case kindIgnored, kindPlacement:
 		return true
+	case kindPerNode:
+		return matchesAny(compileOnce().placement, path)
 	}
-	return len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1])
+	return false
 }
