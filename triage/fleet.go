@@ -84,8 +84,14 @@ type FleetResult struct {
 	Groups []FleetGroup
 	// Places says what the documents' boot fingerprints and mount
 	// namespace ids show: several boots, several containers of one
-	// machine, copies of one place.
+	// machine, copies of one place. The summary lines come first, then
+	// one line per boot.
 	Places []string
+	// ListAll makes the text and Markdown reports list every document of
+	// a group, every place and every unreadable document (diff --fleet
+	// --all); without it each such list stops after a few with
+	// "… and N more" (Listed). The JSON lists every one.
+	ListAll bool
 }
 
 // MajorityField is a field's majority value.
@@ -160,18 +166,21 @@ func ExpandFleet(args []string) ([]string, error) {
 // the majority and the outliers. Memory stays bounded by the workers'
 // documents in flight plus one small value index per field and document.
 func Fleet(paths []string, workers int) *FleetResult {
-	read := func(p string) FleetDoc {
-		text, err := readText(p)
-		if err != nil {
-			return FleetDoc{Name: p, Err: fmt.Errorf("%s: %v", p, unwrapPath(err))}
-		}
-		d, err := Parse(p, text)
-		if err != nil {
-			return FleetDoc{Name: p, Err: err}
-		}
-		return FleetDoc{Name: p, leaves: flatten(d), place: placeOf(d), Problems: d.Problems}
+	return fleetOf(len(paths), func(i int) FleetDoc { return readFleetDoc(paths[i]) }, workers)
+}
+
+// readFleetDoc reads, parses and flattens one fleet document. Nothing it
+// returns may point into the document's text (the tally keeps it).
+func readFleetDoc(p string) FleetDoc {
+	text, err := readText(p)
+	if err != nil {
+		return FleetDoc{Name: p, Err: fmt.Errorf("%s: %v", p, unwrapPath(err))}
 	}
-	return fleetOf(len(paths), func(i int) FleetDoc { return read(paths[i]) }, workers)
+	d, err := Parse(p, text)
+	if err != nil {
+		return FleetDoc{Name: p, Err: err}
+	}
+	return FleetDoc{Name: p, leaves: flatten(d), place: placeOf(d), Problems: d.Problems}
 }
 
 // fleetOf runs load for 0..n-1 on workers goroutines and tallies the

@@ -17,7 +17,7 @@ func TestReadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.WriteString(`{"schema_version": "1.16"}`)
+	w.WriteString(minimal10)
 	w.Close()
 	defer r.Close()
 	for _, tc := range []struct {
