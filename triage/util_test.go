@@ -7,8 +7,6 @@ import (
 	"testing"
 )
 
-func fmtSscan(s string, n *int) (int, error) { return fmt.Sscan(s, n) }
-
 // TestReadInput: both readers (documents and env-names documents) name
 // the path once, "-" reads stdin, and a missing stdin is an error.
 func TestReadInput(t *testing.T) {
