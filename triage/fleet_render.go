@@ -49,14 +49,23 @@ func (f *FleetResult) groupNames(g FleetGroup) string {
 	return strings.Join(g.Names[:n], ", ") + ", " + note
 }
 
-// cutList is how many of a list of n items to show (every one with --all;
-// a list one longer than Listed is shown whole) and the note on the rest,
-// "" when none is left out.
+// Shown is how many items of a list of n a report shows: every one with
+// all (--all), else the first Listed (a list one longer is shown whole).
+// The diff command names unreadable documents on stderr the same way.
+func Shown(n int, all bool) int {
+	if all || n <= Listed+1 {
+		return n
+	}
+	return Listed
+}
+
+// cutList is how many of a list of n items to show (Shown) and the note
+// on the rest, "" when none is left out.
 func (f *FleetResult) cutList(n int, what string) (shown int, note string) {
-	if f.ListAll || n <= Listed+1 {
+	if shown = Shown(n, f.ListAll); shown == n {
 		return n, ""
 	}
-	return Listed, more(n-Listed, what)
+	return shown, more(n-shown, what)
 }
 
 // placesListed is how many lines of Places the text and Markdown reports

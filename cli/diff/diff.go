@@ -215,7 +215,7 @@ func fleetMain(c diffArgs, io IO) int {
 	// then one line for the rest, so that a fleet where every document
 	// fails says so in a few lines, not one per file.
 	n := len(r.Unreadable)
-	shown := stderrListed(n, c.all)
+	shown := triage.Shown(n, c.all)
 	for _, u := range r.Unreadable[:shown] {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(u.Err))
 	}
@@ -226,7 +226,7 @@ func fleetMain(c diffArgs, io IO) int {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: %d of %d documents could not be read%s\n", n, n+r.Documents, rest(n-shown))
 	}
 	n = len(r.SchemaProblems)
-	shown = stderrListed(n, c.all)
+	shown = triage.Shown(n, c.all)
 	for _, d := range r.SchemaProblems[:shown] {
 		fmt.Fprintln(io.Stderr, triage.SchemaNote(d.Name, d.Problems))
 	}
@@ -234,16 +234,6 @@ func fleetMain(c diffArgs, io IO) int {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: … and %d more documents with schema problems (--all lists them; aorta-probe validate says what)\n", n-shown)
 	}
 	return writeReport(c, io, r)
-}
-
-// stderrListed is how many of n unreadable documents (or documents with
-// schema problems) a fleet names on stderr: every one with --all, else
-// the first triage.Listed (a list one longer is named whole).
-func stderrListed(n int, all bool) int {
-	if all || n <= triage.Listed+1 {
-		return n
-	}
-	return triage.Listed
 }
 
 // rest says how many unreadable documents stderr did not name.
