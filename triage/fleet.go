@@ -23,8 +23,10 @@ type leaf struct {
 // never noise, per-node ids or env_vars names off the canonical list.
 func flatten(d *Document) []leaf {
 	var out []leaf
-	var walk func(v any, path []string)
-	walk = func(v any, path []string) {
+	// joined is path with dots; it may be a slice of the document's text
+	// (a one-key path): the tally clones what it keeps.
+	var walk func(v any, path []string, joined string)
+	walk = func(v any, path []string, joined string) {
 		if len(path) > 0 {
 			if k := kindOf(path); k == kindIgnored || k == kindPerNode {
 				return
@@ -32,18 +34,20 @@ func flatten(d *Document) []leaf {
 		}
 		if m, ok := v.(object); ok && len(m) > 0 {
 			for _, e := range m {
-				walk(e.Value, append(path[:len(path):len(path)], e.Key))
+				child := e.Key
+				if joined != "" {
+					child = joined + "." + e.Key
+				}
+				walk(e.Value, append(path[:len(path):len(path)], e.Key), child)
 			}
 			return
 		}
-		// Clone: a one-key path is a slice of the document's text, which
-		// must not stay alive with the leaf.
-		out = append(out, leaf{strings.Clone(strings.Join(path, ".")), shown(v)})
+		out = append(out, leaf{joined, shown(v)})
 	}
-	walk(d.root, nil)
+	walk(d.root, nil, "")
 	for _, key := range provenanceIdentity {
 		if v, ok := d.Lookup("probe_provenance." + key); ok {
-			walk(v, []string{"probe_provenance", key})
+			walk(v, []string{"probe_provenance", key}, "probe_provenance."+key)
 		}
 	}
 	return out

@@ -176,6 +176,9 @@ const (
 // block is read apart (identityOf: the verdict, the fleet's places).
 func kindOf(path []string) fieldKind {
 	t := compileOnce()
+	if !t.firstKeys[path[0]] && !t.firstKeys["*"] {
+		return kindIdentity // no pattern starts with this block (most of them)
+	}
 	switch {
 	case len(path) >= 2 && path[0] == "probe_provenance" && slices.Contains(provenanceIdentity, path[1]):
 		return kindIdentity
@@ -215,6 +218,9 @@ type tables struct {
 	knobs            map[string]knobs.Knob
 	noise, placement [][]string
 	perNode          [][]string
+	// firstKeys are the first keys of the patterns kindOf tests, and
+	// probe_provenance and env_vars.
+	firstKeys map[string]bool
 }
 
 var compileOnce = sync.OnceValue(func() *tables {
@@ -233,6 +239,12 @@ var compileOnce = sync.OnceValue(func() *tables {
 	}
 	for _, p := range perNodePaths {
 		t.perNode = append(t.perNode, strings.Split(p, "."))
+	}
+	t.firstKeys = map[string]bool{"probe_provenance": true, "env_vars": true}
+	for _, ps := range [][][]string{t.noise, t.placement, t.perNode} {
+		for _, p := range ps {
+			t.firstKeys[p[0]] = true
+		}
 	}
 	return t
 })
