@@ -277,7 +277,11 @@ func TestParseErrors(t *testing.T) {
 		{`[1]`, "x.json: not an aorta env document: the top level is an array, not an object"},
 		{`{"host": {}}`, "x.json: not an aorta env document: no schema_version"},
 		{`{"schema_version": "2.0"}`, `x.json: not an aorta env document: schema_version "2.0" is not 1.x`},
-		{`{"schema_version": 1.16}`, `x.json: not an aorta env document: schema_version 1.16 is not 1.x`},
+		{`{"schema_version": 1.16}`, `x.json: not an aorta env document: schema_version is a number (1.16), not a string`},
+		// Any JSON object with a schema_version is no env document
+		// (issue 28): the top-level keys of its schema must be there.
+		{`{"schema_version": "1.16"}`, `x.json: not an aorta env document: $.captured_at: missing, and 38 more top-level keys of schema 1.16`},
+		{strings.Replace(minimal10, `"hip": null, `, "", 1), `x.json: not an aorta env document: $.hip: missing`},
 	}
 	for _, c := range cases {
 		_, err := Parse("x.json", c.text)
@@ -285,9 +289,9 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("Parse(%q) = %v, want %q", c.text, err, c.want)
 		}
 	}
-	// A minimal 1.x document (every block missing) is accepted and
+	// A minimal 1.x document (every block null) is accepted and
 	// compared without a crash.
-	d, err := Parse("min.json", `{"schema_version": "1.0"}`)
+	d, err := Parse("min.json", minimal10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,39 +18,36 @@ type leaf struct {
 	value string // shown(value)
 }
 
-// fleetSkipped are the fields that differ on every node by design and so
-// never make a node an outlier: the namespace hash (salted with each boot
-// id) and the container id.
-var fleetSkipped = [][]string{{"probe_namespace"}, {"docker", "container_id"}}
-
-// flatten lists every identity leaf of d: everything but noise, the
-// per-node fields, and env_vars names off the canonical list, plus the
-// placement fields (a node without /dev/kfd is an outlier too).
+// flatten lists every leaf of d a fleet tallies: the identity and
+// placement fields (kindOf; a node without /dev/kfd is an outlier too),
+// never noise, per-node ids or env_vars names off the canonical list.
 func flatten(d *Document) []leaf {
 	var out []leaf
-	var walk func(v any, path []string)
-	walk = func(v any, path []string) {
+	// joined is path with dots; it may be a slice of the document's text
+	// (a one-key path): the tally clones what it keeps.
+	var walk func(v any, path []string, joined string)
+	walk = func(v any, path []string, joined string) {
 		if len(path) > 0 {
-			t := compileOnce()
-			if matchesAny(t.noise, path) || matchesAny(fleetSkipped, path) ||
-				(len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1])) {
+			if k := kindOf(path); k == kindIgnored || k == kindPerNode {
 				return
 			}
 		}
 		if m, ok := v.(object); ok && len(m) > 0 {
 			for _, e := range m {
-				walk(e.Value, append(path[:len(path):len(path)], e.Key))
+				child := e.Key
+				if joined != "" {
+					child = joined + "." + e.Key
+				}
+				walk(e.Value, append(path[:len(path):len(path)], e.Key), child)
 			}
 			return
 		}
-		// Clone: a one-key path is a slice of the document's text, which
-		// must not stay alive with the leaf.
-		out = append(out, leaf{strings.Clone(strings.Join(path, ".")), shown(v)})
+		out = append(out, leaf{joined, shown(v)})
 	}
-	walk(d.root, nil)
+	walk(d.root, nil, "")
 	for _, key := range provenanceIdentity {
 		if v, ok := d.Lookup("probe_provenance." + key); ok {
-			walk(v, []string{"probe_provenance", key})
+			walk(v, []string{"probe_provenance", key}, "probe_provenance."+key)
 		}
 	}
 	// The GPUs, projected onto fields every node shares (gpus.go).
@@ -93,8 +90,14 @@ type FleetResult struct {
 	Groups []FleetGroup
 	// Places says what the documents' boot fingerprints and mount
 	// namespace ids show: several boots, several containers of one
-	// machine, copies of one place.
+	// machine, copies of one place. The summary lines come first, then
+	// one line per boot.
 	Places []string
+	// ListAll makes the text and Markdown reports list every document of
+	// a group, every place and every unreadable document (diff --fleet
+	// --all); without it each such list stops after a few with
+	// "… and N more" (Listed). The JSON lists every one.
+	ListAll bool
 }
 
 // MajorityField is a field's majority value.
@@ -169,18 +172,21 @@ func ExpandFleet(args []string) ([]string, error) {
 // the majority and the outliers. Memory stays bounded by the workers'
 // documents in flight plus one small value index per field and document.
 func Fleet(paths []string, workers int) *FleetResult {
-	read := func(p string) FleetDoc {
-		text, err := readText(p)
-		if err != nil {
-			return FleetDoc{Name: p, Err: fmt.Errorf("%s: %v", p, unwrapPath(err))}
-		}
-		d, err := Parse(p, text)
-		if err != nil {
-			return FleetDoc{Name: p, Err: err}
-		}
-		return FleetDoc{Name: p, leaves: flatten(d), place: placeOf(d), Problems: d.Problems}
+	return fleetOf(len(paths), func(i int) FleetDoc { return readFleetDoc(paths[i]) }, workers)
+}
+
+// readFleetDoc reads, parses and flattens one fleet document. Nothing it
+// returns may point into the document's text (the tally keeps it).
+func readFleetDoc(p string) FleetDoc {
+	text, err := readText(p)
+	if err != nil {
+		return FleetDoc{Name: p, Err: fmt.Errorf("%s: %v", p, unwrapPath(err))}
 	}
-	return fleetOf(len(paths), func(i int) FleetDoc { return read(paths[i]) }, workers)
+	d, err := Parse(p, text)
+	if err != nil {
+		return FleetDoc{Name: p, Err: err}
+	}
+	return FleetDoc{Name: p, leaves: flatten(d), place: placeOf(d), Problems: d.Problems}
 }
 
 // fleetOf runs load for 0..n-1 on workers goroutines and tallies the

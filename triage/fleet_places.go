@@ -15,9 +15,11 @@ type fleetPlace struct {
 
 func placeOf(d *Document) fleetPlace {
 	id := identityOf(d)
-	p := fleetPlace{mnt: id.ids["mnt"]}
+	// Clone: a decoded string is a slice of the document's text, which
+	// must not stay alive with the tally (one whole document per node).
+	p := fleetPlace{mnt: strings.Clone(id.ids["mnt"])}
 	if id.boot != nil {
-		p.boot = *id.boot
+		p.boot = strings.Clone(*id.boot)
 	}
 	return p
 }
@@ -99,10 +101,19 @@ func (t *tally) placeNotes() []string {
 	var notes []string
 	switch {
 	case len(order) == 1:
-		notes = append(notes, fmt.Sprintf("%d documents come from one machine and boot (%s)", len(t.places)-missing, order[0]))
+		what := fmt.Sprintf("%d documents come", len(t.places)-missing)
+		if len(t.places)-missing == 1 {
+			what = "1 document comes"
+		}
+		notes = append(notes, fmt.Sprintf("%s from one machine and boot (%s)", what, order[0]))
 	case len(order) > 1:
 		notes = append(notes, fmt.Sprintf("the documents come from %d boots: %d machines, or reboots of fewer", len(order), len(order)))
 	}
+	if missing > 0 {
+		notes = append(notes, fmt.Sprintf("%d document%s without a boot fingerprint (older aorta-probe or no /proc)", missing, plural(missing)))
+	}
+	// One line per boot with several documents, after the summary lines
+	// (the reports cut this list without --all: FleetResult.cutPlaces).
 	for _, b := range order {
 		mnts := boots[b]
 		n := 0
@@ -122,9 +133,6 @@ func (t *tally) placeNotes() []string {
 				}
 			}
 		}
-	}
-	if missing > 0 {
-		notes = append(notes, fmt.Sprintf("%d documents without a boot fingerprint (older aorta-probe or no /proc)", missing))
 	}
 	return notes
 }

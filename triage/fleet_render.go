@@ -22,10 +22,7 @@ var headlineKeys = []string{
 }
 
 func (f *FleetResult) headline() string {
-	s := fmt.Sprintf("fleet: %d documents, %d outlier", f.Documents, len(f.Outliers))
-	if len(f.Outliers) != 1 {
-		s += "s"
-	}
+	s := fmt.Sprintf("fleet: %d document%s, %d outlier%s", f.Documents, plural(f.Documents), len(f.Outliers), plural(len(f.Outliers)))
 	if len(f.Groups) > 1 {
 		s += fmt.Sprintf(", no majority: %d groups", len(f.Groups))
 	}
@@ -35,12 +32,56 @@ func (f *FleetResult) headline() string {
 	return s
 }
 
-// groupNames lists up to three names of a group.
-func groupNames(g FleetGroup) string {
-	if len(g.Names) <= 3 {
+// Listed is how many items of a long list the text and Markdown reports
+// show without --all (FleetResult.ListAll): a group's document names, the
+// places' lines, the unreadable documents; the JSON lists every one.
+const Listed = 3
+
+// more is the note ending a list cut at Listed items.
+func more(n int, what string) string {
+	return fmt.Sprintf("… and %d more%s (--all lists them)", n, what)
+}
+
+// groupNames lists a group's document names: every one with --all, else
+// the first Listed and how many more.
+func (f *FleetResult) groupNames(g FleetGroup) string {
+	n, note := f.cutList(len(g.Names), "")
+	if note == "" {
 		return strings.Join(g.Names, ", ")
 	}
-	return strings.Join(g.Names[:3], ", ") + fmt.Sprintf(" and %d more", len(g.Names)-3)
+	return strings.Join(g.Names[:n], ", ") + ", " + note
+}
+
+// Shown is how many items of a list of n a report shows: every one with
+// all (--all), else the first Listed (a list one longer is shown whole).
+// The diff command names unreadable documents on stderr the same way.
+func Shown(n int, all bool) int {
+	if all || n <= Listed+1 {
+		return n
+	}
+	return Listed
+}
+
+// cutList is how many of a list of n items to show (Shown) and the note
+// on the rest, "" when none is left out.
+func (f *FleetResult) cutList(n int, what string) (shown int, note string) {
+	if shown = Shown(n, f.ListAll); shown == n {
+		return n, ""
+	}
+	return shown, more(n-shown, what)
+}
+
+// placesListed is how many lines of Places the text and Markdown reports
+// show without --all: the summary lines come first (placeNotes), then one
+// line per boot.
+const placesListed = 8
+
+func (f *FleetResult) cutPlaces() (shown int, note string) {
+	n := len(f.Places)
+	if f.ListAll || n <= placesListed+1 {
+		return n, ""
+	}
+	return placesListed, more(n-placesListed, " boots")
 }
 
 func (f *FleetResult) majority(key string) (MajorityField, bool) {
@@ -114,7 +155,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 			for _, v := range g.Values {
 				valueLines(&l, "    "+v.Key+": ", display(v.Value))
 			}
-			for _, s := range wrap("    ", groupNames(g), Width) {
+			for _, s := range wrap("    ", f.groupNames(g), Width) {
 				l.add(s)
 			}
 		}
@@ -122,10 +163,14 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 	if len(f.Places) > 0 {
 		l.add("")
 		l.add("Places (boot fingerprints and mount namespace ids)")
-		for _, p := range f.Places {
+		n, note := f.cutPlaces()
+		for _, p := range f.Places[:n] {
 			for _, s := range wrap("  - ", p, Width) {
 				l.add(s)
 			}
+		}
+		if note != "" {
+			l.add("  " + note)
 		}
 	}
 	if len(f.Split) > 0 {
@@ -135,13 +180,17 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 			kv(&l, "  "+s.Key, fmt.Sprintf("%d distinct, commonest %d/%d", s.Distinct, s.Top, f.Documents))
 		}
 	}
-	for _, u := range f.Unreadable {
-		if len(f.Unreadable) > 0 && u.Name == f.Unreadable[0].Name {
-			l.add("")
-			l.add("Unreadable (not counted)")
+	if len(f.Unreadable) > 0 {
+		l.add("")
+		l.add(fmt.Sprintf("Unreadable (%d, not counted)", len(f.Unreadable)))
+		n, note := f.cutList(len(f.Unreadable), " unreadable")
+		for _, u := range f.Unreadable[:n] {
+			for _, s := range wrap("  ", OneLine(u.Err), Width) {
+				l.add(s)
+			}
 		}
-		for _, s := range wrap("  ", OneLine(u.Err), Width) {
-			l.add(s)
+		if note != "" {
+			l.add("  " + note)
 		}
 	}
 	_, err := io.WriteString(w, l.b.String())
@@ -185,20 +234,28 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 		b.WriteString("\n### Groups (no strict majority)\n\n| group | documents | field | value |\n|---|---|---|---|\n")
 		for i, g := range f.Groups {
 			for _, v := range g.Values {
-				fmt.Fprintf(&b, "| %d | %d (%s) | `%s` | %s |\n", i+1, g.Size, mdText(groupNames(g)), v.Key, mdCell(v.Value))
+				fmt.Fprintf(&b, "| %d | %d (%s) | `%s` | %s |\n", i+1, g.Size, mdText(f.groupNames(g)), v.Key, mdCell(v.Value))
 			}
 		}
 	}
 	if len(f.Places) > 0 {
 		b.WriteString("\n### Places\n\n")
-		for _, p := range f.Places {
+		n, note := f.cutPlaces()
+		for _, p := range f.Places[:n] {
 			fmt.Fprintf(&b, "- %s\n", mdText(p))
+		}
+		if note != "" {
+			fmt.Fprintf(&b, "- %s\n", mdText(note))
 		}
 	}
 	if len(f.Unreadable) > 0 {
 		b.WriteString("\n### Unreadable\n\n")
-		for _, u := range f.Unreadable {
+		n, note := f.cutList(len(f.Unreadable), " unreadable")
+		for _, u := range f.Unreadable[:n] {
 			fmt.Fprintf(&b, "- %s\n", mdText(OneLine(u.Err)))
+		}
+		if note != "" {
+			fmt.Fprintf(&b, "- %s\n", mdText(note))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -20,6 +20,12 @@ func FuzzCompare(f *testing.F) {
 	f.Add(`{"schema_version": "1.16", "host": null, "env_vars": {"NCCL_DEBUG": 1}, "probe_provenance": {"isolation": []}}`)
 	f.Add(`{"schema_version": "1.0", "rocm": [1, {"a": NaN}], "docker": {"container_id": {"x": -Infinity}}}`)
 	f.Add("\x00")
+	// The same odd values in documents that have their schema's top-level
+	// keys (jsonschema.CheckDocument), so that they reach Compare.
+	f.Add(`{"schema_version": "1.0", "captured_at": 1, "runtime_context": [], "docker": {"container_id": {"x": -Infinity}}, ` +
+		`"rocm": [1, {"a": NaN}], "hip": null, "hipblaslt": null, "python_version": null, "pytorch_version": null, ` +
+		`"env_vars": {"NCCL_DEBUG": 1}, "system_health": null, "partial": "yes", "partial_reasons": null, ` +
+		`"probe_provenance": {"isolation": [], "identity": {"boot": 3}}}`)
 	ref, err := Parse("ref", string(real))
 	if err != nil {
 		f.Fatal(err)

@@ -328,16 +328,19 @@ func TestFleetGPUOutlier(t *testing.T) {
 // document) are compared without a panic.
 func TestGPULeavesHostile(t *testing.T) {
 	for _, text := range []string{
-		`{"schema_version":"1.16","probe_provenance":{"gpus":7}}`,
-		`{"schema_version":"1.16","probe_provenance":{"gpus":{"devices":7,"hives":"x"}}}`,
-		`{"schema_version":"1.16","probe_provenance":{"gpus":{"devices":[7,null,{"pcie":3,"firmware":[1,{"name":2}],"partitions":{}}],"hives":[1,{"devices":5}]}}}`,
-		`{"schema_version":"1.16","probe_provenance":{"gpus":{"devices":[{"pcie":{"current_link_speed":"Unknown","max_link_width":"x"}},{"pcie":{}}]}}}`,
+		`7`,
+		`{"devices":7,"hives":"x"}`,
+		`{"devices":[7,null,{"pcie":3,"firmware":[1,{"name":2}],"partitions":{}}],"hives":[1,{"devices":5}]}`,
+		`{"devices":[{"pcie":{"current_link_speed":"Unknown","max_link_width":"x"}},{"pcie":{}}]}`,
 	} {
-		d, err := Parse("x", text)
+		d, err := withGPUs(t, "x", text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, _ := Parse("e", `{"schema_version":"1.16","probe_provenance":{"gpus":{"devices":[{}]}}}`)
+		e, err := withGPUs(t, "e", `{"devices":[{}]}`)
+		if err != nil {
+			t.Fatal(err)
+		}
 		checkRenders(t, Compare(d, e))
 		flatten(d)
 	}
@@ -353,15 +356,12 @@ func FuzzGPUs(f *testing.F) {
 	f.Add(`{"devices":[7,null,{"pcie":3,"firmware":[1,{"name":2}],"partitions":{}}],"hives":[1,{"devices":5}]}`)
 	f.Add(`{"devices":[{"pcie":{"current_link_speed":"Unknown","max_link_speed":"8 GT/s","current_link_width":1e400}},{"firmware":null}]}`)
 	f.Add(`{"physical_count":null,"reason":"no kfd","devices":[]}`)
-	wrap := func(block string) string {
-		return `{"schema_version":"1.16","probe_provenance":{"gpus":` + block + `}}`
-	}
-	ref, err := Parse("ref", wrap(real))
+	ref, err := withGPUs(f, "ref", real)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, block string) {
-		d, err := Parse("x.json", wrap(block))
+		d, err := withGPUs(t, "x.json", block)
 		if err != nil {
 			return
 		}
@@ -412,4 +412,16 @@ func BenchmarkGPULeaves(b *testing.B) {
 			Compare(plainA, plainC)
 		}
 	})
+}
+
+// withGPUs is a real document (rocm-classic-7.2.json) whose
+// probe_provenance.gpus is block, JSON text of any shape; an error when
+// block is no JSON.
+func withGPUs(t testing.TB, name, block string) (*Document, error) {
+	t.Helper()
+	v, err := pyjson.Decode(block)
+	if err != nil {
+		return nil, err
+	}
+	return doc(t, name, "rocm-classic-7.2.json", set("probe_provenance.gpus", v)), nil
 }

@@ -47,6 +47,12 @@ var schema17 = []edit{
 	del("hipblaslt.upstream_commit"), del("hipblaslt.upstream_commit_matches_tweak"),
 }
 
+// minimal10 is the smallest env document: schema 1.0's thirteen
+// top-level keys, every block null (jsonschema.CheckDocument).
+const minimal10 = `{"schema_version": "1.0", "captured_at": null, "runtime_context": null, "docker": null, ` +
+	`"rocm": null, "hip": null, "hipblaslt": null, "python_version": null, "pytorch_version": null, ` +
+	`"env_vars": null, "system_health": null, "partial": null, "partial_reasons": null}`
+
 // fleetTemplate is fleetgen.Template over the golden rocm-classic-7.2.json
 // document: grown to about size bytes (0: as is), with set's fields.
 func fleetTemplate(t testing.TB, size int, set map[string]any) []byte {

@@ -140,6 +140,12 @@ var placementPaths = []string{
 // place, not the capture: compared when both documents carry them.
 var provenanceIdentity = []string{"os_release", "rocm_installs"}
 
+// provenanceProjected are the parts of probe_provenance that describe the
+// place but are compared through a projection onto fields every node
+// shares, never walked leaf by leaf: gpus (gpus.go; its serials and PCI
+// addresses differ on every node). Their projected fields are identity.
+var provenanceProjected = []string{"gpus"}
+
 // noisePaths never count as a difference: the capture time, the partial
 // flag and reasons (the fields they explain are compared instead), the
 // constant catalog doc strings, reason texts that repeat a status, the
@@ -160,6 +166,63 @@ var noisePaths = []string{
 	"miopen_catalog.menu.files",
 	"miopen_catalog.menu.reason",
 	"rocfft_catalog.kernel_cache.reason",
+}
+
+// perNodePaths hold a value of their own on every node, namespace or card
+// by design (ids and serial numbers): the namespace inode hash (salted
+// with each boot id), the container id, a NIC card's UUID. A fleet never
+// tallies them (no value can have a majority, and each would grow the
+// tally by a value and a row per document); the boot fingerprint and the
+// mount namespace id of probe_provenance.identity are reported as the
+// fleet's places instead. A two-document diff still compares them
+// (probe_namespace and docker.container_id in the placement block).
+var perNodePaths = []string{
+	"probe_namespace",
+	"docker.container_id",
+	"nics.*.card.uuid",
+}
+
+// fieldKind is what triage does with a field, the one classification both
+// `diff` and `diff --fleet` use (docs/triage.md, "Noise" and "Fleet").
+type fieldKind int
+
+const (
+	// kindIdentity is compared (diff) and tallied (fleet).
+	kindIdentity fieldKind = iota
+	// kindPlacement is a placement field: the placement block of a
+	// two-document diff; tallied in a fleet, as group placement.
+	kindPlacement
+	// kindPerNode is unique per node by design (perNodePaths): compared by
+	// a two-document diff, never tallied in a fleet.
+	kindPerNode
+	// kindIgnored is never compared: noise (the capture's time, timings,
+	// command records, partial reasons; noisePaths) and env_vars names off
+	// the canonical knob list.
+	kindIgnored
+)
+
+// kindOf classifies a field path (docs/triage.md). Within
+// probe_provenance only os_release and rocm_installs are identity
+// (provenanceIdentity); the rest describes the capture, and its identity
+// block is read apart (identityOf: the verdict, the fleet's places).
+func kindOf(path []string) fieldKind {
+	t := compileOnce()
+	if !t.firstKeys[path[0]] && !t.firstKeys["*"] {
+		return kindIdentity // no pattern starts with this block (most of them)
+	}
+	switch {
+	case len(path) >= 2 && path[0] == "probe_provenance" && (slices.Contains(provenanceIdentity, path[1]) || slices.Contains(provenanceProjected, path[1])):
+		return kindIdentity
+	case matchesAny(t.noise, path):
+		return kindIgnored
+	case len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1]):
+		return kindIgnored
+	case matchesAny(t.perNode, path):
+		return kindPerNode
+	case matchesAny(t.placement, path):
+		return kindPlacement
+	}
+	return kindIdentity
 }
 
 // match reports whether pattern's keys are a prefix of path's.
@@ -185,6 +248,10 @@ type tables struct {
 	rules            []compiled
 	knobs            map[string]knobs.Knob
 	noise, placement [][]string
+	perNode          [][]string
+	// firstKeys are the first keys of the patterns kindOf tests, and
+	// probe_provenance and env_vars.
+	firstKeys map[string]bool
 }
 
 var compileOnce = sync.OnceValue(func() *tables {
@@ -200,6 +267,15 @@ var compileOnce = sync.OnceValue(func() *tables {
 	}
 	for _, p := range placementPaths {
 		t.placement = append(t.placement, strings.Split(p, "."))
+	}
+	for _, p := range perNodePaths {
+		t.perNode = append(t.perNode, strings.Split(p, "."))
+	}
+	t.firstKeys = map[string]bool{"probe_provenance": true, "env_vars": true}
+	for _, ps := range [][][]string{t.noise, t.placement, t.perNode} {
+		for _, p := range ps {
+			t.firstKeys[p[0]] = true
+		}
 	}
 	return t
 })
@@ -247,16 +323,16 @@ func matchesAny(patterns [][]string, path []string) bool {
 	return false
 }
 
-// skipped reports whether a path is noise or belongs to the placement block.
+// skipped reports whether a two-document diff leaves a path out of the
+// identity differences: noise, or a field of the placement block.
 func skipped(path []string) bool {
-	if len(path) >= 2 && path[0] == "probe_provenance" && slices.Contains(provenanceIdentity, path[1]) {
-		return false
-	}
-	t := compileOnce()
-	if matchesAny(t.noise, path) || matchesAny(t.placement, path) {
+	switch kindOf(path) {
+	case kindIgnored, kindPlacement:
 		return true
+	case kindPerNode:
+		return matchesAny(compileOnce().placement, path)
 	}
-	return len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1])
+	return false
 }
 
 // gpuFirmwareWhy is the "why" of the GPU firmware fields: kfd's MEC and

@@ -7,8 +7,6 @@ import (
 	"testing"
 )
 
-func fmtSscan(s string, n *int) (int, error) { return fmt.Sscan(s, n) }
-
 // TestReadInput: both readers (documents and env-names documents) name
 // the path once, "-" reads stdin, and a missing stdin is an error.
 func TestReadInput(t *testing.T) {
@@ -17,7 +15,7 @@ func TestReadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.WriteString(`{"schema_version": "1.16"}`)
+	w.WriteString(minimal10)
 	w.Close()
 	defer r.Close()
 	for _, tc := range []struct {

@@ -22,7 +22,7 @@ func Run(args []string, p cli.Process) int {
 }
 
 const diffUsage = `Usage: aorta-probe diff [--format text|markdown|json] A.json B.json
-       aorta-probe diff --fleet [--format text|markdown|json] DIR|FILE...
+       aorta-probe diff --fleet [--all] [--format text|markdown|json] DIR|FILE...
        aorta-probe diff --env-markers [--format text|json] A B
 
 Compare env.json documents written by aorta-probe (any schema 1.x, with or
@@ -37,6 +37,9 @@ without probe_provenance). "-" reads one side from standard input.
   --fleet         many documents (files, or every *.json in DIR): the
                   majority identity, each outlier with what differs, the
                   groups when no strict majority, the boots and places
+  --all           with --fleet: list every document of each group, every
+                  place and every unreadable document (without it each
+                  list stops after a few, "… and N more")
   --env-markers   two 'aorta-probe env-names' outputs: variable names
                   present in one placement and not the other
   --format F      text (default; 80 columns, colour only on a terminal
@@ -71,6 +74,7 @@ func isTerminal(f *os.File) bool {
 type diffArgs struct {
 	format     string
 	fleet      bool
+	all        bool
 	envMarkers bool
 	help       bool
 	files      []string
@@ -88,6 +92,8 @@ func parseDiffArgs(args []string) (diffArgs, error) {
 			c.files = append(c.files, a)
 		case a == "--fleet":
 			c.fleet = true
+		case a == "--all":
+			c.all = true
 		case a == "--env-markers":
 			c.envMarkers = true
 		case a == "-h" || a == "--help":
@@ -117,6 +123,8 @@ func parseDiffArgs(args []string) (diffArgs, error) {
 	switch {
 	case c.fleet && c.envMarkers:
 		return c, fmt.Errorf("--fleet and --env-markers are mutually exclusive")
+	case c.all && !c.fleet:
+		return c, fmt.Errorf("--all needs --fleet")
 	case c.fleet:
 		if len(c.files) == 0 {
 			return c, fmt.Errorf("--fleet needs a directory or files")
@@ -202,13 +210,38 @@ func fleetMain(c diffArgs, io IO) int {
 	restore := triage.FleetGC() // triage/fleet_memory.go
 	r := triage.Fleet(paths, 0)
 	restore()
-	for _, u := range r.Unreadable {
+	r.ListAll = c.all
+	// On stderr, as in the report: the first few (every one with --all),
+	// then one line for the rest, so that a fleet where every document
+	// fails says so in a few lines, not one per file.
+	n := len(r.Unreadable)
+	shown := triage.Shown(n, c.all)
+	for _, u := range r.Unreadable[:shown] {
 		fmt.Fprintf(io.Stderr, "aorta-probe diff: %v\n", triage.OneLine(u.Err))
 	}
-	for _, d := range r.SchemaProblems {
+	switch {
+	case n > 0 && r.Documents == 0:
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: none of the %d documents could be read%s\n", n, rest(n-shown))
+	case n > shown:
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: %d of %d documents could not be read%s\n", n, n+r.Documents, rest(n-shown))
+	}
+	n = len(r.SchemaProblems)
+	shown = triage.Shown(n, c.all)
+	for _, d := range r.SchemaProblems[:shown] {
 		fmt.Fprintln(io.Stderr, triage.SchemaNote(d.Name, d.Problems))
 	}
+	if n > shown {
+		fmt.Fprintf(io.Stderr, "aorta-probe diff: … and %d more documents with schema problems (--all lists them; aorta-probe validate says what)\n", n-shown)
+	}
 	return writeReport(c, io, r)
+}
+
+// rest says how many unreadable documents stderr did not name.
+func rest(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d not shown; --all lists them)", n)
 }
 
 func envMarkersMain(c diffArgs, io IO) int {

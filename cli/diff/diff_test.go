@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,5 +199,39 @@ func TestFleetUnreadable(t *testing.T) {
 	wantErr := "aorta-probe diff: " + filepath.Join(dir, "node-9999.json") + ": not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n"
 	if code != 2 || errb.String() != wantErr || !strings.Contains(out.String(), "node-0017.json: 1 field") {
 		t.Errorf("exit %d stderr %q\n%s", code, errb.String(), out.String())
+	}
+}
+
+// TestFleetStderrCut: unreadable documents and documents with schema
+// problems are named on stderr up to three (a list of four whole), then
+// one line says how many more; --all names every one (issue 28: a fleet
+// where every document fails printed one line per file).
+func TestFleetStderrCut(t *testing.T) {
+	tmpl := fleetTemplate(t, nil)
+	odd := fleetTemplate(t, map[string]any{"rocm.version": 3})
+	dir := t.TempDir()
+	planted := map[int][]byte{}
+	for i := range 6 {
+		planted[i] = odd
+	}
+	if err := fleetgen.Write(dir, 20, tmpl, planted); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("zz-%d.json", i)), []byte("{"), 0o644)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"--fleet", dir}, IO{Stdout: &out, Stderr: &errb})
+	lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+	if code != 2 || len(lines) != 8 ||
+		lines[3] != "aorta-probe diff: 5 of 25 documents could not be read (2 not shown; --all lists them)" ||
+		!strings.HasSuffix(lines[4], "node-0000.json: 1 schema problem (run aorta-probe validate "+filepath.Join(dir, "node-0000.json")+")") ||
+		lines[7] != "aorta-probe diff: … and 3 more documents with schema problems (--all lists them; aorta-probe validate says what)" {
+		t.Errorf("exit %d, stderr:\n%s", code, errb.String())
+	}
+	errb.Reset()
+	code = run([]string{"--fleet", "--all", dir}, IO{Stdout: &out, Stderr: &errb})
+	if n := strings.Count(errb.String(), "\n"); code != 2 || n != 11 {
+		t.Errorf("--all: exit %d, %d stderr lines, want 11:\n%s", code, n, errb.String())
 	}
 }

@@ -60,7 +60,14 @@ func Read(path string, stdin io.Reader) (string, error) {
 		b.Grow(int(min(size+1, MaxBytes+1)))
 	}
 	total := 0
-	block := make([]byte, chunk)
+	// A regular file smaller than a chunk is read through a block of its
+	// size (plus the byte that sees the end), not a whole chunk: a fleet
+	// of 40 KB documents would otherwise allocate and clear 1 MiB each.
+	bs := chunk
+	if size > 0 && size+1 < chunk {
+		bs = int(size + 1)
+	}
+	block := make([]byte, bs)
 	for {
 		n, err := io.ReadFull(r, block)
 		p := block[:n]

@@ -47,7 +47,7 @@ func Count(doc any) int { return len(validate(doc, false)) }
 // validate is Validate; without paths every Problem.Path is "".
 func validate(doc any, paths bool) []Problem {
 	v := &validator{docs: schemas(), minor: 16, paths: paths}
-	if sv, err := CheckDocument(doc); err == nil {
+	if sv, err := schemaVersion(doc); err == nil {
 		if n, ok := parseMinor(sv); ok {
 			v.minor = n
 		}
@@ -63,13 +63,54 @@ func validate(doc any, paths bool) []Problem {
 // CheckDocument is the one test of "is this an aorta env document at all",
 // shared by `validate` and `diff` (docs/schema.md, docs/triage.md): doc
 // (as pyjson.Decode returns it) is a JSON object whose schema_version is a
-// string "1.…". It returns that schema_version, or an error saying why doc
-// is not one: "the top level is an array, not an object", "no
-// schema_version", `schema_version "2.0" is not 1.x`. A document that
-// passes may still have problems (Validate); one that fails is, for
-// validate, a document with the problems Validate lists (exit 1), and for
-// diff no document at all (exit 2).
+// string "1.…" and that has every top-level key its schema version
+// requires (every writer writes them all, null when nothing was found).
+// It returns that schema_version, or an error saying why doc is not one,
+// in validate's words: "the top level is an array, not an object", "no
+// schema_version", `schema_version "2.0" is not 1.x`, "schema_version is
+// a number (1.16), not a string", "$.captured_at: missing, and 38 more
+// top-level keys of schema 1.16". A document that passes may still have
+// problems (Validate: a wrong-typed or missing field inside a block); one
+// that fails is, for validate, a document with the problems Validate lists
+// (exit 1), and for diff no document at all (exit 2).
 func CheckDocument(doc any) (string, error) {
+	s, err := schemaVersion(doc)
+	if err != nil {
+		return "", err
+	}
+	minor, ok := parseMinor(s)
+	if !ok {
+		minor = 16 // a later minor is checked as 1.16 (Validate)
+	}
+	m := doc.(pyjson.Map[any])
+	root := schemas()[EnvID]
+	props, _ := root.Get("properties")
+	pm, _ := props.(pyjson.Map[any])
+	req, _ := root.Get("required")
+	v := &validator{minor: minor}
+	var missing []string
+	for _, k := range req.([]any) {
+		key := k.(string)
+		if _, has := m.Get(key); has {
+			continue
+		}
+		if p, ok := pm.Get(key); ok && v.addedLater(p.(pyjson.Map[any])) {
+			continue
+		}
+		missing = append(missing, key)
+	}
+	switch len(missing) {
+	case 0:
+		return s, nil
+	case 1:
+		return "", fmt.Errorf("%s: missing", member("$", missing[0]))
+	}
+	return "", fmt.Errorf("%s: missing, and %d more top-level keys of schema 1.%d", member("$", missing[0]), len(missing)-1, minor)
+}
+
+// schemaVersion is the first half of CheckDocument: doc is an object whose
+// schema_version is a string "1.…" (Validate reads its minor from it).
+func schemaVersion(doc any) (string, error) {
 	m, ok := doc.(pyjson.Map[any])
 	if !ok {
 		return "", fmt.Errorf("the top level is %s, not an object", kindOf(doc))
@@ -79,7 +120,14 @@ func CheckDocument(doc any) (string, error) {
 		return "", errors.New("no schema_version")
 	}
 	s, ok := sv.(string)
-	if !ok || !strings.HasPrefix(s, "1.") {
+	if !ok {
+		switch sv.(type) {
+		case pyjson.Map[any], []any:
+			return "", fmt.Errorf("schema_version is %s, not a string", kindOf(sv))
+		}
+		return "", fmt.Errorf("schema_version is %s (%s), not a string", kindOf(sv), show(sv))
+	}
+	if !strings.HasPrefix(s, "1.") {
 		return "", fmt.Errorf("schema_version %s is not 1.x", show(sv))
 	}
 	return s, nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -406,18 +407,41 @@ func goldensF(f *testing.F) []string {
 
 // TestCheckDocument: the one test of "an env document at all" that
 // validate and diff share; what it refuses, Validate reports as problems.
+// A document needs every top-level key of its schema version.
 func TestCheckDocument(t *testing.T) {
+	// full is a document with every top-level key of 1.16 (null), and
+	// schema_version given as JSON; without lists keys to leave out.
+	full := func(version string, without ...string) string {
+		root := schemas()[EnvID]
+		req, _ := root.Get("required")
+		var b strings.Builder
+		b.WriteString(`{"schema_version": ` + version)
+		for _, k := range req.([]any) {
+			if k == "schema_version" || slices.Contains(without, k.(string)) {
+				continue
+			}
+			b.WriteString(`, "` + k.(string) + `": null`)
+		}
+		return b.String() + "}"
+	}
 	for _, tc := range []struct{ text, version, err string }{
-		{`{"schema_version": "1.16"}`, "1.16", ""},
-		{`{"schema_version": "1.0", "rocm": 3}`, "1.0", ""},
-		{`{"schema_version": "1.17"}`, "1.17", ""}, // a later minor: a document, with a problem
+		{full(`"1.16"`), "1.16", ""},
+		{full(`"1.0"`), "1.0", ""},
+		{full(`"1.17"`), "1.17", ""}, // a later minor: a document, with a problem
+		// A 1.7 document lacks the keys added after 1.7, not the others.
+		{full(`"1.7"`, "container_detected", "therock", "amdgpu_driver"), "1.7", ""},
+		{full(`"1.7"`, "nics"), "", "$.nics: missing"},
+		{full(`"1.16"`, "therock"), "", "$.therock: missing"},
+		{`{"schema_version": "1.16"}`, "", "$.captured_at: missing, and 38 more top-level keys of schema 1.16"},
+		{`{"schema_version": "1.0", "rocm": 3}`, "", "$.captured_at: missing, and 10 more top-level keys of schema 1.0"},
 		{`[1]`, "", "the top level is an array, not an object"},
 		{`null`, "", "the top level is null, not an object"},
 		{`"1.16"`, "", "the top level is a string, not an object"},
 		{`{"host": {}}`, "", "no schema_version"},
 		{`{"schema_version": "2.0"}`, "", `schema_version "2.0" is not 1.x`},
-		{`{"schema_version": 1.16}`, "", "schema_version 1.16 is not 1.x"},
-		{`{"schema_version": ["1.16"]}`, "", "schema_version array is not 1.x"},
+		{`{"schema_version": 1.16}`, "", "schema_version is a number (1.16), not a string"},
+		{`{"schema_version": null}`, "", "schema_version is null (null), not a string"},
+		{`{"schema_version": ["1.16"]}`, "", "schema_version is an array, not a string"},
 	} {
 		v, err := pyjson.Decode(tc.text)
 		if err != nil {
@@ -425,10 +449,10 @@ func TestCheckDocument(t *testing.T) {
 		}
 		got, err := CheckDocument(v)
 		if got != tc.version || fmt.Sprint(err) != tc.err && !(err == nil && tc.err == "") {
-			t.Errorf("CheckDocument(%s) = %q, %v; want %q, %q", tc.text, got, err, tc.version, tc.err)
+			t.Errorf("CheckDocument(%.80s) = %q, %v; want %q, %q", tc.text, got, err, tc.version, tc.err)
 		}
 		if err != nil && len(Validate(v)) == 0 {
-			t.Errorf("Validate(%s): no problem for a non-document", tc.text)
+			t.Errorf("Validate(%.80s): no problem for a non-document", tc.text)
 		}
 	}
 }
