@@ -173,6 +173,7 @@ type collector struct {
 	cutRuns         map[string]*atomic.Int32 // commands recorded per unfinished probe
 	rootsUnresolved bool
 	why             string // the interruption, as gather found it
+	gpusCut         bool   // the collection ended before the gpus block was read
 }
 
 // flights tracks the commands in flight. Once closed (the collection is
@@ -553,7 +554,22 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		if gpus == nil {
 			gpus = startGPUs(c.root, gpusWorkers(opt))
 		}
-		g := awaitGPUs(ctx, gpus)
+		g, done := awaitGPUs(ctx, gpus)
+		if _, cut := c.cut.Probe(gpusBlock); cut || !done {
+			// Not finished when the collection ended: the cause as the
+			// table's probes give it; a replay says what the capture said
+			// (cut.go), though its reads finish at once.
+			why := c.interruption()
+			if cut {
+				why = c.cut.Why
+			}
+			if c.why == "" {
+				c.why = why
+			}
+			g = unfinishedGPUs(why)
+			c.gpusCut = true
+			prov.DeadlineHit = true
+		}
 		prov.GPUs = &g
 	}
 

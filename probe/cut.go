@@ -42,6 +42,9 @@ func (c *collector) cutOf(states []*state, probes []schema.ProbeRecord) machine.
 			cut.NotStarted = append(cut.NotStarted, name)
 		}
 	}
+	if c.gpusCut {
+		cut.Unfinished = append(cut.Unfinished, machine.CutProbe{Name: gpusBlock})
+	}
 	return cut
 }
 

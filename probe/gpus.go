@@ -262,20 +262,31 @@ func startGPUs(root *machine.FS, workers int) <-chan schema.GPUs {
 	return ch
 }
 
-// awaitGPUs waits for startGPUs' answer until the collection's deadline;
-// past it the block says so (a file system that stalls a read, such as a
-// hung FUSE mount, must not hold the document).
-func awaitGPUs(ctx context.Context, ch <-chan schema.GPUs) schema.GPUs {
+// awaitGPUs waits for startGPUs' answer until the collection ends (its
+// deadline or a signal); done is false past it, and the block is then
+// unfinishedGPUs (a file system that stalls a read, such as a hung FUSE
+// mount, must not hold the document).
+func awaitGPUs(ctx context.Context, ch <-chan schema.GPUs) (g schema.GPUs, done bool) {
 	select {
 	case g := <-ch:
-		return g
+		return g, true
 	case <-ctx.Done():
 		select { // finished meanwhile: keep the answer
 		case g := <-ch:
-			return g
+			return g, true
 		default:
 		}
-		return schema.GPUs{Hives: []schema.GPUHive{}, Devices: []schema.GPUDevice{},
-			Reason: schema.Str("not finished at the deadline")}
+		return schema.GPUs{}, false
 	}
+}
+
+// gpusBlock names the gpus block in a capture's cut (machine.Cut): it is
+// no probe of the table, but a capture can end before it is read.
+const gpusBlock = "probe_provenance.gpus"
+
+// unfinishedGPUs is the block the collection ended before: no counts, the
+// cause why ("collection interrupted", "deadline of 60s exceeded").
+func unfinishedGPUs(why string) schema.GPUs {
+	return schema.GPUs{Hives: []schema.GPUHive{}, Devices: []schema.GPUDevice{},
+		Reason: schema.Str("not finished (" + why + ")")}
 }
