@@ -160,6 +160,9 @@ type collector struct {
 	// flights counts the commands running now, so that Collect returns
 	// only once every command it started has been killed and reaped.
 	flights flights
+	// once answers a command asked for again from its first run
+	// (run_once.go).
+	once runMemo
 }
 
 // flights tracks the commands in flight. Once closed (the collection is
@@ -239,7 +242,7 @@ type state struct {
 	interrupted atomic.Bool
 
 	mu       sync.Mutex
-	commands []schema.CommandRecord
+	commands []cmdRecord
 	// branches are the sub-states of a parallel call still running; their
 	// commands are listed after this state's until they are merged.
 	branches []*state
@@ -292,10 +295,10 @@ func (s *state) parallel(fns ...func(*state)) {
 }
 
 // allCommands is what s and its running branches recorded, in order.
-func (s *state) allCommands() []schema.CommandRecord {
+func (s *state) allCommands() []cmdRecord {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := append([]schema.CommandRecord(nil), s.commands...)
+	out := append([]cmdRecord(nil), s.commands...)
 	for _, b := range s.branches {
 		out = append(out, b.allCommands()...)
 	}
@@ -420,32 +423,66 @@ func (s *state) run(c machine.Command) machine.Result {
 			p, ok := s.which(name)
 			if !ok {
 				r := machine.Result{ExitCode: -1, Err: &fs.PathError{Op: "exec", Path: name, Err: syscall.ENOENT}}
-				s.record(c, r)
+				s.record(c, r, nil)
 				return r
 			}
 			c.Path = p
 		}
 	}
+	key, shareable := onceKey(c)
+	if !shareable {
+		r, started := s.start(c)
+		if started {
+			s.record(c, r, nil)
+		}
+		return r
+	}
+	run, first := s.once.share(key)
+	if !first {
+		<-run.done // the first asker's run is killed at the deadline too
+		if !run.ran {
+			return s.run(c) // the first asker panicked: ask again
+		}
+		if !run.started || run.res.TimedOut() && s.ctx.Err() != nil {
+			s.interrupted.Store(true)
+		}
+		if run.started {
+			s.record(c, run.res, run)
+		}
+		return run.res
+	}
+	defer s.once.finish(key, run)
+	run.res, run.started = s.start(c)
+	run.ran = true
+	if run.started {
+		s.record(c, run.res, run)
+	}
+	return run.res
+}
+
+// start runs c through the runner, unless the collection has ended
+// (started false: notStarted), and marks s interrupted when the deadline
+// killed it.
+func (s *state) start(c machine.Command) (r machine.Result, started bool) {
 	if !s.flights.enter() {
-		return s.notStarted(c)
+		return s.notStarted(c), false
 	}
 	defer s.flights.leave()
 	if s.ctx.Err() != nil {
-		return s.notStarted(c)
+		return s.notStarted(c), false
 	}
 	start := s.opt.Now()
-	r := s.opt.Runner.Run(s.ctx, c)
+	r = s.opt.Runner.Run(s.ctx, c)
 	r.Duration = s.opt.Now().Sub(start)
 	if c.StdoutTo != nil && r.Stdout != nil {
 		// A Runner that captured what it was asked to stream (a test's).
 		c.StdoutTo.Write(r.Stdout)
 		r.StdoutN, r.Stdout = int64(len(r.Stdout)), nil
 	}
-	s.record(c, r)
 	if r.TimedOut() && s.ctx.Err() != nil {
 		s.interrupted.Store(true)
 	}
-	return r
+	return r, true
 }
 
 // notStarted is the result of a command asked for after the deadline or
@@ -456,7 +493,9 @@ func (s *state) notStarted(machine.Command) machine.Result {
 	return machine.Result{ExitCode: -int(syscall.SIGKILL), Err: machine.ErrTimeout}
 }
 
-func (s *state) record(c machine.Command, r machine.Result) {
+// record lists c's run in s's commands; run is the shared run it came from
+// (nil: not shareable), whose record mergeShared keeps once.
+func (s *state) record(c machine.Command, r machine.Result, run *onceRun) {
 	rec := schema.CommandRecord{
 		Argv:        s.redactArgv(c.Argv),
 		DurationUS:  r.Duration.Microseconds(),
@@ -481,7 +520,7 @@ func (s *state) record(c machine.Command, r machine.Result) {
 		rec.Error = schema.Str(msg)
 	}
 	s.mu.Lock()
-	s.commands = append(s.commands, rec)
+	s.commands = append(s.commands, cmdRecord{CommandRecord: rec, probe: s.name, run: run})
 	s.mu.Unlock()
 }
 
@@ -530,9 +569,11 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	// Every command started has returned and been recorded now, the ones
 	// killed in abandoned probes included (what hung is what a reader of
 	// a deadline_hit document wants to see).
+	var all []cmdRecord
 	for _, st := range states {
-		prov.Commands = append(prov.Commands, st.allCommands()...)
+		all = append(all, st.allCommands()...)
 	}
+	prov.Commands = append(prov.Commands, mergeShared(all)...)
 
 	snap.PartialReasons = reasons
 	snap.Partial = len(reasons) > 0
