@@ -41,6 +41,11 @@ type Options struct {
 	// root's /proc. Tests set it to simulate an older kernel; a replay
 	// answers from the archive.
 	NamespaceID func(kind string) machine.NamespaceAnswer
+	// RootID answers statx of the root the collection describes
+	// (probe_identity.go); default the kernel. Tests fix it (a fake
+	// root's mount id is the test machine's); a replay answers from the
+	// archive.
+	RootID func() machine.RootAnswer
 	// Cwd is the working directory relative paths resolve against;
 	// default os.Getwd. Under a Root other than "/" it is taken as a
 	// path inside that root (docs/rocm-roots.md).
@@ -752,7 +757,8 @@ func newProvenance(opt Options, started time.Time) *schema.Provenance {
 		Commands:       []schema.CommandRecord{},
 		Isolation:      schema.Isolation{Verdict: "not_captured", Signals: []schema.Signal{}, Contradictions: []string{}},
 		Identity: schema.Identity{Grade: "none", AnsweredBy: "kernel", Namespaces: []schema.NamespaceIdentity{},
-			Boot: schema.BootIdentity{Reason: schema.Str("not captured: the probe_namespace probe did not finish")}},
+			Boot: schema.BootIdentity{Reason: schema.Str("not captured: the probe_namespace probe did not finish")},
+			Root: &schema.RootIdentity{Reason: schema.Str("not captured: the probe_namespace probe did not finish")}},
 		Placement: schema.Placement{Suggests: "not_captured", Signals: []schema.PlacementSignal{}, Evidence: []string{},
 			LikelyExecutionPlatform: schema.PlatformEvidence{Reason: schema.Str("not captured: the execution_context probe did not finish")}},
 	}

@@ -659,6 +659,10 @@ var fixedNow = func() time.Time { return time.Date(2026, 4, 28, 12, 0, 0, 0, tim
 // clash).
 func testTempName(attempt int) string { return fmt.Sprintf("test%04d", attempt) }
 
+// scenarioRootID is the root identity of every scenario: a root on the
+// root filesystem of a 6.8+ kernel.
+var scenarioRootID = machine.RootAnswer{MountID: 2147483649, Source: "STATX_MNT_ID_UNIQUE", Device: "259:1", Inode: 2}
+
 func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 	t.Helper()
 	env := map[string]string{}
@@ -670,6 +674,8 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 			return machine.Uname{Release: "6.8.0-49-generic", Version: "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", Machine: "x86_64"}, nil
 		},
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		// statx of the fake root would give the test machine's mount id.
+		RootID: func() machine.RootAnswer { return scenarioRootID },
 	}
 	var path []string
 	var buckOpts []buck.Option
