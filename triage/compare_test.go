@@ -189,9 +189,9 @@ func TestCompare(t *testing.T) {
 			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another root (device and inode)",
 		},
 		{
-			name: "older kernel, the same root: advisory",
-			a:    []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"}), rootEdit(n("23"), "STATX_MNT_ID", "259:1", n("2"))},
-			b:    []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"}), rootEdit(n("23"), "STATX_MNT_ID", "259:1", n("2"))},
+			name:    "older kernel, the same root: advisory",
+			a:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"}), rootEdit(n("23"), "STATX_MNT_ID", "259:1", n("2"))},
+			b:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"}), rootEdit(n("23"), "STATX_MNT_ID", "259:1", n("2"))},
 			verdict: SamePlace + Advisory, exit: 0,
 		},
 		{
