@@ -11,7 +11,7 @@ import (
 	"aorta-probe/schema"
 )
 
-// Each command once (docs/fields-process.md#probe_provenance-commands):
+// Each command once (docs/fields-process.md#probe_provenancecommands-each-command-once):
 // within one collection, a command asked for again — the same executable,
 // argv, directory, added environment, stdin and limits — is answered from
 // the first run's result instead of being started a second time
