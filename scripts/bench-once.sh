@@ -12,6 +12,10 @@
 #
 #   [PYTHON=PY] [BASE=REV] scripts/bench-once.sh [ROUNDS]   (default 41)
 #
+# With BINDIR=DIR the binaries are taken from DIR instead of built
+# (aorta-probe, helperfloor, and aorta-probe-base for the BASE rows): for a
+# machine without Go.
+#
 # Each round runs every row once, in an order rotated by the round (so a
 # change of load hits all rows alike); one warm-up round is dropped.
 # Per row: the median and p90 wall time (date +%s%N around the bare run)
@@ -32,8 +36,12 @@ if [ -z "$py" ]; then
 	py=/tmp/venv-nt/bin/python3
 fi
 "$py" -c 'import torch' >/dev/null 2>&1 && echo "bench-once: $py imports torch; want a torch-less interpreter" >&2
-CGO_ENABLED=0 go build -trimpath -o "$tmp/aorta-probe" .
-CGO_ENABLED=0 go build -trimpath -o "$tmp/helperfloor" ./scripts/helperfloor
+if [ -n "${BINDIR:-}" ]; then
+	cp "$BINDIR/aorta-probe" "$BINDIR/helperfloor" "$tmp/"
+else
+	CGO_ENABLED=0 go build -trimpath -o "$tmp/aorta-probe" .
+	CGO_ENABLED=0 go build -trimpath -o "$tmp/helperfloor" ./scripts/helperfloor
+fi
 { printf '# -*- coding: latin-1 -*-\n'; cat probe/python_helper.stdin; } >"$tmp/helper.stdin"
 # The probe rows' PATH: links to /usr/sbin, /usr/bin, /sbin and /bin minus
 # the ROCm tools (hip*, roc*, amd*: hipconfig would dominate what they
@@ -57,10 +65,15 @@ cmds=(
 	"env PATH=$pydir:$tmp/tools $tmp/aorta-probe $tmp/out.json"
 	"env PATH=$pydir:$tmp/nomodinfo $tmp/aorta-probe $tmp/out.json"
 )
-if [ -n "${BASE:-}" ]; then
+if [ -n "${BINDIR:-}" ] && [ -x "$BINDIR/aorta-probe-base" ]; then
+	BASE=${BASE:-base}
+	cp "$BINDIR/aorta-probe-base" "$tmp/"
+elif [ -n "${BASE:-}" ]; then
 	mkdir "$tmp/base"
 	git archive "$BASE" | tar -x -C "$tmp/base"
 	(cd "$tmp/base" && CGO_ENABLED=0 go build -trimpath -o "$tmp/aorta-probe-base" .)
+fi
+if [ -n "${BASE:-}" ]; then
 	names+=("BASE --no-python" "BASE default (PY on PATH)")
 	cmds+=("env PATH=$tmp/tools $tmp/aorta-probe-base $tmp/out.json --no-python" "env PATH=$pydir:$tmp/tools $tmp/aorta-probe-base $tmp/out.json")
 fi
@@ -87,6 +100,7 @@ for r in $(seq 0 "$rounds"); do
 	done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds"
+calc() { awk "BEGIN {print $1}"; }
 stat() { # values -> "median p90" (nearest rank)
 	tr ' ' '\n' | grep . | sort -n | awk '{v[NR]=$1} END {m=v[int((NR+1)/2)]; p=v[int(NR*0.9+0.999)]; print m, p}'
 }
@@ -94,18 +108,18 @@ declare -a med
 for i in $(seq 0 $((n - 1))); do
 	read -r m p < <(echo "${wall[$i]}" | stat)
 	med[i]=$m
-	line=$(printf '%-32s wall median %7.1f ms  p90 %7.1f ms' "${names[$i]}" "$(bc -l <<<"$m/1000")" "$(bc -l <<<"$p/1000")")
+	line=$(printf '%-32s wall median %7.1f ms  p90 %7.1f ms' "${names[$i]}" "$(calc "$m/1000")" "$(calc "$p/1000")")
 	if [ -n "$perf" ]; then
 		read -r cm _ < <(echo "${cpu[$i]}" | stat)
-		line+=$(printf '   CPU (task-clock) median %7.1f ms' "$(bc -l <<<"$cm/1000")")
+		line+=$(printf '   CPU (task-clock) median %7.1f ms' "$(calc "$cm/1000")")
 	fi
 	echo "$line"
 done
-printf '\n--no-python / PY -c pass:                 %.2fx  (goal <= 0.90)\n' "$(bc -l <<<"${med[1]}/${med[0]}")"
-printf '  modinfo off PATH:                       %.2fx\n' "$(bc -l <<<"${med[2]}/${med[0]}")"
-printf 'default - helperfloor:                   %+.1f ms (goal <= +10)\n' "$(bc -l <<<"(${med[4]}-${med[3]})/1000")"
-printf '  modinfo off PATH:                       %+.1f ms\n' "$(bc -l <<<"(${med[5]}-${med[3]})/1000")"
+printf '\n--no-python / PY -c pass:                 %.2fx  (goal <= 0.90)\n' "$(calc "${med[1]}/${med[0]}")"
+printf '  modinfo off PATH:                       %.2fx\n' "$(calc "${med[2]}/${med[0]}")"
+printf 'default - helperfloor:                   %+.1f ms (goal <= +10)\n' "$(calc "(${med[4]}-${med[3]})/1000")"
+printf '  modinfo off PATH:                       %+.1f ms\n' "$(calc "(${med[5]}-${med[3]})/1000")"
 if [ -n "${BASE:-}" ]; then
-	printf 'BASE --no-python / PY -c pass:            %.2fx\n' "$(bc -l <<<"${med[6]}/${med[0]}")"
-	printf 'BASE default - helperfloor:              %+.1f ms\n' "$(bc -l <<<"(${med[7]}-${med[3]})/1000")"
+	printf 'BASE --no-python / PY -c pass:            %.2fx\n' "$(calc "${med[6]}/${med[0]}")"
+	printf 'BASE default - helperfloor:              %+.1f ms\n' "$(calc "(${med[7]}-${med[3]})/1000")"
 fi
