@@ -17,7 +17,8 @@ import (
 // documents with the binary's own `diff`: two runs on the host are the same
 // place (exit 0); a FROM-scratch podman container is a different place
 // (TestDiffTruthTable has the other real pairs); a --root scenario with another ROCm, seen through this
-// host's /proc and /dev, is the same place with different software; a
+// host's /proc and /dev, is another root on the same machine and boot
+// (its root identity the one a chroot into it has); a
 // document cut down to schema 1.7 cannot tell; garbage is trouble (exit 2,
 // one line). Sandbox cases skip where the tool or root is missing, and
 // fail instead under AORTA_PROBE_REQUIRE_SANDBOXES=1 (docs/triage.md).
@@ -105,9 +106,36 @@ func TestDiffRealPlaces(t *testing.T) {
 		if out, err := exec.Command(bin, "--root", root, scen).CombinedOutput(); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		out := diff(t, host, scen, 1, "same place, different software")
+		// The root is part of the place (docs/isolation.md#placement-identity):
+		// the same machine, boot and namespaces, but another root, whose
+		// identity is what a chroot into it sees.
+		out := diff(t, host, scen, 1, "different places: same machine and boot, another root")
 		if !strings.Contains(out, "rocm.version\n") {
 			t.Errorf("rocm.version not among the differences:\n%s", out)
+		}
+		bin2 := filepath.Join(root, "aorta-probe")
+		if b, err := os.ReadFile(bin); err != nil || os.WriteFile(bin2, b, 0o755) != nil {
+			t.Fatalf("copy the binary into the root: %v", err)
+		}
+		if out, err := exec.Command("chroot", root, "/aorta-probe", "/chroot.json", "--no-python").CombinedOutput(); err != nil {
+			t.Fatalf("chroot: %v\n%s", err, out)
+		}
+		rootOf := func(p string) string {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := pyjson.Decode(string(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _ := v.(pyjson.Map[any]).Get("probe_provenance")
+			id, _ := r.(pyjson.Map[any]).Get("identity")
+			rid, _ := id.(pyjson.Map[any]).Get("root")
+			return string(pyjson.Encode(rid))
+		}
+		if a, b := rootOf(scen), rootOf(filepath.Join(root, "chroot.json")); a != b || !strings.Contains(a, "STATX_MNT_ID") {
+			t.Errorf("--root ROOT's identity.root %s, chroot ROOT's %s: want equal", a, b)
 		}
 	})
 	t.Run("schema 1.7", func(t *testing.T) {

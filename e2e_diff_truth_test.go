@@ -40,6 +40,8 @@ var truthRows = []struct {
 	{"docker-own", "nsenter", 0, "same place", "same_place", "proof", ""},
 	{"capture-live", "replay", 0, "same place\n", "same_place", "proof", "B is a replay of a capture"},
 	{"host", "older-kernel", 0, "same place (advisory: namespace inodes are reused)\n", "same_place", "advisory", ""},
+	{"host", "chroot-shared", 1, "different places: same machine and boot, another root\n", "another_root", "proof", "another directory of the same mount (a chroot)"},
+	{"no-statx", "chroot-no-statx", 1, "different places: same machine and boot, another root (device and inode)\n", "another_root", "advisory", "another root directory, or another boot (device and inode)"},
 }
 
 // TestDiffTruthTable runs the truth table as root: every place is a real
@@ -164,6 +166,20 @@ func (p *places) make(key string) placeDoc {
 		return run(nil, p.bin, "--root", archive, out)
 	case "docker", "docker-own", "docker-exec", "nsenter":
 		return p.docker(ctx, key)
+	case "chroot-shared":
+		return p.chrootShared(ctx, out, nil)
+	case "no-statx", "chroot-no-statx":
+		// A kernel without statx (before 4.11) and without the nsfs
+		// ioctls, simulated by the seccomp launcher: the root is known by
+		// stat's device and inode only.
+		if os.Geteuid() != 0 {
+			return placeDoc{skip: "the seccomp launcher runs as root here (euid is not 0)"}
+		}
+		env := []string{nsfsErrnoEnv + "=ENOTTY", statxErrnoEnv + "=ENOSYS"}
+		if key == "no-statx" {
+			return run(env, os.Args[0], p.bin, out)
+		}
+		return p.chrootShared(ctx, out, env)
 	}
 	sbKey := strings.TrimSuffix(key, "-again")
 	sb, ok := sandbox.Lookup(sbKey)
@@ -183,6 +199,55 @@ func (p *places) make(key string) placeDoc {
 		return placeDoc{err: fmt.Sprintf("%s: %v\n%s", sb.Label, err, log.String())}
 	}
 	if err := os.WriteFile(out, doc, 0o644); err != nil {
+		return placeDoc{err: err.Error()}
+	}
+	return placeDoc{path: out}
+}
+
+// chrootShared runs the probe in `chroot NEWROOT` with every namespace
+// shared: NEWROOT holds the binary and a /proc mounted in this process's
+// own mount namespace (unmounted afterwards), so that the boot and the
+// namespace ids read as the host's and only the root differs. With
+// launcherEnv, chroot runs under the seccomp launcher (this test binary)
+// with that environment.
+func (p *places) chrootShared(ctx context.Context, out string, launcherEnv []string) placeDoc {
+	if os.Geteuid() != 0 {
+		return placeDoc{skip: "chroot and mount need root (euid is not 0)"}
+	}
+	for _, tool := range []string{"chroot", "mount", "umount"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return placeDoc{skip: tool + " not found: " + err.Error()}
+		}
+	}
+	root, err := os.MkdirTemp(p.dir, "chroot-shared-")
+	if err != nil {
+		return placeDoc{err: err.Error()}
+	}
+	for _, d := range []string{"proc", "out"} {
+		os.Mkdir(filepath.Join(root, d), 0o755)
+	}
+	bin, err := os.ReadFile(p.bin)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(root, sandbox.ProbeName), bin, 0o755)
+	}
+	if err != nil {
+		return placeDoc{err: err.Error()}
+	}
+	proc := filepath.Join(root, "proc")
+	if b, err := exec.CommandContext(ctx, "mount", "-t", "proc", "proc", proc).CombinedOutput(); err != nil {
+		return placeDoc{skip: fmt.Sprintf("mount -t proc: %v: %s", err, b)}
+	}
+	defer exec.Command("umount", "-l", proc).Run()
+	cmd := exec.CommandContext(ctx, "chroot", root, "/"+sandbox.ProbeName, "/out/env.json")
+	if launcherEnv != nil {
+		chroot, _ := exec.LookPath("chroot")
+		cmd = exec.CommandContext(ctx, os.Args[0], chroot, root, "/"+sandbox.ProbeName, "/out/env.json")
+		cmd.Env = append(os.Environ(), launcherEnv...)
+	}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return placeDoc{err: fmt.Sprintf("chroot: %v\n%s", err, b)}
+	}
+	if err := os.Rename(filepath.Join(root, "out", "env.json"), out); err != nil {
 		return placeDoc{err: err.Error()}
 	}
 	return placeDoc{path: out}

@@ -72,8 +72,12 @@ func record(rc *machine.Recorder, opt Options, root *machine.FS) Options {
 	if s.NamespaceID == nil {
 		s.NamespaceID = func(kind string) machine.NamespaceAnswer { return namespaceID(root, kind) }
 	}
+	if s.RootID == nil {
+		s.RootID = func() machine.RootAnswer { return rootID(root) }
+	}
 	s = rc.Attach(s, root, capturePolicy(opt))
 	opt.Env, opt.Runner, opt.Uname, opt.NamespaceID, opt.TempName = s.Env, s.Runner, s.Uname, s.NamespaceID, s.TempName
+	opt.RootID = s.RootID
 	return opt
 }
 
@@ -85,6 +89,7 @@ func replayOptions(r *machine.Replay, opt Options) Options {
 	s := r.Seams(capturePolicy(opt), func(int) string { return randomTempChars() })
 	opt.Root, opt.Cwd, opt.Path, opt.Replay = s.Root, s.Cwd, s.Path, r
 	opt.Env, opt.Runner, opt.Uname, opt.NamespaceID, opt.TempName = s.Env, s.Runner, s.Uname, s.NamespaceID, s.TempName
+	opt.RootID = s.RootID
 	if r.Setting("extended") == "true" {
 		opt.Extended = true
 	}
@@ -107,7 +112,7 @@ func replayOptions(r *machine.Replay, opt Options) Options {
 // seamsOf is the machine.Seams of opt.
 func seamsOf(opt Options) machine.Seams {
 	return machine.Seams{Root: opt.Root, Cwd: opt.Cwd, Path: opt.Path, Env: opt.Env, Runner: opt.Runner,
-		Uname: opt.Uname, NamespaceID: opt.NamespaceID, TempName: opt.TempName}
+		Uname: opt.Uname, NamespaceID: opt.NamespaceID, RootID: opt.RootID, TempName: opt.TempName}
 }
 
 // machinePath is the host path of p, a path of the machine the probe

@@ -74,6 +74,33 @@ func normalizeScenario(snap *schema.Snapshot, root string) {
 	}
 }
 
+// noCommandTwice fails when the capture archive holds one command (argv
+// and meta: directory, stdin, exit) twice: the collection runs each
+// command once (run_once.go), and so the recorder records it once.
+func noCommandTwice(t *testing.T, archive []byte) {
+	t.Helper()
+	a, err := fakeroot.Parse(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, f := range a.Files {
+		files[f.Path] = f.Data
+	}
+	seen := map[string]string{}
+	for p, argv := range files {
+		base, ok := strings.CutSuffix(p, ".argv")
+		if !ok || !strings.HasPrefix(p, ".capture/cmd/") {
+			continue
+		}
+		k := string(argv) + "\x01" + string(files[base+".meta"])
+		if other, dup := seen[k]; dup {
+			t.Errorf("%s and %s record the same command %q", other, base, strings.ReplaceAll(string(argv), "\x00", " "))
+		}
+		seen[k] = base
+	}
+}
+
 // TestCaptureReplay: every scenario captured and replayed gives the same
 // document as the live collection (the clock is fixed, so timings agree
 // too), and the replay runs no command.
@@ -97,6 +124,7 @@ func TestCaptureReplay(t *testing.T) {
 					t.Errorf("Buck config value %q is in the archive", v)
 				}
 			}
+			noCommandTwice(t, archive)
 			got := replayArchive(t, archive, opt)
 			if !bytes.Equal(live, got) {
 				t.Errorf("replay differs from the live document:\n%s", lineDiff(live, got))

@@ -42,6 +42,11 @@ type Options struct {
 	// root's /proc. Tests set it to simulate an older kernel; a replay
 	// answers from the archive.
 	NamespaceID func(kind string) machine.NamespaceAnswer
+	// RootID answers statx of the root the collection describes
+	// (probe_identity.go); default the kernel. Tests fix it (a fake
+	// root's mount id is the test machine's); a replay answers from the
+	// archive.
+	RootID func() machine.RootAnswer
 	// Cwd is the working directory relative paths resolve against;
 	// default os.Getwd. Under a Root other than "/" it is taken as a
 	// path inside that root (docs/rocm-roots.md).
@@ -174,6 +179,9 @@ type collector struct {
 	rootsUnresolved bool
 	why             string // the interruption, as gather found it
 	gpusCut         bool   // the collection ended before the gpus block was read
+	// once answers a command asked for again from its first run
+	// (run_once.go).
+	once runMemo
 }
 
 // flights tracks the commands in flight. Once closed (the collection is
@@ -258,7 +266,7 @@ type state struct {
 	interrupted atomic.Bool
 
 	mu       sync.Mutex
-	commands []schema.CommandRecord
+	commands []cmdRecord
 	// branches are the sub-states of a parallel call still running; their
 	// commands are listed after this state's until they are merged.
 	branches []*state
@@ -311,10 +319,10 @@ func (s *state) parallel(fns ...func(*state)) {
 }
 
 // allCommands is what s and its running branches recorded, in order.
-func (s *state) allCommands() []schema.CommandRecord {
+func (s *state) allCommands() []cmdRecord {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := append([]schema.CommandRecord(nil), s.commands...)
+	out := append([]cmdRecord(nil), s.commands...)
 	for _, b := range s.branches {
 		out = append(out, b.allCommands()...)
 	}
@@ -446,35 +454,69 @@ func (s *state) run(c machine.Command) machine.Result {
 			p, ok := s.which(name)
 			if !ok {
 				r := machine.Result{ExitCode: -1, Err: &fs.PathError{Op: "exec", Path: name, Err: syscall.ENOENT}}
-				s.record(c, r)
+				s.record(c, r, nil)
 				return r
 			}
 			c.Path = p
 		}
 	}
+	key, shareable := onceKey(c)
+	if !shareable {
+		r, started := s.start(c)
+		if started {
+			s.record(c, r, nil)
+		}
+		return r
+	}
+	run, first := s.once.share(key)
+	if !first {
+		<-run.done // the first asker's run is killed at the deadline too
+		if !run.ran {
+			return s.run(c) // the first asker panicked: ask again
+		}
+		if !run.started || s.cutShort(run.res) {
+			s.interrupted.Store(true)
+		}
+		if run.started {
+			s.record(c, run.res, run)
+		}
+		return run.res
+	}
+	defer s.once.finish(key, run)
+	run.res, run.started = s.start(c)
+	run.ran = true
+	if run.started {
+		s.record(c, run.res, run)
+	}
+	return run.res
+}
+
+// start runs c through the runner, unless the collection has ended
+// (started false: notStarted), and marks s interrupted when the deadline
+// killed it.
+func (s *state) start(c machine.Command) (r machine.Result, started bool) {
 	if !s.flights.enter() {
-		return s.notStarted(c)
+		return s.notStarted(c), false
 	}
 	defer s.flights.leave()
 	if s.ctx.Err() != nil || s.pastCut() {
-		return s.notStarted(c)
+		return s.notStarted(c), false
 	}
 	start := s.opt.Now()
-	r := s.opt.Runner.Run(s.ctx, c)
+	r = s.opt.Runner.Run(s.ctx, c)
 	r.Duration = s.opt.Now().Sub(start)
 	if s.notRunBeforeCut(r) {
-		return s.notStarted(c)
+		return s.notStarted(c), false
 	}
 	if c.StdoutTo != nil && r.Stdout != nil {
 		// A Runner that captured what it was asked to stream (a test's).
 		c.StdoutTo.Write(r.Stdout)
 		r.StdoutN, r.Stdout = int64(len(r.Stdout)), nil
 	}
-	s.record(c, r)
 	if s.cutShort(r) {
 		s.interrupted.Store(true)
 	}
-	return r
+	return r, true
 }
 
 // notStarted is the result of a command asked for after the deadline or
@@ -485,7 +527,9 @@ func (s *state) notStarted(machine.Command) machine.Result {
 	return machine.Result{ExitCode: -int(syscall.SIGKILL), Err: machine.ErrTimeout}
 }
 
-func (s *state) record(c machine.Command, r machine.Result) {
+// record lists c's run in s's commands; run is the shared run it came from
+// (nil: not shareable), whose record mergeShared keeps once.
+func (s *state) record(c machine.Command, r machine.Result, run *onceRun) {
 	if n := s.cutRuns[s.name]; n != nil {
 		n.Add(1) // a replayed probe the capture did not finish (cut.go)
 	}
@@ -513,7 +557,7 @@ func (s *state) record(c machine.Command, r machine.Result) {
 		rec.Error = schema.Str(msg)
 	}
 	s.mu.Lock()
-	s.commands = append(s.commands, rec)
+	s.commands = append(s.commands, cmdRecord{CommandRecord: rec, probe: s.name, run: run})
 	s.mu.Unlock()
 }
 
@@ -588,9 +632,11 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	// Every command started has returned and been recorded now, the ones
 	// killed in abandoned probes included (what hung is what a reader of
 	// a deadline_hit document wants to see).
+	var all []cmdRecord
 	for _, st := range states {
-		prov.Commands = append(prov.Commands, st.allCommands()...)
+		all = append(all, st.allCommands()...)
 	}
+	prov.Commands = append(prov.Commands, mergeShared(all)...)
 	if opt.Record != nil && prov.DeadlineHit {
 		opt.Record.SetCut(c.cutOf(states, prov.Probes))
 	}
@@ -782,7 +828,8 @@ func newProvenance(opt Options, started time.Time) *schema.Provenance {
 		Commands:       []schema.CommandRecord{},
 		Isolation:      schema.Isolation{Verdict: "not_captured", Signals: []schema.Signal{}, Contradictions: []string{}},
 		Identity: schema.Identity{Grade: "none", AnsweredBy: "kernel", Namespaces: []schema.NamespaceIdentity{},
-			Boot: schema.BootIdentity{Reason: schema.Str("not captured: the probe_namespace probe did not finish")}},
+			Boot: schema.BootIdentity{Reason: schema.Str("not captured: the probe_namespace probe did not finish")},
+			Root: &schema.RootIdentity{Reason: schema.Str("not captured: the probe_namespace probe did not finish")}},
 		Placement: schema.Placement{Suggests: "not_captured", Signals: []schema.PlacementSignal{}, Evidence: []string{},
 			LikelyExecutionPlatform: schema.PlatformEvidence{Reason: schema.Str("not captured: the execution_context probe did not finish")}},
 	}

@@ -31,7 +31,8 @@
 // Nothing is global: everything a collection reads from outside comes
 // through Options — Root (the filesystem), Env (variables, looked up by
 // name, never listed), Path (where tools are found), Runner (commands),
-// Uname, NamespaceID (the kernel's namespace ids), Now, Cwd, TempName
+// Uname, NamespaceID (the kernel's namespace ids), RootID (statx of the
+// root), Now, Cwd, TempName
 // (rdhc's temp file name) — and tests, capture
 // and replay swap those, never a package variable. The probed machine
 // itself is internal/machine: the filesystem under a root, the runner,

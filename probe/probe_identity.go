@@ -66,8 +66,29 @@ func collectIdentity(s *state, bootID *string) schema.Identity {
 		}
 		id.Namespaces = append(id.Namespaces, ns)
 	}
+	askRoot := s.opt.RootID
+	if askRoot == nil {
+		askRoot = func() machine.RootAnswer { return rootID(s.root) }
+	}
+	root := rootIdentity(askRoot())
+	id.Root = &root
 	id.Grade = identityGrade(id)
 	return id
+}
+
+// rootIdentity is probe_provenance.identity.root of the kernel's answer.
+func rootIdentity(a machine.RootAnswer) schema.RootIdentity {
+	var r schema.RootIdentity
+	if a.Source != "" {
+		r.MountID, r.Source = &a.MountID, schema.Str(a.Source)
+	}
+	if a.Reason != "" {
+		r.Reason = schema.Str(a.Reason)
+	}
+	if a.Device != "" {
+		r.Device, r.Inode = schema.Str(a.Device), &a.Inode
+	}
+	return r
 }
 
 // identityGrade: proof needs the boot and the mount namespace id; advisory

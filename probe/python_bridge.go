@@ -110,7 +110,7 @@ type pyFacts struct {
 	outcome     string
 	detail      string // why the run was not ok, for the python_version reason
 	stage       string // the step in progress when the helper was killed
-	command     *schema.CommandRecord
+	command     *cmdRecord
 	// bounded says which helper values were out of bounds (bounds.go) and
 	// were replaced by null, for python_version's reasons.
 	bounded []string

@@ -37,8 +37,10 @@ func collectRuntimeContext(s *state) schema.RuntimeContext {
 	rc := schema.RuntimeContext{Type: runtimeType(s), PythonEnv: "system"}
 	f := s.python()
 	if f.command != nil {
+		c := *f.command
+		c.probe = s.name
 		s.mu.Lock()
-		s.commands = append(s.commands, *f.command)
+		s.commands = append(s.commands, c)
 		s.mu.Unlock()
 	}
 	if conda := s.getenv("CONDA_DEFAULT_ENV"); conda != "" {

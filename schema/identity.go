@@ -21,6 +21,33 @@ type Identity struct {
 	// Namespaces are mnt, net, pid, user, uts, ipc, cgroup and time, in
 	// that order.
 	Namespaces []NamespaceIdentity `py:"namespaces"`
+	// Root is the filesystem root the probe described; absent from
+	// documents of older aorta-probe versions.
+	Root *RootIdentity `py:"root,omitnil"`
+}
+
+// RootIdentity is the filesystem root the probe described: "/" of the
+// probe process, or the --root directory as the probe saw it. Source:
+// statx(2) of it (AT_NO_AUTOMOUNT), asking STATX_MNT_ID_UNIQUE (Linux 6.8),
+// else STATX_MNT_ID (Linux 5.8); stat(2) where there is no statx. Two
+// documents of one boot with different unique mount ids, or with the same
+// one and another inode (a chroot into a directory of that mount), were
+// taken under different roots: a proof. Device and inode alone, and the
+// reused STATX_MNT_ID, are advisory.
+type RootIdentity struct {
+	// MountID is the id of the mount holding the root, or null.
+	MountID *uint64 `py:"mount_id"`
+	// Source is the statx mask bit that answered MountID:
+	// STATX_MNT_ID_UNIQUE (never reused during a boot) or STATX_MNT_ID
+	// (reused once the mount is gone: advisory); null with MountID.
+	Source *string `py:"source"`
+	// Reason says why there is no STATX_MNT_ID_UNIQUE id (an older
+	// kernel, a seccomp policy), or null when there is one.
+	Reason *string `py:"reason"`
+	// Device is the root's device, "major:minor", or null.
+	Device *string `py:"device"`
+	// Inode is the root directory's inode number, or null.
+	Inode *uint64 `py:"inode"`
 }
 
 // BootIdentity is the boot fingerprint. Source:

@@ -134,6 +134,11 @@ type CommandRecord struct {
 	StdoutBytes int  `py:"stdout_bytes"`
 	StderrBytes int  `py:"stderr_bytes"` // Stderr bytes kept.
 	Truncated   bool `py:"truncated"`    // The cap cut stdout or stderr.
+	// SharedBy names the probes this one run answered, one entry per ask
+	// in the order of the list, when more than one asked for the same
+	// command (probe/run_once.go); absent when one did (and in documents
+	// of older aorta-probe versions, which ran such a command again).
+	SharedBy *[]string `py:"shared_by,omitnil"`
 }
 
 // Isolation is the evidence behind container_detected.

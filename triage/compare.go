@@ -99,11 +99,12 @@ type Result struct {
 	A, B    Side
 	Verdict string
 	// Level is how far apart the two places are: another_boot,
-	// another_namespace, same_place or cannot_tell.
+	// another_namespace, another_root, same_place or cannot_tell.
 	Level string
-	// Grade is what decided: proof (the kernel's boot fingerprint and
-	// namespace ids), advisory (namespace inode hashes, which the kernel
-	// reuses, or the older proof fields), or none.
+	// Grade is what decided: proof (the kernel's boot fingerprint,
+	// namespace ids and root mount id), advisory (namespace inode hashes,
+	// which the kernel reuses, the root's device and inode, or the older
+	// proof fields), or none.
 	Grade string
 	// Because holds the proofs (different places), what is missing or
 	// unequal (cannot tell), one sentence each; empty otherwise.
@@ -149,6 +150,9 @@ func Compare(a, b *Document) *Result {
 		r.Verdict, r.Level, r.Grade = DifferentPlaces, LevelAnotherNamespace, dec.grade
 		r.Because = []string{strings.Replace(dec.because[0], "another namespace", "another "+containerWord(a, b), 1)}
 		r.Because = append(r.Because, proofs...)
+	case dec.level == LevelAnotherRoot:
+		r.Verdict, r.Level, r.Grade = DifferentPlaces, LevelAnotherRoot, dec.grade
+		r.Because = append(dec.because, proofs...)
 	case proven: // same boot, every id recorded on both sides equal
 		r.Level, r.Grade, r.Verdict = LevelSamePlace, GradeProof, SamePlace
 		if len(r.Differences) > 0 {

@@ -156,6 +156,44 @@ func TestCompare(t *testing.T) {
 			name: "rocm_installs on one side only", a: []edit{placed, proven}, b: []edit{placed, proven, del("probe_provenance.rocm_installs")},
 			verdict: SamePlace, exit: 0, diffs: []string{},
 		},
+		// The root (identity.root): a chroot shares every namespace.
+		{
+			name: "same root", a: []edit{placed, proven, hostRoot}, b: []edit{placed, proven, hostRoot},
+			verdict: SamePlace, exit: 0, diffs: []string{},
+		},
+		{
+			name: "chroot: the same mount, another root directory", a: []edit{placed, proven, hostRoot},
+			b:       []edit{placed, proven, rootEdit(n("2147483649"), "STATX_MNT_ID_UNIQUE", "259:1", n("1835009"))},
+			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another root",
+		},
+		{
+			name: "another root mount, every namespace shared", a: []edit{placed, proven, hostRoot},
+			b:       []edit{placed, proven, rootEdit(n("2147483700"), "STATX_MNT_ID_UNIQUE", "0:52", n("1"))},
+			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another root",
+		},
+		{
+			name: "another namespace and another root: the namespace is named", a: []edit{placed, proven, hostRoot},
+			b: []edit{placed, identityEdit("boot:aa", withIDs(map[string]string{"mnt": "4329"}), nil),
+				rootEdit(n("2147483700"), "STATX_MNT_ID_UNIQUE", "259:1", n("2"))},
+			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another namespace: mnt",
+		},
+		{
+			name: "root on one side only (an older aorta-probe)", a: []edit{placed, proven, hostRoot}, b: []edit{placed, proven},
+			verdict: SamePlace, exit: 0, diffs: []string{},
+		},
+		{
+			name: "older kernel, a chroot: device and inode differ",
+			a:    []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"}), rootEdit(n("23"), "STATX_MNT_ID", "259:1", n("2"))},
+			b: []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"}),
+				rootEdit(n("23"), "STATX_MNT_ID", "259:1", n("1835009"))},
+			verdict: DifferentPlaces, exit: 1, because: "same machine and boot, another root (device and inode)",
+		},
+		{
+			name:    "older kernel, the same root: advisory",
+			a:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"}), rootEdit(n("23"), "STATX_MNT_ID", "259:1", n("2"))},
+			b:       []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1", "net:2"}), rootEdit(n("23"), "STATX_MNT_ID", "259:1", n("2"))},
+			verdict: SamePlace + Advisory, exit: 0,
+		},
 		{
 			name: "schema 1.7 document", a: append([]edit{placed}, schema17...), b: []edit{placed},
 			verdict: CannotTell, exit: 1, because: "is absent in A",
@@ -173,6 +211,47 @@ func TestCompare(t *testing.T) {
 			}
 			if c.diffs != nil && !slices.Equal(append([]string{}, keys(r.Differences)...), c.diffs) {
 				t.Errorf("differences %q, want %q", keys(r.Differences), c.diffs)
+			}
+			checkRenders(t, r)
+		})
+	}
+}
+
+// TestCompareRoot: the level, grade and placement row of a chroot pair
+// (every namespace shared, another root directory of the same mount) and
+// of an older kernel's (device and inode only).
+func TestCompareRoot(t *testing.T) {
+	const g = "rocm-classic-7.2.json"
+	chroot := rootEdit(n("2147483649"), "STATX_MNT_ID_UNIQUE", "259:1", n("1835009"))
+	for _, c := range []struct {
+		name         string
+		a, b         []edit
+		level, grade string
+		says         string
+	}{
+		{"chroot", []edit{placed, proven, hostRoot}, []edit{placed, proven, chroot}, LevelAnotherRoot, GradeProof,
+			"another root: another directory of the same mount (a chroot)"},
+		{"another mount", []edit{placed, proven, hostRoot}, []edit{placed, proven, rootEdit(n("2147483700"), "STATX_MNT_ID_UNIQUE", "259:1", n("2"))},
+			LevelAnotherRoot, GradeProof, "another root: another mount of /"},
+		{"older kernel", []edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1"}), rootEdit(nil, nil, "259:1", n("2"))},
+			[]edit{placed, identityEdit("boot:aa", nil, []any{"mnt:1"}), rootEdit(nil, nil, "259:1", n("7"))},
+			LevelAnotherRoot, GradeAdvisory, "another root directory, or another boot (device and inode)"},
+		{"another boot", []edit{placed, proven, hostRoot}, []edit{placed, identityEdit("boot:bb", hostIDs, nil), chroot},
+			LevelAnotherBoot, GradeProof, "mount ids of different boots are not comparable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := Compare(doc(t, "a.json", g, c.a...), doc(t, "b.json", g, c.b...))
+			if r.Level != c.level || r.Grade != c.grade {
+				t.Errorf("level %s grade %s, want %s %s (because %q)", r.Level, r.Grade, c.level, c.grade, r.Because)
+			}
+			var row *PlacementField
+			for i := range r.Placement {
+				if r.Placement[i].Key == "probe_provenance.identity.root" {
+					row = &r.Placement[i]
+				}
+			}
+			if row == nil || !strings.HasPrefix(row.Says, c.says) {
+				t.Errorf("root row %+v, want it to say %q", row, c.says)
 			}
 			checkRenders(t, r)
 		})

@@ -22,7 +22,13 @@ var (
 	hostIDs      = testdoc.HostIDs
 	placed       = testdoc.Placed
 	proven       = testdoc.Proven
+	rootEdit     = testdoc.Root
+	// hostRoot is the root of a host process on boot "boot:aa".
+	hostRoot = testdoc.Root(pyjson.Number("2147483649"), "STATX_MNT_ID_UNIQUE", "259:1", pyjson.Number("2"))
 )
+
+// n is a JSON number.
+func n(s string) pyjson.Number { return pyjson.Number(s) }
 
 // doc builds a Document from a golden file and edits.
 func doc(t testing.TB, name, goldenFile string, edits ...edit) *Document {

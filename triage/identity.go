@@ -11,6 +11,7 @@ import (
 const (
 	LevelAnotherBoot      = "another_boot"
 	LevelAnotherNamespace = "another_namespace"
+	LevelAnotherRoot      = "another_root"
 	LevelSamePlace        = "same_place"
 	LevelCannotTell       = "cannot_tell"
 )
@@ -37,6 +38,14 @@ type identity struct {
 	ids     map[string]string
 	inodes  map[string]string
 	types   []string // the types recorded, in the document's order
+	root    *rootIdentity
+}
+
+// rootIdentity is identity.root: the unique mount id of the root ("" when
+// the kernel gave none, or only the reused STATX_MNT_ID), and its device
+// and inode as "major:minor/inode" ("" when unknown).
+type rootIdentity struct {
+	mount, file string
 }
 
 func identityOf(d *Document) identity {
@@ -73,6 +82,20 @@ func identityOf(d *Document) identity {
 			}
 		}
 	}
+	if r, _ := m.Get("root"); r != nil {
+		rm, _ := r.(object)
+		id.root = &rootIdentity{}
+		if src, _ := rm.Get("source"); src == "STATX_MNT_ID_UNIQUE" {
+			if n, _ := rm.Get("mount_id"); n != nil {
+				id.root.mount = shown(n)
+			}
+		}
+		dev, _ := rm.Get("device")
+		ino, _ := rm.Get("inode")
+		if ds, ok := dev.(string); ok && ino != nil {
+			id.root.file = ds + "/" + shown(ino)
+		}
+	}
 	return id
 }
 
@@ -88,111 +111,220 @@ type idDecision struct {
 	rows   []PlacementField
 }
 
+// nsFindings sorts the namespace types by what their rows found.
+type nsFindings struct {
+	// idDiffer: ids differ on one boot; unbootedDiffer: ids differ
+	// without both boot fingerprints; inoDiffer: inode hashes differ;
+	// compared: ids equal on one boot; advisoryOnly: inode hashes equal.
+	idDiffer, unbootedDiffer, inoDiffer, compared, advisoryOnly []string
+}
+
+// rootFinding is what the root rows found: differs (proof: by the unique
+// mount id, or by the inode on one unique mount), or differs advisory (by
+// device and inode alone).
+type rootFinding struct {
+	differs, proof bool
+}
+
 // decideIdentity compares two identity blocks: the boot fingerprint
-// first, then the namespace ids; inode hashes only where ids are missing
-// on a side (advisory).
+// first, then the namespace ids and the root's unique mount id; inode
+// hashes, and the root's device and inode, only where ids are missing on
+// a side (advisory).
 func decideIdentity(a, b identity) idDecision {
 	var dec idDecision
 	if !a.present || !b.present {
 		return dec
 	}
-	bootRow := PlacementField{Key: "probe_provenance.identity.boot", Role: RoleProof, A: strValue(a.boot), B: strValue(b.boot)}
-	bootSame := false
+	bootSame := dec.decideBoot(a, b)
+	bootsDiffer := a.boot != nil && b.boot != nil && !bootSame
+	var ns nsFindings
+	for _, t := range unionTypes(a.types, b.types) {
+		dec.rows = append(dec.rows, ns.row(a, b, t, bootSame, bootsDiffer))
+	}
+	var root rootFinding
+	if a.root != nil || b.root != nil {
+		var row PlacementField
+		row, root = rootRow(a, b, bootSame, bootsDiffer)
+		dec.rows = append(dec.rows, row)
+	}
+	if dec.level == "" {
+		dec.conclude(ns, root, bootSame)
+	}
+	return dec
+}
+
+// decideBoot adds the boot row and reports whether both fingerprints are
+// recorded and equal; different ones decide another boot.
+func (dec *idDecision) decideBoot(a, b identity) (same bool) {
+	row := PlacementField{Key: "probe_provenance.identity.boot", Role: RoleProof, A: strValue(a.boot), B: strValue(b.boot)}
 	switch {
 	case a.boot == nil || b.boot == nil:
-		bootRow.State, bootRow.Says = StateMissing, "no boot fingerprint on "+sides(a.boot == nil, b.boot == nil)+" (boot_id unreadable)"
+		row.State, row.Says = StateMissing, "no boot fingerprint on "+sides(a.boot == nil, b.boot == nil)+" (boot_id unreadable)"
 	case *a.boot != *b.boot:
-		bootRow.State, bootRow.Says = StateDiffers, "another machine or another boot of it"
+		row.State, row.Says = StateDiffers, "another machine or another boot of it"
 		dec.grade, dec.level = GradeProof, LevelAnotherBoot
 		dec.because = append(dec.because, "another machine or another boot: the boot fingerprints differ")
 	default:
-		bootRow.State, bootSame = StateSame, true
+		row.State, same = StateSame, true
 	}
-	dec.rows = append(dec.rows, bootRow)
-	types := slices.Clone(a.types)
-	for _, t := range b.types {
+	dec.rows = append(dec.rows, row)
+	return same
+}
+
+func unionTypes(a, b []string) []string {
+	types := slices.Clone(a)
+	for _, t := range b {
 		if !slices.Contains(types, t) {
 			types = append(types, t)
 		}
 	}
-	// Ids on both sides, per type; where a side lacks one, the inode hash.
-	var idDiffer, unbootedDiffer, inoDiffer, compared, advisoryOnly []string
-	for _, t := range types {
-		ia, aok := a.ids[t]
-		ib, bok := b.ids[t]
-		row := PlacementField{Key: "probe_provenance.identity." + t, Role: RoleProof}
-		bootsDiffer := a.boot != nil && b.boot != nil && !bootSame
-		switch {
-		case bootsDiffer:
-			row.Role, row.State = RoleInfo, StateNotComparable
-			row.A, row.B = Value{Present: aok, JSON: ia}, Value{Present: bok, JSON: ib}
-			if !aok {
-				row.A = strValue(nil)
-			}
-			if !bok {
-				row.B = strValue(nil)
-			}
-			row.Says = "ids of different boots are not comparable"
-		case aok && bok && (bootSame || ia != ib):
-			row.A, row.B = Value{Present: true, JSON: ia}, Value{Present: true, JSON: ib}
-			switch {
-			case ia == ib:
-				row.State = StateSame
-				compared = append(compared, t)
-			case bootSame:
-				row.State, row.Says = StateDiffers, "another "+t+" namespace (the kernel never reuses an id during a boot)"
-				idDiffer = append(idDiffer, t)
-			default:
-				// Without both boot fingerprints, different ids are still
-				// different places: another namespace, or another boot.
-				row.State, row.Says = StateDiffers, "another "+t+" namespace, or another boot (no boot fingerprint on "+sides(a.boot == nil, b.boot == nil)+")"
-				unbootedDiffer = append(unbootedDiffer, t)
-			}
-		default:
-			// No id on a side, or equal ids without both boot
-			// fingerprints (ids are small counters: every boot has a 4):
-			// the inode hashes, advisory.
-			ha, hb := a.inodes[t], b.inodes[t]
-			row.A, row.B = strValue(ptr(ha)), strValue(ptr(hb))
-			row.Role = RoleEvidence
-			switch {
-			case ha == "" || hb == "":
-				row.State, row.Says = StateMissing, "no comparable id and no inode hash on "+sides(ha == "", hb == "")
-			case ha != hb:
-				row.State, row.Says = StateDiffers, "another "+t+" namespace, or another boot (inode hashes)"
-				inoDiffer = append(inoDiffer, t)
-			default:
-				row.State, row.Says = StateSame, "advisory: the kernel reuses namespace inodes"
-				advisoryOnly = append(advisoryOnly, t)
-			}
-		}
-		dec.rows = append(dec.rows, row)
-	}
-	if dec.level != "" {
-		return dec
-	}
+	return types
+}
+
+// row is the placement row of namespace type t: the ids where both sides
+// have one; where a side lacks one, the inode hashes (advisory). It files
+// t under what it found.
+func (f *nsFindings) row(a, b identity, t string, bootSame, bootsDiffer bool) PlacementField {
+	ia, aok := a.ids[t]
+	ib, bok := b.ids[t]
+	row := PlacementField{Key: "probe_provenance.identity." + t, Role: RoleProof}
 	switch {
-	case bootSame && len(idDiffer) > 0:
-		dec.grade, dec.level, dec.differ = GradeProof, LevelAnotherNamespace, idDiffer
-		dec.because = append(dec.because, "same machine and boot, another namespace: "+strings.Join(idDiffer, ", "))
-	case len(unbootedDiffer) > 0:
-		dec.grade, dec.level, dec.differ = GradeProof, LevelAnotherNamespace, unbootedDiffer
-		dec.because = append(dec.because, "another namespace, or another boot: "+strings.Join(unbootedDiffer, ", "))
-	case bootSame && slices.Contains(compared, "mnt") && len(inoDiffer) == 0:
+	case bootsDiffer:
+		row.Role, row.State = RoleInfo, StateNotComparable
+		row.A, row.B = Value{Present: aok, JSON: ia}, Value{Present: bok, JSON: ib}
+		if !aok {
+			row.A = strValue(nil)
+		}
+		if !bok {
+			row.B = strValue(nil)
+		}
+		row.Says = "ids of different boots are not comparable"
+	case aok && bok && (bootSame || ia != ib):
+		row.A, row.B = Value{Present: true, JSON: ia}, Value{Present: true, JSON: ib}
+		switch {
+		case ia == ib:
+			row.State = StateSame
+			f.compared = append(f.compared, t)
+		case bootSame:
+			row.State, row.Says = StateDiffers, "another "+t+" namespace (the kernel never reuses an id during a boot)"
+			f.idDiffer = append(f.idDiffer, t)
+		default:
+			// Without both boot fingerprints, different ids are still
+			// different places: another namespace, or another boot.
+			row.State, row.Says = StateDiffers, "another "+t+" namespace, or another boot (no boot fingerprint on "+sides(a.boot == nil, b.boot == nil)+")"
+			f.unbootedDiffer = append(f.unbootedDiffer, t)
+		}
+	default:
+		// No id on a side, or equal ids without both boot fingerprints
+		// (ids are small counters: every boot has a 4): the inode
+		// hashes, advisory.
+		ha, hb := a.inodes[t], b.inodes[t]
+		row.A, row.B = strValue(ptr(ha)), strValue(ptr(hb))
+		row.Role = RoleEvidence
+		switch {
+		case ha == "" || hb == "":
+			row.State, row.Says = StateMissing, "no comparable id and no inode hash on "+sides(ha == "", hb == "")
+		case ha != hb:
+			row.State, row.Says = StateDiffers, "another "+t+" namespace, or another boot (inode hashes)"
+			f.inoDiffer = append(f.inoDiffer, t)
+		default:
+			row.State, row.Says = StateSame, "advisory: the kernel reuses namespace inodes"
+			f.advisoryOnly = append(f.advisoryOnly, t)
+		}
+	}
+	return row
+}
+
+// rootRow is the placement row of the root (identity.root): on one boot,
+// unique mount ids that differ, or one unique mount whose root inodes
+// differ (a chroot into a directory of it), prove another root; device
+// and inode alone are advisory.
+func rootRow(a, b identity, bootSame, bootsDiffer bool) (PlacementField, rootFinding) {
+	ra, rb := a.root, b.root
+	row := PlacementField{Key: "probe_provenance.identity.root", Role: RoleProof, A: rootValue(ra), B: rootValue(rb)}
+	var f rootFinding
+	switch {
+	case ra == nil || rb == nil:
+		row.Role, row.State, row.Says = RoleEvidence, StateMissing, "no root identity on "+sides(ra == nil, rb == nil)+" (an older aorta-probe)"
+	case bootsDiffer:
+		row.Role, row.State, row.Says = RoleInfo, StateNotComparable, "mount ids of different boots are not comparable"
+	case ra.mount != "" && rb.mount != "" && ra.mount != rb.mount:
+		row.State, f = StateDiffers, rootFinding{differs: true, proof: true}
+		row.Says = "another root: another mount of / (the kernel never reuses a mount id during a boot)"
+		if !bootSame {
+			row.Says = "another root, or another boot (no boot fingerprint on " + sides(a.boot == nil, b.boot == nil) + ")"
+		}
+	case bootSame && ra.mount != "" && ra.mount == rb.mount && ra.file != "" && rb.file != "":
+		row.State = StateSame
+		if ra.file != rb.file {
+			row.State, row.Says, f = StateDiffers, "another root: another directory of the same mount (a chroot)", rootFinding{differs: true, proof: true}
+		}
+	default:
+		row.Role = RoleEvidence
+		switch {
+		case ra.file == "" || rb.file == "":
+			row.State, row.Says = StateMissing, "no unique mount id and no device and inode on "+sides(ra.file == "", rb.file == "")
+		case ra.file != rb.file:
+			row.State, row.Says, f = StateDiffers, "another root directory, or another boot (device and inode)", rootFinding{differs: true}
+		default:
+			row.State, row.Says = StateSame, "advisory: no unique mount id on "+sides(ra.mount == "", rb.mount == "")
+		}
+	}
+	return row, f
+}
+
+func rootValue(r *rootIdentity) Value {
+	if r == nil {
+		return Value{}
+	}
+	s := "mount " + r.mount
+	if r.mount == "" {
+		s = "mount null"
+	}
+	if r.file != "" {
+		s += ", device/inode " + r.file
+	}
+	return strValue(&s)
+}
+
+// conclude decides the level when the boots did not: a proof of another
+// namespace or root first, then the proof of the same place, then the
+// advisory inode hashes and root files.
+func (dec *idDecision) conclude(ns nsFindings, root rootFinding, bootSame bool) {
+	switch {
+	case bootSame && len(ns.idDiffer) > 0:
+		dec.grade, dec.level, dec.differ = GradeProof, LevelAnotherNamespace, ns.idDiffer
+		dec.because = append(dec.because, "same machine and boot, another namespace: "+strings.Join(ns.idDiffer, ", "))
+	case len(ns.unbootedDiffer) > 0:
+		dec.grade, dec.level, dec.differ = GradeProof, LevelAnotherNamespace, ns.unbootedDiffer
+		dec.because = append(dec.because, "another namespace, or another boot: "+strings.Join(ns.unbootedDiffer, ", "))
+	case root.differs && root.proof:
+		dec.grade, dec.level = GradeProof, LevelAnotherRoot
+		dec.because = append(dec.because, either(bootSame, "same machine and boot, another root", "another root, or another boot"))
+	case bootSame && slices.Contains(ns.compared, "mnt") && len(ns.inoDiffer) == 0 && !root.differs:
 		dec.grade, dec.level = GradeProof, LevelSamePlace
-	case len(inoDiffer) > 0:
+	case len(ns.inoDiffer) > 0:
 		// A different inode is a different namespace at the time of each
 		// probe (or another boot): a proof of a different place.
-		dec.grade, dec.level, dec.differ = GradeAdvisory, LevelAnotherNamespace, inoDiffer
-		what := "another namespace, or another boot: "
-		if bootSame {
-			what = "same machine and boot, another namespace: "
-		}
-		dec.because = append(dec.because, what+strings.Join(inoDiffer, ", ")+" (inode hashes)")
-	case len(advisoryOnly) > 0:
+		dec.grade, dec.level, dec.differ = GradeAdvisory, LevelAnotherNamespace, ns.inoDiffer
+		what := either(bootSame, "same machine and boot, another namespace: ", "another namespace, or another boot: ")
+		dec.because = append(dec.because, what+strings.Join(ns.inoDiffer, ", ")+" (inode hashes)")
+	case root.differs:
+		// A root directory keeps its inode: another inode is another
+		// directory (or another boot).
+		dec.grade, dec.level = GradeAdvisory, LevelAnotherRoot
+		dec.because = append(dec.because, either(bootSame, "same machine and boot, another root", "another root, or another boot")+" (device and inode)")
+	case len(ns.advisoryOnly) > 0:
 		dec.grade, dec.level = GradeAdvisory, LevelSamePlace
 	}
-	return dec
+}
+
+// either is yes when cond holds, else no.
+func either(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
 }
 
 func ptr(s string) *string {

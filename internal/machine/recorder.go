@@ -54,6 +54,19 @@ type NamespaceAnswer struct {
 	Reason string
 }
 
+// RootAnswer is what the kernel said of the filesystem root the probe
+// described (statx of it, docs/isolation.md#placement-identity): the mount
+// id with the statx mask bit that answered it (STATX_MNT_ID_UNIQUE, never
+// reused during a boot, or STATX_MNT_ID, reused), why there is no unique
+// one, and the root's device ("major:minor") and inode ("" when unknown).
+type RootAnswer struct {
+	MountID uint64
+	Source  string // "" when no mount id was answered
+	Reason  string // why there is no STATX_MNT_ID_UNIQUE id
+	Device  string
+	Inode   uint64
+}
+
 // Seams are what a collection reads of the machine besides its files:
 // what a capture records and a replay answers.
 type Seams struct {
@@ -67,6 +80,7 @@ type Seams struct {
 	Runner      Runner
 	Uname       func() (Uname, error)
 	NamespaceID func(kind string) NamespaceAnswer
+	RootID      func() RootAnswer
 	// TempName gives the random part of a temp file's name by attempt.
 	TempName func(attempt int) string
 }
@@ -113,6 +127,7 @@ type Recorder struct {
 	temps    map[int]string             // TempName's answer by attempt, the first one
 	nsIDs    map[string]NamespaceAnswer // NamespaceID's answers by type
 	cut      *Cut                       // where the collection was cut short (SetCut)
+	rootID   *RootAnswer                // RootID's answer, once asked
 	seams    Seams
 	policy   Policy
 }
@@ -257,6 +272,15 @@ func (rc *Recorder) Attach(opt Seams, root *FS, p Policy) Seams {
 		rc.nsIDs[kind] = a
 		rc.mu.Unlock()
 		return a
+	}
+	if rootID := opt.RootID; rootID != nil {
+		opt.RootID = func() RootAnswer {
+			a := rootID()
+			rc.mu.Lock()
+			rc.rootID = &a
+			rc.mu.Unlock()
+			return a
+		}
 	}
 	opt.Uname = func() (Uname, error) {
 		u, err := uname()
@@ -521,6 +545,17 @@ func (rc *Recorder) settings(header string, red func(string) string) string {
 			fmt.Fprintf(&set, "namespace-id: %s %d %s\n", kind, a.ID, a.Source)
 		} else if ok {
 			fmt.Fprintf(&set, "namespace-id-reason: %s %s\n", kind, a.Reason)
+		}
+	}
+	if a := rc.rootID; a != nil {
+		if a.Source != "" {
+			fmt.Fprintf(&set, "root-mount-id: %d %s\n", a.MountID, a.Source)
+		}
+		if a.Reason != "" {
+			fmt.Fprintf(&set, "root-id-reason: %s\n", a.Reason)
+		}
+		if a.Device != "" {
+			fmt.Fprintf(&set, "root-inode: %s %d\n", a.Device, a.Inode)
 		}
 	}
 	for _, kv := range rc.policy.Settings {

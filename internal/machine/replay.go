@@ -37,7 +37,8 @@ type Replay struct {
 	sums     map[string]string // machine path → "sha256:…"
 	temps    map[int]string    // the captured TempName answers by attempt
 	nsIDs    map[string]NamespaceAnswer
-	cut      *Cut // where the capture was cut short, nil when it was not
+	cut      *Cut        // where the capture was cut short, nil when it was not
+	rootID   *RootAnswer // the root-* settings, nil when none
 
 	mu   sync.Mutex
 	cmds map[string][]recCmd
@@ -147,6 +148,10 @@ func (r *Replay) setting(k, v string) error {
 			return fmt.Errorf("namespace-id: %q: %w", v, err)
 		}
 		r.nsIDs[kind] = NamespaceAnswer{ID: n, Source: src}
+	case "root-mount-id", "root-id-reason", "root-inode":
+		if err := r.rootSetting(k, v); err != nil {
+			return err
+		}
 	case "env":
 		n, val, _ := strings.Cut(v, "=")
 		r.env[n] = val
@@ -344,6 +349,32 @@ func (r *Replay) programs() []string {
 	return out
 }
 
+// rootSetting reads one root-* line of the archive's settings into the
+// captured RootAnswer.
+func (r *Replay) rootSetting(k, v string) error {
+	if r.rootID == nil {
+		r.rootID = &RootAnswer{}
+	}
+	a, b, _ := strings.Cut(v, " ")
+	switch k {
+	case "root-id-reason":
+		r.rootID.Reason = v
+	case "root-mount-id":
+		n, err := strconv.ParseUint(a, 10, 64)
+		if err != nil || b == "" {
+			return fmt.Errorf("root-mount-id: %q: want ID SOURCE", v)
+		}
+		r.rootID.MountID, r.rootID.Source = n, b
+	case "root-inode":
+		n, err := strconv.ParseUint(b, 10, 64)
+		if err != nil || a == "" {
+			return fmt.Errorf("root-inode: %q: want MAJOR:MINOR INODE", v)
+		}
+		r.rootID.Device, r.rootID.Inode = a, n
+	}
+	return nil
+}
+
 // Close removes the expanded root.
 func (r *Replay) Close() error { return os.RemoveAll(r.dir) }
 
@@ -369,6 +400,12 @@ func (r *Replay) Seams(p Policy, fallback func(attempt int) string) Seams {
 			return a
 		}
 		return NamespaceAnswer{Reason: "not in the capture (an archive of an older aorta-probe)"}
+	}
+	opt.RootID = func() RootAnswer {
+		if r.rootID != nil {
+			return *r.rootID
+		}
+		return RootAnswer{Reason: "not in the capture (an archive of an older aorta-probe)"}
 	}
 	opt.Uname = func() (Uname, error) {
 		if r.uname == nil {

@@ -1,10 +1,12 @@
 package machine
 
 import (
+	"aorta-probe/internal/fakeroot"
 	"context"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -112,5 +114,47 @@ func TestReplayCut(t *testing.T) {
 	var none *Cut
 	if _, ok := none.Probe("hip"); ok {
 		t.Errorf("no cut, yet hip unfinished")
+	}
+}
+
+// TestReplayRootID: the root's identity is recorded in the archive's
+// settings and answered by the replay as captured; an archive without it
+// says so; a malformed line is an error naming it.
+func TestReplayRootID(t *testing.T) {
+	keep := func(argv []string) []string { return argv }
+	for _, want := range []RootAnswer{
+		{MountID: 2147483651, Source: "STATX_MNT_ID_UNIQUE", Device: "259:1", Inode: 2},
+		{MountID: 23, Source: "STATX_MNT_ID", Reason: "STATX_MNT_ID_UNIQUE not answered (a kernel before 6.8); STATX_MNT_ID is reused", Device: "8:1", Inode: 131073},
+		{Reason: "statx: EPERM (refused, e.g. by a seccomp policy)"},
+		{},
+	} {
+		root := t.TempDir()
+		rc := NewRecorder(false)
+		opt := rc.Attach(Seams{Root: root, Cwd: "/", RootID: func() RootAnswer { return want }}, NewFS(root, "/", false), Policy{RedactArgv: keep})
+		opt.RootID()
+		a, err := fakeroot.Parse(rc.Archive("test\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewReplay(a, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := r.Seams(Policy{RedactArgv: keep}, nil).RootID()
+		if want == (RootAnswer{}) {
+			want.Reason = "not in the capture (an archive of an older aorta-probe)"
+		}
+		if got != want {
+			t.Errorf("replayed %+v, want %+v", got, want)
+		}
+	}
+	for _, line := range []string{"root-mount-id: x STATX_MNT_ID_UNIQUE", "root-mount-id: 7", "root-inode: 8:1 x", "root-inode: 8:1"} {
+		a, err := fakeroot.Parse([]byte("capture-root: /\n" + line + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewReplay(a, t.TempDir()); err == nil || !strings.Contains(err.Error(), strings.Split(line, ":")[0]) {
+			t.Errorf("%q: error %v", line, err)
+		}
 	}
 }

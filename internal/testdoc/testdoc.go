@@ -150,6 +150,17 @@ func Identity(boot any, ids []any, inodes []any) Edit {
 	}
 }
 
+// Root sets probe_provenance.identity.root: the mount id and its source
+// (nil: none), device and inode (nil: unknown). Apply it after Identity.
+func Root(mountID, source, device, inode any) Edit {
+	var reason any
+	if source != "STATX_MNT_ID_UNIQUE" {
+		reason = "STATX_MNT_ID_UNIQUE not answered (a kernel before 6.8)"
+	}
+	return Set("probe_provenance.identity.root", Object{{Key: "mount_id", Value: mountID}, {Key: "source", Value: source},
+		{Key: "reason", Value: reason}, {Key: "device", Value: device}, {Key: "inode", Value: inode}})
+}
+
 // HostIDs are the namespace ids of a host process on boot "boot:aa".
 var HostIDs = []any{pyjson.Number("4"), pyjson.Number("3"), pyjson.Number("4100"), pyjson.Number("4099"),
 	pyjson.Number("1"), pyjson.Number("4098"), pyjson.Number("5"), pyjson.Number("2")}
