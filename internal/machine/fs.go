@@ -242,28 +242,65 @@ func (r *FS) OpenFor(p string, flags int, hashing bool) (*os.File, error) {
 }
 
 func (r *FS) OpenUnwatched(p string, flags int) (*os.File, error) {
-	ap, ok := r.Abs(p)
-	if en, bad := r.errs["open "+ap]; bad && ok && flags&OPath == 0 {
-		return nil, PathErr("open", p, en)
-	}
-	if !ok {
-		return nil, PathErr("open", p, syscall.ENOENT)
-	}
 	if r.Live() {
+		if err := r.refused(p, flags); err != nil {
+			return nil, err
+		}
+		ap, _ := r.Abs(p)
 		f, err := os.OpenFile(ap, flags, 0)
 		if err != nil {
 			return nil, Logical(err, p)
 		}
 		return f, nil
 	}
+	fd, err := r.openFD(p, flags)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), p), nil
+}
+
+// refused is the error open of p answers without asking the kernel: a
+// fault the root holds for it (a replay's recorded error), or ENOENT for
+// a relative p when the working directory is unknown.
+func (r *FS) refused(p string, flags int) error {
+	ap, ok := r.Abs(p)
+	if en, bad := r.errs["open "+ap]; bad && ok && flags&OPath == 0 {
+		return PathErr("open", p, en)
+	}
+	if !ok {
+		return PathErr("open", p, syscall.ENOENT)
+	}
+	return nil
+}
+
+// openFD is OpenUnwatched's file descriptor, for the reads that need no
+// *os.File (readHeadFD).
+func (r *FS) openFD(p string, flags int) (int, error) {
+	if err := r.refused(p, flags); err != nil {
+		return -1, err
+	}
+	ap, _ := r.Abs(p)
+	if r.Live() {
+		for {
+			fd, err := syscall.Open(ap, flags|syscall.O_CLOEXEC, 0)
+			switch {
+			case err == syscall.EINTR:
+				continue
+			case err != nil:
+				return -1, PathErr("open", p, err)
+			}
+			return fd, nil
+		}
+	}
 	fd, ok, err := r.openat2(ap, flags)
 	if !ok {
 		fd, err = r.openWalk(ap, flags)
 	}
 	if err != nil {
-		return nil, PathErr("open", p, err)
+		return -1, PathErr("open", p, err)
 	}
-	return os.NewFile(uintptr(fd), p), nil
+	return fd, nil
 }
 
 // openWalk is open without openat2: the path is resolved by walk, then the
@@ -778,6 +815,9 @@ func (r *FS) OpenRegularFor(p string, hashing bool) (*os.File, fs.FileInfo, erro
 // shorter); see openRegular. procfs and sysfs files (size 0 in stat) are
 // read until EOF.
 func (r *FS) ReadHead(p string, n int64) ([]byte, error) {
+	if r.watch == nil {
+		return r.readHeadFD(p, n)
+	}
 	f, fi, err := r.OpenRegular(p)
 	if err != nil {
 		return nil, err
@@ -788,6 +828,62 @@ func (r *FS) ReadHead(p string, n int64) ([]byte, error) {
 		return nil, PathErr("read", p, err)
 	}
 	return b, nil
+}
+
+// readHeadFD is ReadHead where no watcher needs the open file: the same
+// checks and answers through bare system calls (open, fstat, read until
+// EOF, close), without the *os.File whose non-blocking check, poller
+// registration and second fstat cost two or three more per file (a GPU
+// node's sysfs is hundreds of small files: docs/hardware.md, "Cost").
+func (r *FS) readHeadFD(p string, n int64) ([]byte, error) {
+	fd, err := r.openFD(p, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
+		return nil, PathErr("stat", p, err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		errno := syscall.EINVAL
+		if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+			errno = syscall.EISDIR
+		}
+		return nil, &fs.PathError{Op: "read", Path: p, Err: errno}
+	}
+	b, err := readAtMost(fdReader(fd), n, st.Size)
+	if err != nil {
+		return nil, PathErr("read", p, err)
+	}
+	return b, nil
+}
+
+// fdReader reads a file descriptor (read(2), EINTR retried; 0 bytes is
+// io.EOF).
+type fdReader int
+
+func (fd fdReader) Read(b []byte) (int, error) {
+	for {
+		n, err := syscall.Read(int(fd), b)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(b) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func ignoringEINTR(f func() error) error {
+	for {
+		if err := f(); err != syscall.EINTR {
+			return err
+		}
+	}
 }
 
 // readAtMost reads r until EOF, n bytes at most, into a buffer sized for
