@@ -253,11 +253,15 @@ func (d *daemons) start(t *testing.T, name, path string, args ...string) {
 	d.logf = append(d.logf, logPath)
 }
 
-// stop ends every daemon by its pid, SIGTERM then, after 10 s, SIGKILL of
-// its group (an error: it should end on SIGTERM).
-func (d *daemons) stop(t *testing.T) {
-	for i := len(d.cmds) - 1; i >= 0; i-- {
-		cmd := d.cmds[i]
+// stop ends every daemon by its pid (stopDaemons).
+func (d *daemons) stop(t *testing.T) { stopDaemons(t, d.cmds) }
+
+// stopDaemons ends the daemons a test started, the last first, each by its
+// pid: SIGTERM then, after 10 s, SIGKILL of its group (an error: it should
+// end on SIGTERM).
+func stopDaemons(t *testing.T, cmds []*exec.Cmd) {
+	for i := len(cmds) - 1; i >= 0; i-- {
+		cmd := cmds[i]
 		cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()

@@ -423,19 +423,7 @@ func (c *slurmCluster) stop(t *testing.T) {
 	if t.Failed() {
 		c.logs(t)
 	}
-	for i := len(c.daemons) - 1; i >= 0; i-- {
-		cmd := c.daemons[i]
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Errorf("%s did not end on SIGTERM within 10 s: killed", cmd.Path)
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-	}
+	stopDaemons(t, c.daemons)
 	if b, err := exec.Command("runc", "--root", c.runcRoot, "list", "--quiet").Output(); err == nil {
 		for _, id := range strings.Fields(string(b)) {
 			t.Errorf("container %s left behind: deleted", id)

@@ -11,7 +11,6 @@ import (
 
 	"aorta-probe/cli"
 	"aorta-probe/cli/output"
-	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/probe"
 	"aorta-probe/triage"
@@ -108,23 +107,17 @@ func (c Derived) check(cfg *config, pos []string) error {
 	if i := slices.IndexFunc(cfg.flags, func(f string) bool { return slices.Contains(onlyCapture, f) }); i >= 0 {
 		return fmt.Errorf("%s is the capture's; %s writes its own output", cfg.flags[i], c.Name)
 	}
-	switch {
-	case len(pos) > 2:
-		return fmt.Errorf("unexpected extra argument %s (DOC and OUT at most)", pyfmt.Repr(pos[2]))
-	case len(pos) == 2 && cfg.outFlag != "":
-		return errors.New("give the output path once: as OUT or with -o, not both")
-	case len(pos) == 2:
-		cfg.out = pos[1]
-	case cfg.outFlag != "":
-		cfg.out = cfg.outFlag
-	default:
-		cfg.out = "-"
+	// The first positional argument is DOC, the rest OUT (as the capture
+	// takes it: once, as OUT or -o).
+	var out []string
+	if len(pos) > 0 {
+		out = pos[1:]
+	}
+	if err := cfg.setOut(out); err != nil {
+		return err
 	}
 	if len(pos) > 0 && pos[0] == "" {
 		return errors.New("DOC must be a non-empty path (- for standard input)")
-	}
-	if cfg.out == "" {
-		return errors.New("OUT must be a non-empty path (- or no OUT for stdout)")
 	}
 	if len(pos) > 0 {
 		for _, f := range cfg.flags {
