@@ -49,7 +49,11 @@ var hermeticDir = sync.OnceValues(func() (string, error) {
 
 var hermeticMade string
 
+// TestMain lets the tests that call t.Parallel (they wait on interpreters,
+// fake tools and timeouts) overlap 2 per CPU unless -parallel says
+// otherwise (testtree.DefaultParallel), and removes the hermetic bin.
 func TestMain(m *testing.M) {
+	testtree.DefaultParallel(testtree.WaitingParallel())
 	code := m.Run()
 	if hermeticMade != "" {
 		os.RemoveAll(hermeticMade)
