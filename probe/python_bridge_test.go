@@ -172,6 +172,7 @@ func pythonVersionOf(t *testing.T, python string) string {
 }
 
 func TestBridgeRealPython(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	siteA, siteB := filepath.Join(dir, "siteA"), filepath.Join(dir, "siteB")
@@ -568,6 +569,7 @@ func helperStreamOf(t *testing.T, python, dir, site string, stdin []byte, args .
 // without each package and distribution, a distribution without its
 // package, a namespace torchrec, an .egg and a zip on the path.
 func TestHelperDifferential(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	src, err := os.ReadFile("python_helper.py")
 	if err != nil {
@@ -609,6 +611,7 @@ func TestHelperDifferential(t *testing.T) {
 	}
 	for name, fill := range sites {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			site := filepath.Join(dir, "site")
 			os.MkdirAll(site, 0o755)
@@ -742,6 +745,7 @@ func TestBridgeTorchRaises(t *testing.T) {
 }
 
 func TestBridgeHangingTorch(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
@@ -876,6 +880,7 @@ func TestBridgeROCmImportRoots(t *testing.T) {
 }
 
 func TestBridgeSlowFailingTorch(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
@@ -897,34 +902,36 @@ func TestBridgeSlowFailingTorch(t *testing.T) {
 // TestInstallKinds covers pytorch_build.install_kind's editable and in-tree
 // source detections with the real interpreter.
 func TestInstallKinds(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	torch := map[string]string{"torch/__init__.py": "__version__ = '2.10.0a0+gitabcdef0'\n"}
 	for _, tc := range []struct {
 		name  string
-		setup func(dir, site string)
+		setup func(t *testing.T, dir, site string)
 		kind  string
 		src   string // relative to dir
 	}{
-		{"editable via direct_url.json", func(dir, site string) {
+		{"editable via direct_url.json", func(t *testing.T, dir, site string) {
 			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
 			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": true}}`})
 		}, "editable", "src"},
-		{"editable flag false", func(dir, site string) {
+		{"editable flag false", func(t *testing.T, dir, site string) {
 			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
 			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": false}}`})
 		}, "wheel", ""},
-		{"broken direct_url.json", func(dir, site string) {
+		{"broken direct_url.json", func(t *testing.T, dir, site string) {
 			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `[1, 2`})
 		}, "wheel", ""},
-		{"checkout around torch", func(dir, site string) {
+		{"checkout around torch", func(t *testing.T, dir, site string) {
 			writeFiles(t, site, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "third_party/x": ""})
 		}, "source", "site"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			site := filepath.Join(dir, "site")
 			writeFiles(t, site, torch)
-			tc.setup(dir, site)
+			tc.setup(t, dir, site)
 			opt := bridgeOptions(map[string]string{}, []string{})
 			opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
 			pb := Collect(context.Background(), opt).PytorchBuild
@@ -1029,6 +1036,7 @@ func TestImportOutcome(t *testing.T) {
 // interpreter says directly. The interpreter is $AORTA_TEST_TORCH_PYTHON,
 // else /usr/bin/python3; the test skips when it cannot import torch.
 func TestRealTorch(t *testing.T) {
+	t.Parallel()
 	python := os.Getenv("AORTA_TEST_TORCH_PYTHON")
 	if python == "" {
 		python = "/usr/bin/python3"
@@ -1053,9 +1061,24 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
   "arch": list(torch.cuda.get_arch_list()),
   "sdpa": [g(n) for n in ("flash_sdp_enabled", "mem_efficient_sdp_enabled", "math_sdp_enabled", "cudnn_sdp_enabled")]}))
 `
-	out, err := exec.Command(python, "-c", script).Output()
-	if err != nil {
-		t.Skipf("%s cannot import torch (%v): no real torch to describe", python, err)
+	// What the interpreter says and what the probe describes are asked
+	// side by side: each imports torch, seconds of CPU.
+	type answer struct {
+		out []byte
+		err error
+	}
+	direct := make(chan answer, 1)
+	go func() {
+		out, err := exec.Command(python, "-c", script).Output()
+		direct <- answer{out, err}
+	}()
+	path := hermeticPath(t)
+	opt := bridgeOptions(map[string]string{"PATH": strings.Join(path, ":")}, path)
+	opt.Python.Interpreter = python
+	snap := Collect(context.Background(), opt)
+	a := <-direct
+	if a.err != nil {
+		t.Skipf("%s cannot import torch (%v): no real torch to describe", python, a.err)
 	}
 	var want struct {
 		Version, Git string
@@ -1064,13 +1087,9 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
 		Arch         []string
 		SDPA         []*bool
 	}
-	if err := json.Unmarshal(out, &want); err != nil {
+	if err := json.Unmarshal(a.out, &want); err != nil {
 		t.Fatal(err)
 	}
-	path := hermeticPath(t)
-	opt := bridgeOptions(map[string]string{"PATH": strings.Join(path, ":")}, path)
-	opt.Python.Interpreter = python
-	snap := Collect(context.Background(), opt)
 	t.Logf("described torch %s with %s", want.Version, python)
 	wantSnapReasons(t, snap, "python_version")
 	wantSnapReasons(t, snap, "pytorch_version")
@@ -1114,6 +1133,7 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
 // again with the bootstrap alone: the document is the same either way
 // (the second run is the bootstrap alone through a pipe, as before).
 func TestHelperStdinSeekable(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")

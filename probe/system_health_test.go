@@ -62,6 +62,7 @@ func FuzzParseRDHCJSON(f *testing.F) {
 }
 
 func TestSystemHealthHostile(t *testing.T) {
+	t.Parallel()
 	const rdhc = "echo 'must run via sudo' >&2; exit 99"
 	for _, tc := range []struct{ name, sudo, reason string }{
 		{"never exits", rdhcSudo("exec sleep 600"), "system_health: rdhc exceeded 30s timeout"},
@@ -169,6 +170,7 @@ func TestSystemHealthHostile(t *testing.T) {
 // Collect returns even if the system_health probe was abandoned at the
 // deadline and has not reached its own cleanup.
 func TestRDHCTempRemovedWhenAbandoned(t *testing.T) {
+	t.Parallel()
 	_, root := toolState(t, map[string]string{"rdhc": "exit 99", "sudo": "exit 99"})
 	release := make(chan struct{})
 	defer close(release)
