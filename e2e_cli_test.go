@@ -20,6 +20,7 @@ import (
 // with one line on stderr, whatever goes there (the document, --field,
 // --summary, --help); stdout that is merely /dev/null is written.
 func TestE2EStdoutWriteFailures(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	empty := t.TempDir()
 	env := baseEnv(t)

@@ -347,6 +347,7 @@ func TestAwaitOnlyAbove(t *testing.T) {
 // escaping relative link into a host tree holding a planted ROCm
 // Nothing planted may appear in the document, with either resolver.
 func TestHostileRoot(t *testing.T) {
+	t.Parallel()
 	root, err := fakeroot.Hostile(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -536,6 +537,7 @@ esac`,
 // so for the roots and the interpreter), modinfo would run only after the
 // interpreter was killed at its timeout.
 func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	release := filepath.Join(t.TempDir(), "release")
 	writeFiles(t, root, map[string]string{

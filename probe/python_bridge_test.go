@@ -489,6 +489,9 @@ sys.exit(0 if ast.dump(shipped) == want else "the shipped helper parses differen
 // -update rewrites it. That the shipped code reports what the source does
 // is TestHelperDifferential's job.
 func TestHelperStdin(t *testing.T) {
+	if !*update { // -update rewrites pythonHelperStdin, which the others read
+		t.Parallel()
+	}
 	want := shippedHelper(t)
 	if *update {
 		var z bytes.Buffer
@@ -708,6 +711,7 @@ func TestBridgeMissingInterpreter(t *testing.T) {
 }
 
 func TestBridgeBrokenInterpreter(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho 'SyntaxError: invalid syntax' >&2\nexit 3\n"})
 	snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
@@ -725,6 +729,7 @@ func TestBridgeBrokenInterpreter(t *testing.T) {
 }
 
 func TestBridgeTorchRaises(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
@@ -799,6 +804,7 @@ func TestBridgeHangingTorch(t *testing.T) {
 // TestBridgeSourceTree is an AORTA_PYTORCH_SRC source tree next to a wheel
 // torch: install kind, submodule SHAs by git, CMakeCache and build.ninja.
 func TestBridgeSourceTree(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	git, err := exec.LookPath("git")
 	if err != nil {
@@ -860,6 +866,7 @@ func TestBridgeSourceTree(t *testing.T) {
 // with no ROCM_PATH and no usable /opt/rocm, the wheel roots come from
 // find_spec("_rocm_sdk_core") in the workload interpreter.
 func TestBridgeROCmImportRoots(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	if machine.NewFS("/", "/", false).IsDir("/opt/rocm") {
 		t.Skip("/opt/rocm exists on this machine: step 2 answers before the import system")
@@ -951,6 +958,7 @@ func TestInstallKinds(t *testing.T) {
 // (the marker set) runs no interpreter; the helper run carries the marker;
 // a copy of the probe answering with its own document is named as such.
 func TestBridgeLoops(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
 	self := filepath.Join(dir, "self")
