@@ -14,7 +14,9 @@
 //
 // With -list it prints instead one "PACKAGE TEST STATUS" line per test,
 // sorted: two such lists diffed show whether two runs covered the same
-// tests.
+// tests (a subtest named after a t.TempDir has its random digits replaced
+// by N; one named after the checkout's path still differs between two
+// checkouts).
 //
 //	go run ./scripts/testtimings [-n 25] [-list] [FILE.json ...]   (stdin when no file)
 package main
@@ -26,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -144,6 +147,9 @@ func read(r io.Reader) ([]*pkg, error) {
 	return order, sc.Err()
 }
 
+// tempDigits are the random digits of a t.TempDir name inside a test name.
+var tempDigits = regexp.MustCompile(`(Test[A-Za-z0-9_]*?)[0-9]{5,}/`)
+
 func topLevel(t *test) bool { return !strings.Contains(t.name, "/") }
 
 func printList(w io.Writer, pkgs []*pkg) {
@@ -154,7 +160,7 @@ func printList(w io.Writer, pkgs []*pkg) {
 			if status == "" {
 				status = "unfinished"
 			}
-			lines = append(lines, p.name+" "+t.name+" "+status)
+			lines = append(lines, p.name+" "+tempDigits.ReplaceAllString(t.name, "${1}N/")+" "+status)
 		}
 	}
 	slices.Sort(lines)
