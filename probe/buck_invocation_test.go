@@ -311,6 +311,11 @@ func TestBuckFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.timeout == 0 {
+				// The timeout case runs alone: every command it runs has
+				// the real 1 s timeout.
+				t.Parallel()
+			}
 			_, app := fakeProject(t, tt.files)
 			ctx := ctxOf(t, "config=service.token=private-placeholder")
 			snap := collectBuck(t, fakeBin(t, "buck2"), app, BuckOptions{Target: "//app:trainer", Context: ctx, Timeout: tt.timeout}, nil)
