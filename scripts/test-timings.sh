@@ -17,20 +17,23 @@
 # Run as root with AORTA_PROBE_REQUIRE_SANDBOXES=1 for the real-sandbox
 # cases (docs/design-notes.md, "Testing").
 set -euo pipefail
-cd "$(dirname "$0")/.."
+
+# abs is $1 made absolute against the directory the script was started in.
+abs() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 
 n=25 out="" list="" report=""
 pkgs=() flags=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) n="$2"; shift 2 ;;
-	-o) out="$2"; shift 2 ;;
-	-list) list="$2"; shift 2 ;;
-	-r) report="$2"; shift 2 ;;
+	-o) out="$(abs "$2")"; shift 2 ;;
+	-list) list="$(abs "$2")"; shift 2 ;;
+	-r) report="$(abs "$2")"; shift 2 ;;
 	--) shift; flags=("$@"); break ;;
 	*) pkgs+=("$1"); shift ;;
 	esac
 done
+cd "$(dirname "$0")/.."
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
 
 tool="$(mktemp -d)"
