@@ -196,6 +196,7 @@ func TestBridgeRealPython(t *testing.T) {
 	env := map[string]string{"PATH": strings.Join(path, ":"), "HOME": dir}
 
 	t.Run("explicit --python wins over python3 on PATH", func(t *testing.T) {
+		t.Parallel()
 		opt := bridgeOptions(env, path)
 		opt.Python.Interpreter = pyA
 		snap := Collect(context.Background(), opt)
@@ -205,6 +206,7 @@ func TestBridgeRealPython(t *testing.T) {
 		checkSiteA(t, snap, python, siteA, haveLib)
 	})
 	t.Run("AORTA_PROBE_PYTHON", func(t *testing.T) {
+		t.Parallel()
 		e := map[string]string{"PATH": env["PATH"], "AORTA_PROBE_PYTHON": pyA}
 		snap := Collect(context.Background(), bridgeOptions(e, path))
 		if v := ptrV(snap.PytorchVersion); v != "2.9.1+rocm7.2.1.gitff65f5bc" {
@@ -212,6 +214,7 @@ func TestBridgeRealPython(t *testing.T) {
 		}
 	})
 	t.Run("python3 on PATH: the venv with the CPU torch", func(t *testing.T) {
+		t.Parallel()
 		snap := Collect(context.Background(), bridgeOptions(env, path))
 		if v := ptrV(snap.PytorchVersion); v != "2.5.0+cpu" {
 			t.Errorf("pytorch_version %s", v)
@@ -1165,7 +1168,10 @@ func TestHelperStdinSeekable(t *testing.T) {
 		snap.CapturedAt, snap.Provenance = "", nil
 		return string(pyjson.Encode(snap))
 	}
-	file, pipe := doc("file-python"), doc("pipe-python")
+	// The two interpreters run side by side.
+	pipeDoc := make(chan string, 1)
+	go func() { pipeDoc <- doc("pipe-python") }()
+	file, pipe := doc("file-python"), <-pipeDoc
 	if file != pipe {
 		t.Errorf("seekable stdin and pipe give different documents:\n%s\n%s", file, pipe)
 	}
