@@ -84,7 +84,6 @@ func TestCollectPanicInProbe(t *testing.T) {
 // A probe that does not finish by the deadline is abandoned: the document
 // is still written, on time, with that block not captured and one reason.
 func TestCollectDeadline(t *testing.T) {
-	t.Parallel()
 	opt := dpkgRoot(t)
 	release := make(chan struct{})
 	defer close(release)

@@ -14,7 +14,6 @@ import (
 )
 
 func TestHIPHostile(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name, body string
 		hangs      bool

@@ -8,7 +8,6 @@ import (
 )
 
 func TestNICRunHostile(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name, lspci, sudo string
 		hang              []string

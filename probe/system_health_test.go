@@ -62,7 +62,6 @@ func FuzzParseRDHCJSON(f *testing.F) {
 }
 
 func TestSystemHealthHostile(t *testing.T) {
-	t.Parallel()
 	const rdhc = "echo 'must run via sudo' >&2; exit 99"
 	for _, tc := range []struct{ name, sudo, reason string }{
 		{"never exits", rdhcSudo("exec sleep 600"), "system_health: rdhc exceeded 30s timeout"},
