@@ -355,14 +355,14 @@ func (c *slurmCluster) run(t *testing.T, tool string, args ...string) string {
 	return stdout.String()
 }
 
-// waitJob polls the batch job id (scontrol, every 100 ms, for at most
+// waitJob polls the batch job id (scontrol, every 200 ms, for at most
 // 60 s) until it has n records (an array's tasks), each COMPLETED with
 // exit code 0:0: what `sbatch --wait` exiting 0 says, without its sleeps
 // of 2 s and more. A task in any other finished state fails the test.
 func (c *slurmCluster) waitJob(t *testing.T, id string, n int) {
 	t.Helper()
 	var last string
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		cmd := exec.Command("scontrol", "--oneliner", "show", "job", id)
 		cmd.Env, cmd.Dir = c.env, c.dir
 		b, err := cmd.Output()
