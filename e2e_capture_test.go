@@ -30,6 +30,7 @@ func withoutTimings(doc string) string {
 // captured_at and the timings, so nothing of the replaying host was run or
 // read.
 func TestE2ECaptureReplay(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	live := fakeTools(t, map[string]string{
@@ -91,6 +92,7 @@ func firstDiff(a, b string) string {
 // this VM's "vm", is never replaced: docs/capture.md), with an rdhc whose
 // report names the host, as a real one does.
 func TestCaptureRedactHostname(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	const host = "aorta-redact-host"
 	unshare, err := exec.LookPath("unshare")

@@ -20,6 +20,7 @@ import (
 // with one line on stderr, whatever goes there (the document, --field,
 // --summary, --help); stdout that is merely /dev/null is written.
 func TestE2EStdoutWriteFailures(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	empty := t.TempDir()
 	env := baseEnv(t)
@@ -191,6 +192,7 @@ func TestE2EOutputNames(t *testing.T) {
 // the deadline bounds the wait; both are exit 1 with one line. A reader
 // that comes late still gets the document.
 func TestE2EFIFOWithoutReader(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	empty := t.TempDir()
 	env := baseEnv(t)
@@ -396,6 +398,7 @@ func BenchmarkE2EEarlySignal(b *testing.B) {
 // TestE2EIgnoredSIGHUP: a probe started with SIGHUP ignored (nohup) keeps
 // ignoring it: the capture is not interrupted.
 func TestE2EIgnoredSIGHUP(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	pids, env := pidFile(t, baseEnv(t, fakeTools(t, map[string]string{"python3": stubborn})))
 	outDir := t.TempDir()

@@ -22,7 +22,9 @@ import (
 // document cut down to schema 1.7 cannot tell; garbage is trouble (exit 2,
 // one line). Sandbox cases skip where the tool or root is missing, and
 // fail instead under AORTA_PROBE_REQUIRE_SANDBOXES=1 (docs/triage.md).
+// The cases after the host's own run in parallel.
 func TestDiffRealPlaces(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the static binary")
 	}
@@ -70,9 +72,11 @@ func TestDiffRealPlaces(t *testing.T) {
 		t.Fatal("no host document")
 	}
 	t.Run("podman FROM scratch", func(t *testing.T) {
+		t.Parallel()
 		diff(t, host, run(t, "podman"), 1, "different places")
 	})
 	t.Run("root with another ROCm", func(t *testing.T) {
+		t.Parallel()
 		if os.Geteuid() != 0 {
 			skipOrFail(t, fmt.Sprintf("needs root to bind-mount /proc and /dev into the root (euid is %d)", os.Geteuid()))
 		}
@@ -139,6 +143,7 @@ func TestDiffRealPlaces(t *testing.T) {
 		}
 	})
 	t.Run("schema 1.7", func(t *testing.T) {
+		t.Parallel()
 		b, err := os.ReadFile(host)
 		if err != nil {
 			t.Fatal(err)
@@ -166,6 +171,7 @@ func TestDiffRealPlaces(t *testing.T) {
 		}
 	})
 	t.Run("garbage", func(t *testing.T) {
+		t.Parallel()
 		p := filepath.Join(dir, "garbage.json")
 		os.WriteFile(p, []byte("<html>oops</html>\n"), 0o644)
 		code, out, errs := runCmd(t, exec.Command(bin, "diff", host, p))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,16 +51,19 @@ var truthRows = []struct {
 // simulated by a seccomp filter: seccomp_nsfs_test.go), and every pair is
 // diffed by the binary in the three formats. A place that cannot be made
 // here skips its rows, and fails them under
-// AORTA_PROBE_REQUIRE_SANDBOXES=1.
+// AORTA_PROBE_REQUIRE_SANDBOXES=1. The rows run in parallel; each place is
+// made once, by the first row that needs it.
 func TestDiffTruthTable(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the static binary in sandboxes")
 	}
 	bin := buildStaticProbe(t)
 	dir := t.TempDir()
-	p := &places{bin: bin, dir: dir, done: map[string]placeDoc{}}
+	p := &places{bin: bin, dir: dir, made: map[string]func() placeDoc{}}
 	for _, row := range truthRows {
 		t.Run(row.a+" vs "+row.b, func(t *testing.T) {
+			t.Parallel()
 			a, b := p.get(t, row.a), p.get(t, row.b)
 			code, out, errs := runCmd(t, exec.Command(bin, "diff", a, b))
 			if code != row.code || !strings.HasPrefix(out, row.first) || !strings.Contains(out, row.says) {
@@ -96,22 +100,20 @@ type placeDoc struct {
 	path, skip, err string
 }
 
-// places makes each place's document once, on first use.
+// places makes each place's document once, on first use; rows that run
+// in parallel wait for a place another row is making, and places make
+// their documents side by side.
 type places struct {
 	bin, dir string
 	mu       sync.Mutex
-	done     map[string]placeDoc
+	// made maps a place's key to its once-made document (the four
+	// Docker places share one: they are made together).
+	made map[string]func() placeDoc
 }
 
 func (p *places) get(t *testing.T, key string) string {
 	t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	d, ok := p.done[key]
-	if !ok {
-		d = p.make(key)
-		p.done[key] = d
-	}
+	d := p.doc(key)
 	switch {
 	case d.skip != "":
 		skipOrFail(t, d.skip)
@@ -119,6 +121,29 @@ func (p *places) get(t *testing.T, key string) string {
 		t.Fatalf("%s: %s", key, d.err)
 	}
 	return d.path
+}
+
+// dockerPlaces are the places DockerPlaces makes together.
+var dockerPlaces = []string{"docker", "docker-own", "docker-exec", "nsenter"}
+
+// doc is the document of the place key, made on the first call.
+func (p *places) doc(key string) placeDoc {
+	p.mu.Lock()
+	f, ok := p.made[key]
+	switch {
+	case ok:
+	case slices.Contains(dockerPlaces, key):
+		docker := sync.OnceValue(p.docker)
+		for _, k := range dockerPlaces {
+			p.made[k] = func() placeDoc { return docker()[k] }
+		}
+		f = p.made[key]
+	default:
+		f = sync.OnceValue(func() placeDoc { return p.make(key) })
+		p.made[key] = f
+	}
+	p.mu.Unlock()
+	return f()
 }
 
 func (p *places) make(key string) placeDoc {
@@ -153,19 +178,15 @@ func (p *places) make(key string) placeDoc {
 			return placeDoc{skip: "the seccomp launcher runs as root here (euid is not 0)"}
 		}
 		return run([]string{nsfsErrnoEnv + "=ENOTTY"}, os.Args[0], p.bin, out)
-	case "capture-live", "replay":
+	case "capture-live":
 		archive := filepath.Join(p.dir, "capture.txtar")
-		if _, ok := p.done["capture-live"]; !ok {
-			d := run(nil, p.bin, "capture", archive, filepath.Join(p.dir, "capture-live.json"))
-			d.path = filepath.Join(p.dir, "capture-live.json")
-			p.done["capture-live"] = d
+		return run(nil, p.bin, "capture", archive, out)
+	case "replay":
+		// The replay of capture-live's archive.
+		if d := p.doc("capture-live"); d.path == "" {
+			return d
 		}
-		if key == "capture-live" || p.done["capture-live"].path == "" {
-			return p.done["capture-live"]
-		}
-		return run(nil, p.bin, "--root", archive, out)
-	case "docker", "docker-own", "docker-exec", "nsenter":
-		return p.docker(ctx, key)
+		return run(nil, p.bin, "--root", filepath.Join(p.dir, "capture.txtar"), out)
 	case "chroot-shared":
 		return p.chrootShared(ctx, out, nil)
 	case "no-statx", "chroot-no-statx":
@@ -254,10 +275,18 @@ func (p *places) chrootShared(ctx context.Context, out string, launcherEnv []str
 }
 
 // docker makes the four Docker places in one private engine.
-func (p *places) docker(ctx context.Context, key string) placeDoc {
-	keys := []string{"docker", "docker-own", "docker-exec", "nsenter"}
+func (p *places) docker() map[string]placeDoc {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	all := func(d placeDoc) map[string]placeDoc {
+		m := map[string]placeDoc{}
+		for _, k := range dockerPlaces {
+			m[k] = d
+		}
+		return m
+	}
 	if sb, _ := sandbox.Lookup("docker"); sb.Unavailable(ctx) != "" {
-		return placeDoc{skip: sb.Unavailable(ctx)}
+		return all(placeDoc{skip: sb.Unavailable(ctx)})
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -265,24 +294,23 @@ func (p *places) docker(ctx context.Context, key string) placeDoc {
 	}
 	scratch, err := os.MkdirTemp(p.dir, "docker-")
 	if err != nil {
-		return placeDoc{err: err.Error()}
+		return all(placeDoc{err: err.Error()})
 	}
 	var log bytes.Buffer
 	docs, err := sandbox.DockerPlaces(ctx, p.bin, goTool, scratch, &log)
 	if err != nil {
-		for _, k := range keys {
-			p.done[k] = placeDoc{err: fmt.Sprintf("%v\n%s", err, log.String())}
-		}
-		return p.done[key]
+		return all(placeDoc{err: fmt.Sprintf("%v\n%s", err, log.String())})
 	}
-	for _, k := range keys {
+	m := map[string]placeDoc{}
+	for _, k := range dockerPlaces {
 		path := filepath.Join(p.dir, k+".json")
 		if err := os.WriteFile(path, docs[k], 0o644); err != nil {
-			return placeDoc{err: err.Error()}
+			m[k] = placeDoc{err: err.Error()}
+		} else {
+			m[k] = placeDoc{path: path}
 		}
-		p.done[k] = placeDoc{path: path}
 	}
-	return p.done[key]
+	return m
 }
 
 // TestTruthTableDocumented: every verdict of the truth table is in the

@@ -14,6 +14,7 @@ import (
 // errors are OUT's (exit 1, one line naming DIR/NODE.json); a second
 // destination or an empty DIR is a usage error.
 func TestE2EOutDir(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	empty := t.TempDir()
 	host, err := os.Hostname()

@@ -19,6 +19,7 @@ import (
 // equal those of a replay of a capture of the same machine, so the new
 // block changed nothing in them and everything it read is in the capture.
 func TestRealDebianROCm(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	for _, p := range []string{"/usr/bin/hipconfig", "/usr/bin/rocm_agent_enumerator", "/var/lib/dpkg/info/libamdhip64-5.list"} {
 		if _, err := os.Stat(p); err != nil {

@@ -45,6 +45,7 @@ func blockedInOpen(t *testing.T, p *probeRun) {
 // SIGHUP with one line and 128+N; env-names writing into a FIFO nobody
 // reads ends as the capture's write does (exit 1, one line).
 func TestE2ESubcommandSignals(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)
@@ -88,6 +89,7 @@ func TestE2ESubcommandSignals(t *testing.T) {
 // stream at the cap (64 MiB), each with exit 2 and one line naming the
 // input, and the process never holds much more than the cap.
 func TestE2EBoundedInput(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)
@@ -270,6 +272,7 @@ func TestE2EFieldIndexes(t *testing.T) {
 // is collected; a replay names its archive in probe_provenance.root and
 // says that the archive holds no answer for another --python.
 func TestE2ECaptureKeepsItsArchive(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)
@@ -345,6 +348,7 @@ func TestE2ERDHCTempAfterSIGKILL(t *testing.T) {
 // wheel RECORD, git_version "Unknown") neither "install=wheel" nor a
 // github link to tree/Unknown, in the brief or in the reasons after it.
 func TestE2EBriefWords(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)

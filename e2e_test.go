@@ -395,6 +395,7 @@ func TestE2EAtomicOutput(t *testing.T) {
 // grandchild holding stdout, under --deadline 2s: the binary exits soon
 // after the deadline with a whole document, and none of them survives.
 func TestE2EDeadline(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	forever := "#!/bin/sh\necho $$ >> \"$E2E_PIDS\"\nexec sleep 1000\n"
 	tools := fakeTools(t, map[string]string{
@@ -464,6 +465,7 @@ exit 99
 // knob values and a non-UTF-8 variable name; the document goes to stdout
 // with one trailing newline and is pure ASCII, as json.dumps writes it.
 func TestE2EHostileEnvironment(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	realPython := "/usr/bin/python3"
 	if _, err := os.Stat(realPython); err != nil {
@@ -653,6 +655,7 @@ func TestE2EWriteFailures(t *testing.T) {
 // probe_provenance.placement, AORTA_DOCKER_IMAGE, VIRTUAL_ENV, …; they are
 // not set here.)
 func TestE2ENoSecrets(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	fake := fakeBuck2(t)
 	secrets := map[string]string{
@@ -684,6 +687,7 @@ func TestE2ENoSecrets(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			project := fakeBuckProject(t, tc.hooks)
 			code, stdout, stderr := runProbe(t, bin, project, env, "-", "--extended",
 				"--buck-target", "//app:trainer", "--buck-option", "mode=root//mode/debug",

@@ -26,6 +26,7 @@ var specRef = regexp.MustCompile(`(?:^|[^/\w.-])((?:core|context|buck2|peers|arc
 // in this repository, or a spec section ("§") outside docs/: comments cite
 // docs/ or the aorta field name.
 func TestDocReferences(t *testing.T) {
+	t.Parallel()
 	var files []string
 	for _, pattern := range []string{"*.go", "*/*.go", "*/*/*.go", "*/*/*/*.go", "*.md", "docs/*.md", "probe/*.py",
 		"scripts/*.sh", "buck/*.bzl", "BUILD.buck", "deploy/Containerfile", "deploy/*/*.yaml", "deploy/*/*.sh", "deploy/*/*.sbatch", "testdata/fakebuck2/*", "testdata/roots/*.txtar"} {

@@ -168,8 +168,11 @@ var sandboxCases = []sandboxCase{
 // statically linked, and runs it on the host and in each real sandbox of
 // internal/sandbox (docs/isolation.md#real-sandboxes). Expectations
 // come from the host itself (this machine may carry /.dockerenv in its
-// initial namespaces), never from constants.
+// initial namespaces), never from constants. The cases are independent
+// (each its own scratch directory, image name, engine or namespace) and
+// run in parallel, beside the package's other parallel tests.
 func TestSandboxes(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		skipOrFail(t, "sandbox tests need Linux, this is "+runtime.GOOS)
 	}
@@ -178,6 +181,7 @@ func TestSandboxes(t *testing.T) {
 	}
 	bin := buildStaticProbe(t)
 	t.Run("static", func(t *testing.T) {
+		t.Parallel()
 		if err := sandbox.CheckStatic(bin); err != nil {
 			t.Fatal(err)
 		}
@@ -196,6 +200,7 @@ func TestSandboxes(t *testing.T) {
 	h := readHostFacts(t)
 
 	t.Run("host", func(t *testing.T) {
+		t.Parallel()
 		s := runSandbox(t, "host", bin)
 		if want := h.runtimeType(h.pid1Cgroup); s.RuntimeContext.Type != want {
 			t.Errorf("runtime_context.type = %q, want %q", s.RuntimeContext.Type, want)
@@ -231,6 +236,7 @@ func TestSandboxes(t *testing.T) {
 	// never decides, so container_detected is what the deciding signals
 	// say, exactly as on the plain host.
 	t.Run("host-k8s-env", func(t *testing.T) {
+		t.Parallel()
 		s := runSandbox(t, "host-k8s-env", bin)
 		sg, ok := s.Signal("kubernetes_service_env")
 		if !ok || !sg.Fired || sg.Deciding || deref(sg.Observed) != strconv.Quote(sandbox.K8sServiceHost) {
@@ -252,6 +258,7 @@ func TestSandboxes(t *testing.T) {
 
 	for _, c := range sandboxCases {
 		t.Run(c.key, func(t *testing.T) {
+			t.Parallel()
 			signals := c.signals
 			if c.signalsFor != nil {
 				var skip string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -36,8 +37,11 @@ import (
 // step's environment. Every daemon is stopped by its pid, on failure
 // too, and a process left behind fails the test. It skips without root or
 // the binaries (apt-get install slurm-wlm munge runc), and fails instead
-// under AORTA_PROBE_REQUIRE_SANDBOXES=1.
+// under AORTA_PROBE_REQUIRE_SANDBOXES=1. The cluster is the test's own
+// (ports, directory, marker), so it runs in parallel with the package's
+// other parallel tests; its steps run in order.
 func TestSlurmCluster(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	if os.Geteuid() != 0 {
 		skipOrFail(t, "the Slurm cluster needs root (slurmd starts the tasks)")
@@ -116,7 +120,10 @@ func TestSlurmCluster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.run(t, "sbatch", "--wait", "--quiet", "--array=1-3", "--export=ALL,AORTA_PROBE="+bin+",AORTA_PROBE_PYTHON=/nonexistent/python3", script, dir)
+		// Not sbatch --wait, which looks first after 2 s and then after
+		// 8 s more: the job is polled until its tasks are done.
+		id := c.run(t, "sbatch", "--parsable", "--array=1-3", "--export=ALL,AORTA_PROBE="+bin+",AORTA_PROBE_PYTHON=/nonexistent/python3", script, dir)
+		c.waitJob(t, strings.TrimSpace(id), 3)
 		docs, _ := filepath.Glob(filepath.Join(dir, "array-*", "*", "*.json"))
 		if len(docs) != 3 {
 			t.Fatalf("the array wrote %q, want 3 documents", docs)
@@ -329,8 +336,8 @@ func (c *slurmCluster) srun(t *testing.T, args ...string) {
 }
 
 // run runs a Slurm client and fails the test unless it exits 0 within
-// 60 s.
-func (c *slurmCluster) run(t *testing.T, tool string, args ...string) {
+// 60 s; it returns the client's stdout.
+func (c *slurmCluster) run(t *testing.T, tool string, args ...string) string {
 	t.Helper()
 	path, err := lookTool(tool)
 	if err != nil {
@@ -339,11 +346,63 @@ func (c *slurmCluster) run(t *testing.T, tool string, args ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env, cmd.Dir = c.env, c.dir
-	if b, err := cmd.CombinedOutput(); err != nil {
+	var stdout, stderr bytes.Buffer
+	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = c.env, c.dir, &stdout, &stderr
+	if err := cmd.Run(); err != nil {
 		c.logs(t)
-		t.Fatalf("%s %q: %v\n%s", tool, args, err, b)
+		t.Fatalf("%s %q: %v\n%s%s", tool, args, err, stdout.Bytes(), stderr.Bytes())
 	}
+	return stdout.String()
+}
+
+// waitJob polls the batch job id (scontrol, every 200 ms, for at most
+// 60 s) until it has n records (an array's tasks), each COMPLETED with
+// exit code 0:0: what `sbatch --wait` exiting 0 says, without its sleeps
+// of 2 s and more. A task in any other finished state fails the test.
+func (c *slurmCluster) waitJob(t *testing.T, id string, n int) {
+	t.Helper()
+	var last string
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		cmd := exec.Command("scontrol", "--oneliner", "show", "job", id)
+		cmd.Env, cmd.Dir = c.env, c.dir
+		b, err := cmd.Output()
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		last = string(b)
+		done := 0
+		for _, rec := range strings.Split(strings.TrimSpace(last), "\n") {
+			state, exit := recordField(rec, "JobState"), recordField(rec, "ExitCode")
+			switch state {
+			case "PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING":
+			case "COMPLETED":
+				if exit != "0:0" {
+					c.logs(t)
+					t.Fatalf("job %s: a task completed with exit code %s:\n%s", id, exit, last)
+				}
+				done++
+			default:
+				c.logs(t)
+				t.Fatalf("job %s: a task ended %s (exit code %s):\n%s", id, state, exit, last)
+			}
+		}
+		if done == n {
+			return
+		}
+	}
+	c.logs(t)
+	t.Fatalf("job %s: not %d completed tasks after 60 s; last scontrol answer:\n%s", id, n, last)
+}
+
+// recordField is the value of KEY=VALUE in a one-line scontrol record.
+func recordField(rec, key string) string {
+	for _, f := range strings.Fields(rec) {
+		if v, ok := strings.CutPrefix(f, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // bundle writes an OCI bundle whose root holds only the binary, as

@@ -8,13 +8,19 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"aorta-probe/internal/testtree"
 )
 
 // buildDir holds what the tests of this package build once per test
 // process: TestMain creates it and removes it at the end.
 var buildDir string
 
+// TestMain makes buildDir and lets the tests that call t.Parallel (they
+// wait on sandboxes, daemons and deadlines) overlap 2 per CPU unless
+// -parallel says otherwise (testtree.DefaultParallel).
 func TestMain(m *testing.M) {
+	testtree.DefaultParallel(testtree.WaitingParallel())
 	dir, err := os.MkdirTemp("", "aorta-probe-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -27,8 +33,11 @@ func TestMain(m *testing.M) {
 }
 
 // staticProbe builds the binary the way releases are built, on first use,
-// for every test of the process (the end-to-end and the sandbox tests).
-// Nothing may write to it: it is shared.
+// for every test of the process (the end-to-end and the sandbox tests):
+// one build per test process, whichever test asks first, the others
+// (parallel ones too) waiting for it. Tests call e2eBinary (or
+// buildStaticProbe), never go build. Nothing may write to it: it is
+// shared; a test that needs to change it copies it.
 var staticProbe = sync.OnceValues(func() (string, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {

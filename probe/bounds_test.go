@@ -109,6 +109,7 @@ for p in sys.argv[1:]:
 // document stands, and python3's json module loads it. A value at the
 // depth bound is kept and loads too.
 func TestBridgeBoundedValues(t *testing.T) {
+	t.Parallel()
 	snap := collectWithStream(t, helperStream(nested(5000), strings.Repeat("2", maxValueBytes)))
 	wantSnapReasons(t, snap, "python_version",
 		"python_version: helper value torch.version larger than 1048576 bytes; recorded as null",
@@ -132,6 +133,7 @@ func TestBridgeBoundedValues(t *testing.T) {
 // TestGoldensLoadInPython: every golden document loads with python3's json
 // module (both scanners).
 func TestGoldensLoadInPython(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../testdata/golden/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no goldens: %v", err)

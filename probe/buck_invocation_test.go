@@ -65,10 +65,10 @@ func fakeProject(t *testing.T, files map[string]string) (root, app string) {
 }
 
 // collectBuck runs a whole collection on this machine with the fakes first
-// on the search path and the given environment.
+// on the search path and the given environment; every command gets a
+// HOME of its own (homeRunner).
 func collectBuck(t *testing.T, bin, cwd string, b BuckOptions, env map[string]string) *schema.Snapshot {
 	t.Helper()
-	t.Setenv("HOME", t.TempDir())
 	// Only a test that sets the Buck timeout is about timeouts; the others
 	// must not race the clock on a loaded machine.
 	var runner machine.Runner = patientRunner{t}
@@ -76,11 +76,28 @@ func collectBuck(t *testing.T, bin, cwd string, b BuckOptions, env map[string]st
 		runner = machine.ExecRunner{}
 	}
 	return Collect(context.Background(), Options{
-		Root: "/", Path: hermeticPath(t, bin), Cwd: cwd, Now: fixedNow, Buck: b, Runner: runner,
+		Root: "/", Path: hermeticPath(t, bin), Cwd: cwd, Now: fixedNow, Buck: b, Runner: withEnv(runner, "HOME="+t.TempDir()),
 		// The Buck rows need no interpreter; /usr/bin/python3 may import a real torch.
 		Python: PythonOptions{Disabled: true},
 		Env:    func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
+}
+
+// envRunner adds NAME=VALUE pairs to every command's environment (they
+// win over the test process's own): what t.Setenv would give the fake
+// tools, without touching the process, so that the tests using it may
+// run in parallel. The fake buck2 stops its project search at $HOME and
+// keeps its daemon directory under it.
+type envRunner struct {
+	machine.Runner
+	env []string
+}
+
+func withEnv(r machine.Runner, env ...string) machine.Runner { return envRunner{r, env} }
+
+func (r envRunner) Run(ctx context.Context, c machine.Command) machine.Result {
+	c.Env = append(slices.Clip(c.Env), r.env...)
+	return r.Runner.Run(ctx, c)
 }
 
 // buckReasons are the reasons of the Buck rows.
@@ -114,6 +131,7 @@ func ctxOf(t *testing.T, raws ...string) buck.Context {
 const unconfirmed = "buck_invocation: --buck-target was supplied without explicit Buck context options or --buck-default-context; the default Buck invocation context was not confirmed"
 
 func TestBuckNotRequested(t *testing.T) {
+	t.Parallel()
 	_, app := fakeProject(t, map[string]string{})
 	snap := collectBuck(t, fakeBin(t, "buck2", "hg", "git"), app, BuckOptions{}, nil)
 	if got := pyjson.Encode(snap.BuckInvocation); !bytes.Equal(got, pyjson.Encode(schema.NotRequestedBuckInvocation())) {
@@ -137,6 +155,7 @@ func TestBuckNotRequested(t *testing.T) {
 }
 
 func TestBuckSuccess(t *testing.T) {
+	t.Parallel()
 	_, app := fakeProject(t, map[string]string{})
 	ctx := ctxOf(t, "mode=@root//mode/debug", "config=service.token=private-placeholder", "modifier=//constraints:linux")
 	snap := collectBuck(t, fakeBin(t, "buck2", "hg", "git"), app, BuckOptions{Target: "//app:trainer", Context: ctx}, nil)
@@ -200,6 +219,7 @@ func TestBuckSuccess(t *testing.T) {
 }
 
 func TestBuckDefaultConfirmedAndRevisions(t *testing.T) {
+	t.Parallel()
 	_, app := fakeProject(t, map[string]string{".fakebuck2/hg.rc": "255", ".fakebuck2/exec.platform": "<legacy_global_exec_platform>"})
 	snap := collectBuck(t, fakeBin(t, "buck2", "hg", "git"), app, BuckOptions{Target: "//app:trainer", Context: buck.Context{DefaultConfirmed: true}}, nil)
 	if snap.BuckInvocation.ContextSource != "default_confirmed" || *snap.BuckInvocation.ContextFingerprint != "sha256:8a7386fb9a191810ec0f4bc9fa17e2621fc9779c29de846562c423516e3ae0fe" {
@@ -218,6 +238,7 @@ func TestBuckDefaultConfirmedAndRevisions(t *testing.T) {
 }
 
 func TestBuckNotDetected(t *testing.T) {
+	t.Parallel()
 	// No buck2 at all.
 	outside := t.TempDir()
 	snap := collectBuck(t, fakeBin(t, "hg"), outside, BuckOptions{Target: "//app:trainer"}, nil)
@@ -252,6 +273,7 @@ func TestBuckNotDetected(t *testing.T) {
 }
 
 func TestBuckNotDetectedButQueried(t *testing.T) {
+	t.Parallel()
 	// buck2 root fails (rc 1), so kind is none, yet the cquery succeeds:
 	// buck_not_detected beats success (docs/buck2.md#3-the-buck-blocks).
 	_, app := fakeProject(t, map[string]string{".fakebuck2/root.rc": "1"})
@@ -289,6 +311,11 @@ func TestBuckFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.timeout == 0 {
+				// The timeout case runs alone: every command it runs has
+				// the real 1 s timeout.
+				t.Parallel()
+			}
 			_, app := fakeProject(t, tt.files)
 			ctx := ctxOf(t, "config=service.token=private-placeholder")
 			snap := collectBuck(t, fakeBin(t, "buck2"), app, BuckOptions{Target: "//app:trainer", Context: ctx, Timeout: tt.timeout}, nil)
@@ -309,6 +336,7 @@ func TestBuckFailures(t *testing.T) {
 }
 
 func TestBuckLaunchFailure(t *testing.T) {
+	t.Parallel()
 	bin := t.TempDir()
 	// A buck2 whose interpreter does not exist: found by which, fails at exec.
 	if err := os.WriteFile(filepath.Join(bin, "buck2"), []byte("#!/nonexistent/sh\n"), 0o755); err != nil {
@@ -329,6 +357,7 @@ func TestBuckLaunchFailure(t *testing.T) {
 }
 
 func TestExecutionPlatformAnswers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		files  map[string]string
@@ -373,6 +402,7 @@ func (r timeoutRunner) Run(ctx context.Context, c machine.Command) machine.Resul
 }
 
 func TestBuildSystemTable(t *testing.T) {
+	t.Parallel()
 	// The Python probe's build_system cases.
 	tests := []struct {
 		name    string
@@ -405,17 +435,18 @@ func TestBuildSystemTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			root, app := fakeProject(t, tt.files)
 			if tt.outside {
 				app = t.TempDir()
 			}
+			env := []string{"HOME=" + t.TempDir()}
 			if tt.env != "" {
-				t.Setenv("FAKEBUCK2_VERSION", tt.env)
+				env = append(env, "FAKEBUCK2_VERSION="+tt.env)
 			}
-			t.Setenv("HOME", t.TempDir())
 			// hg and git run in the repo root; the fakes read their
 			// steering files from their cwd.
-			c := newCollector(context.Background(), Options{Cwd: app, Runner: timeoutRunner{tt.slow}, Now: fixedNow,
+			c := newCollector(context.Background(), Options{Cwd: app, Runner: withEnv(timeoutRunner{tt.slow}, env...), Now: fixedNow,
 				Path: []string{fakeBin(t, tt.tools...)}})
 			s := &state{collector: c}
 			got := strings.ReplaceAll(string(pyjson.EncodeCompact(collectBuildSystem(s))), root, "ROOT")
@@ -573,6 +604,7 @@ func TestFakeBuck2Shapes(t *testing.T) {
 // the document, for the deps cquery (a reason) and the execution-platform
 // cquery (probe_provenance.placement).
 func TestBuckEchoedValueForms(t *testing.T) {
+	t.Parallel()
 	const (
 		what = "library_introspection: buck2 cquery deps(//app:trainer)"
 		echo = "Error: invalid config -c sec.k=<redacted>\nrejected value: <redacted>"

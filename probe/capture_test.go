@@ -105,6 +105,7 @@ func noCommandTwice(t *testing.T, archive []byte) {
 // document as the live collection (the clock is fixed, so timings agree
 // too), and the replay runs no command.
 func TestCaptureReplay(t *testing.T) {
+	t.Parallel()
 	archives, _ := filepath.Glob("../testdata/roots/*.txtar")
 	n := 0
 	for _, path := range archives {

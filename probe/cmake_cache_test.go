@@ -69,6 +69,7 @@ func FuzzCMakeCacheStream(f *testing.F) {
 // cmakeMaxEntries entries and cmakeMaxBytes bytes, skips an over-long line
 // without holding it, and says how many allowlisted entries it dropped.
 func TestCMakeCacheCaps(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("USE_LONG:STRING=" + strings.Repeat("x", 3*cmakeMaxLine) + "\n")   // dropped: over-long
 	b.WriteString("OTHER_LONG:STRING=" + strings.Repeat("y", 3*cmakeMaxLine) + "\n") // not allowlisted: silent

@@ -106,6 +106,7 @@ func TestCollectDeadline(t *testing.T) {
 
 // Cancelling the context (SIGTERM in main) ends collection the same way.
 func TestCollectInterrupted(t *testing.T) {
+	t.Parallel()
 	opt := dpkgRoot(t)
 	release := make(chan struct{})
 	defer close(release)
@@ -276,6 +277,7 @@ func TestCollectReapsCommands(t *testing.T) {
 // interpreter are not captured (what they would say is a guess) — with
 // runtime_context.type still the real one.
 func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
 	os.WriteFile(filepath.Join(dir, "bin", "python3"), []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
@@ -344,6 +346,7 @@ func TestAwaitOnlyAbove(t *testing.T) {
 // escaping relative link into a host tree holding a planted ROCm
 // Nothing planted may appear in the document, with either resolver.
 func TestHostileRoot(t *testing.T) {
+	t.Parallel()
 	root, err := fakeroot.Hostile(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -548,6 +551,7 @@ esac`,
 // so for the roots and the interpreter), modinfo would run only after the
 // interpreter was killed at its timeout.
 func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	release := filepath.Join(t.TempDir(), "release")
 	writeFiles(t, root, map[string]string{
@@ -606,6 +610,7 @@ fi`})
 // captured, with the deadline as its reason, not a finished block whose
 // library is "missing or unreadable".
 func TestHashCutByDeadline(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"opt/rocm/.info/version": "7.2.1\n", "opt/rocm/lib/libMIOpen.so": ""})
 	if err := os.Truncate(filepath.Join(root, "opt/rocm/lib/libMIOpen.so"), 64<<30); err != nil {
@@ -803,6 +808,7 @@ func collectScenarioWith(t *testing.T, archive string, cfg scenarioConfig) *sche
 // compares the document with its golden file (go test ./... -update
 // rewrites them).
 func TestScenarios(t *testing.T) {
+	t.Parallel()
 	archives, err := filepath.Glob("../testdata/roots/*.txtar")
 	if err != nil || len(archives) == 0 {
 		t.Fatalf("no scenario archives found (%v)", err)
@@ -810,6 +816,7 @@ func TestScenarios(t *testing.T) {
 	for _, a := range archives {
 		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			golden := filepath.Join("../testdata/golden", name+".json")
 			got := pyjson.Encode(collectScenario(t, a))
 			compareGolden(t, golden, got)
@@ -825,10 +832,12 @@ func TestScenarios(t *testing.T) {
 // probe and one command at a time (Options.Workers = 1); the documents,
 // command records included, are the same goldens.
 func TestScenariosSerial(t *testing.T) {
+	t.Parallel()
 	archives, _ := filepath.Glob("../testdata/roots/*.txtar")
 	for _, a := range archives {
 		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			want, err := os.ReadFile(filepath.Join("../testdata/golden", name+".json"))
 			if err != nil {
 				t.Skip("no golden yet")
@@ -926,6 +935,7 @@ func TestIsolationScenarios(t *testing.T) {
 // non-interactively with the caller's environment (sudo -n -E) and only for
 // rdhc and nicctl, and that no command is a shell.
 func TestScenarioCommands(t *testing.T) {
+	t.Parallel()
 	archives, err := filepath.Glob("../testdata/roots/*.txtar")
 	if err != nil {
 		t.Fatal(err)

@@ -131,6 +131,7 @@ func TestAncestorNamespace(t *testing.T) {
 // placement blind spots of docs/isolation.md: what must decide, what only
 // corroborates, and which contradictions the whole evidence allows.
 func TestIsolationCases(t *testing.T) {
+	t.Parallel()
 	// initialNS is a process in every initial namespace but mnt and net.
 	const initialNS = "-- proc/self/ns/pid -> pid:[4026531836] --\n-- proc/self/ns/user -> user:[4026531837] --\n" +
 		"-- proc/self/ns/cgroup -> cgroup:[4026531835] --\n-- proc/self/ns/uts -> uts:[4026531838] --\n" +

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,7 +50,18 @@ var hermeticDir = sync.OnceValues(func() (string, error) {
 
 var hermeticMade string
 
+// TestMain lets the tests that call t.Parallel (they wait on interpreters,
+// fake tools and timeouts) overlap 2 per CPU unless -parallel says
+// otherwise (testtree.DefaultParallel), and removes the hermetic bin.
+// Under -update they run one at a time: they rewrite golden files that
+// others read.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	n := testtree.WaitingParallel()
+	if *update {
+		n = 1
+	}
+	testtree.DefaultParallel(n)
 	code := m.Run()
 	if hermeticMade != "" {
 		os.RemoveAll(hermeticMade)

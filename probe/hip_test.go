@@ -110,6 +110,7 @@ done
 // those of five single runs (what the Python probe runs), and a real
 // install's values take two runs.
 func TestHIPCombinedRunsEqualSingleRuns(t *testing.T) {
+	t.Parallel()
 	const amdCpp = " -D__HIP_PLATFORM_HCC__= -D__HIP_PLATFORM_AMD__= -I/usr/include -I/usr/bin/../lib/clang/15.0.6 -I/usr/hsa/include"
 	for _, tc := range []struct {
 		name   string
@@ -169,6 +170,7 @@ func TestHIPCombinedRunsEqualSingleRuns(t *testing.T) {
 // under /usr/bin, .ci/run installs it), the two combined runs give the
 // five values of five single runs.
 func TestHIPRealHipconfig(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/bin/hipconfig"); err != nil {
 		if os.Getenv("AORTA_PROBE_REQUIRE_SANDBOXES") == "1" {
 			t.Fatalf("the real hipconfig is not installed (apt-get install hipcc): %v", err)

@@ -14,6 +14,7 @@ import (
 // TestGlibcBannerBounded: the libc.so.6 banner is looked for in the first
 // libcScanBudget bytes only; a sparse multi-GiB file costs no more.
 func TestGlibcBannerBounded(t *testing.T) {
+	t.Parallel()
 	banner := "GNU C Library (Test GLIBC 2.99-1) stable release version 2.99."
 	for _, tc := range []struct {
 		name   string

@@ -68,6 +68,7 @@ func TestMenu(t *testing.T) {
 
 // Many files hash in parallel and agree with a one-by-one hash.
 func TestMenuManyFiles(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "db", "gfx942")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -172,6 +172,7 @@ func pythonVersionOf(t *testing.T, python string) string {
 }
 
 func TestBridgeRealPython(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	siteA, siteB := filepath.Join(dir, "siteA"), filepath.Join(dir, "siteB")
@@ -195,6 +196,7 @@ func TestBridgeRealPython(t *testing.T) {
 	env := map[string]string{"PATH": strings.Join(path, ":"), "HOME": dir}
 
 	t.Run("explicit --python wins over python3 on PATH", func(t *testing.T) {
+		t.Parallel()
 		opt := bridgeOptions(env, path)
 		opt.Python.Interpreter = pyA
 		snap := Collect(context.Background(), opt)
@@ -204,6 +206,7 @@ func TestBridgeRealPython(t *testing.T) {
 		checkSiteA(t, snap, python, siteA, haveLib)
 	})
 	t.Run("AORTA_PROBE_PYTHON", func(t *testing.T) {
+		t.Parallel()
 		e := map[string]string{"PATH": env["PATH"], "AORTA_PROBE_PYTHON": pyA}
 		snap := Collect(context.Background(), bridgeOptions(e, path))
 		if v := ptrV(snap.PytorchVersion); v != "2.9.1+rocm7.2.1.gitff65f5bc" {
@@ -211,6 +214,7 @@ func TestBridgeRealPython(t *testing.T) {
 		}
 	})
 	t.Run("python3 on PATH: the venv with the CPU torch", func(t *testing.T) {
+		t.Parallel()
 		snap := Collect(context.Background(), bridgeOptions(env, path))
 		if v := ptrV(snap.PytorchVersion); v != "2.5.0+cpu" {
 			t.Errorf("pytorch_version %s", v)
@@ -488,6 +492,9 @@ sys.exit(0 if ast.dump(shipped) == want else "the shipped helper parses differen
 // -update rewrites it. That the shipped code reports what the source does
 // is TestHelperDifferential's job.
 func TestHelperStdin(t *testing.T) {
+	if !*update { // -update rewrites pythonHelperStdin, which the others read
+		t.Parallel()
+	}
 	want := shippedHelper(t)
 	if *update {
 		var z bytes.Buffer
@@ -568,6 +575,7 @@ func helperStreamOf(t *testing.T, python, dir, site string, stdin []byte, args .
 // without each package and distribution, a distribution without its
 // package, a namespace torchrec, an .egg and a zip on the path.
 func TestHelperDifferential(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	src, err := os.ReadFile("python_helper.py")
 	if err != nil {
@@ -609,6 +617,7 @@ func TestHelperDifferential(t *testing.T) {
 	}
 	for name, fill := range sites {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			site := filepath.Join(dir, "site")
 			os.MkdirAll(site, 0o755)
@@ -705,6 +714,7 @@ func TestBridgeMissingInterpreter(t *testing.T) {
 }
 
 func TestBridgeBrokenInterpreter(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho 'SyntaxError: invalid syntax' >&2\nexit 3\n"})
 	snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
@@ -722,6 +732,7 @@ func TestBridgeBrokenInterpreter(t *testing.T) {
 }
 
 func TestBridgeTorchRaises(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
@@ -742,6 +753,7 @@ func TestBridgeTorchRaises(t *testing.T) {
 }
 
 func TestBridgeHangingTorch(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
@@ -795,6 +807,7 @@ func TestBridgeHangingTorch(t *testing.T) {
 // TestBridgeSourceTree is an AORTA_PYTORCH_SRC source tree next to a wheel
 // torch: install kind, submodule SHAs by git, CMakeCache and build.ninja.
 func TestBridgeSourceTree(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	git, err := exec.LookPath("git")
 	if err != nil {
@@ -856,6 +869,7 @@ func TestBridgeSourceTree(t *testing.T) {
 // with no ROCM_PATH and no usable /opt/rocm, the wheel roots come from
 // find_spec("_rocm_sdk_core") in the workload interpreter.
 func TestBridgeROCmImportRoots(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	if machine.NewFS("/", "/", false).IsDir("/opt/rocm") {
 		t.Skip("/opt/rocm exists on this machine: step 2 answers before the import system")
@@ -876,6 +890,7 @@ func TestBridgeROCmImportRoots(t *testing.T) {
 }
 
 func TestBridgeSlowFailingTorch(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
@@ -897,34 +912,36 @@ func TestBridgeSlowFailingTorch(t *testing.T) {
 // TestInstallKinds covers pytorch_build.install_kind's editable and in-tree
 // source detections with the real interpreter.
 func TestInstallKinds(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	torch := map[string]string{"torch/__init__.py": "__version__ = '2.10.0a0+gitabcdef0'\n"}
 	for _, tc := range []struct {
 		name  string
-		setup func(dir, site string)
+		setup func(t *testing.T, dir, site string)
 		kind  string
 		src   string // relative to dir
 	}{
-		{"editable via direct_url.json", func(dir, site string) {
+		{"editable via direct_url.json", func(t *testing.T, dir, site string) {
 			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
 			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": true}}`})
 		}, "editable", "src"},
-		{"editable flag false", func(dir, site string) {
+		{"editable flag false", func(t *testing.T, dir, site string) {
 			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
 			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": false}}`})
 		}, "wheel", ""},
-		{"broken direct_url.json", func(dir, site string) {
+		{"broken direct_url.json", func(t *testing.T, dir, site string) {
 			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `[1, 2`})
 		}, "wheel", ""},
-		{"checkout around torch", func(dir, site string) {
+		{"checkout around torch", func(t *testing.T, dir, site string) {
 			writeFiles(t, site, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "third_party/x": ""})
 		}, "source", "site"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			site := filepath.Join(dir, "site")
 			writeFiles(t, site, torch)
-			tc.setup(dir, site)
+			tc.setup(t, dir, site)
 			opt := bridgeOptions(map[string]string{}, []string{})
 			opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
 			pb := Collect(context.Background(), opt).PytorchBuild
@@ -944,6 +961,7 @@ func TestInstallKinds(t *testing.T) {
 // (the marker set) runs no interpreter; the helper run carries the marker;
 // a copy of the probe answering with its own document is named as such.
 func TestBridgeLoops(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
 	self := filepath.Join(dir, "self")
@@ -1029,6 +1047,7 @@ func TestImportOutcome(t *testing.T) {
 // interpreter says directly. The interpreter is $AORTA_TEST_TORCH_PYTHON,
 // else /usr/bin/python3; the test skips when it cannot import torch.
 func TestRealTorch(t *testing.T) {
+	t.Parallel()
 	python := os.Getenv("AORTA_TEST_TORCH_PYTHON")
 	if python == "" {
 		python = "/usr/bin/python3"
@@ -1053,9 +1072,24 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
   "arch": list(torch.cuda.get_arch_list()),
   "sdpa": [g(n) for n in ("flash_sdp_enabled", "mem_efficient_sdp_enabled", "math_sdp_enabled", "cudnn_sdp_enabled")]}))
 `
-	out, err := exec.Command(python, "-c", script).Output()
-	if err != nil {
-		t.Skipf("%s cannot import torch (%v): no real torch to describe", python, err)
+	// What the interpreter says and what the probe describes are asked
+	// side by side: each imports torch, seconds of CPU.
+	type answer struct {
+		out []byte
+		err error
+	}
+	direct := make(chan answer, 1)
+	go func() {
+		out, err := exec.Command(python, "-c", script).Output()
+		direct <- answer{out, err}
+	}()
+	path := hermeticPath(t)
+	opt := bridgeOptions(map[string]string{"PATH": strings.Join(path, ":")}, path)
+	opt.Python.Interpreter = python
+	snap := Collect(context.Background(), opt)
+	a := <-direct
+	if a.err != nil {
+		t.Skipf("%s cannot import torch (%v): no real torch to describe", python, a.err)
 	}
 	var want struct {
 		Version, Git string
@@ -1064,13 +1098,9 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
 		Arch         []string
 		SDPA         []*bool
 	}
-	if err := json.Unmarshal(out, &want); err != nil {
+	if err := json.Unmarshal(a.out, &want); err != nil {
 		t.Fatal(err)
 	}
-	path := hermeticPath(t)
-	opt := bridgeOptions(map[string]string{"PATH": strings.Join(path, ":")}, path)
-	opt.Python.Interpreter = python
-	snap := Collect(context.Background(), opt)
 	t.Logf("described torch %s with %s", want.Version, python)
 	wantSnapReasons(t, snap, "python_version")
 	wantSnapReasons(t, snap, "pytorch_version")
@@ -1114,6 +1144,7 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
 // again with the bootstrap alone: the document is the same either way
 // (the second run is the bootstrap alone through a pipe, as before).
 func TestHelperStdinSeekable(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
@@ -1137,7 +1168,10 @@ func TestHelperStdinSeekable(t *testing.T) {
 		snap.CapturedAt, snap.Provenance = "", nil
 		return string(pyjson.Encode(snap))
 	}
-	file, pipe := doc("file-python"), doc("pipe-python")
+	// The two interpreters run side by side.
+	pipeDoc := make(chan string, 1)
+	go func() { pipeDoc <- doc("pipe-python") }()
+	file, pipe := doc("file-python"), <-pipeDoc
 	if file != pipe {
 		t.Errorf("seekable stdin and pipe give different documents:\n%s\n%s", file, pipe)
 	}

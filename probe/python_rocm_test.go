@@ -8,6 +8,7 @@ import (
 )
 
 func TestPythonROCmFacts(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	site := filepath.Join(t.TempDir(), "site")
 	writeFiles(t, site, map[string]string{

@@ -15,6 +15,7 @@ import (
 // regular expressions they replace (pytorch_build.flags, extract_commit;
 // docs/python.md) on random inputs, using the machine's python3.
 func TestDifferentialRegex(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	rng := rand.New(rand.NewSource(1))
 	alphabet := []string{"A", "B", "_", "K", "9", "=", ",", " ", "\n", "\t", "a", "x", "-D", "Build settings:", "+", ".", "git", "g", "0", "f", "c", "é", "\u2003", "\v", "1"}
@@ -123,6 +124,7 @@ json.dump(res, sys.stdout)
 // cut, then str.strip(); a decode error is no value. Inputs sit around the
 // limit, with multibyte sequences, invalid bytes and Unicode whitespace.
 func TestDifferentialMarker(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	rng := rand.New(rand.NewSource(2))
 	pieces := []string{"7", ".", " ", "\r", "\n", "\t", "\x0b", "\x1c", "\xc2\x85", "\xc2\xa0", "\xe3\x80\x80", "é", "\xe2\x82\xac",

@@ -169,6 +169,7 @@ func TestSystemHealthHostile(t *testing.T) {
 // Collect returns even if the system_health probe was abandoned at the
 // deadline and has not reached its own cleanup.
 func TestRDHCTempRemovedWhenAbandoned(t *testing.T) {
+	t.Parallel()
 	_, root := toolState(t, map[string]string{"rdhc": "exit 99", "sudo": "exit 99"})
 	release := make(chan struct{})
 	defer close(release)

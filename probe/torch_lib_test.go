@@ -319,6 +319,7 @@ func dumpWith(t *testing.T, nm, cxxfilt string) (symbolDump, *state, string) {
 }
 
 func TestDumpTorchSymbolsPipeline(t *testing.T) {
+	t.Parallel()
 	const symbols = `printf '0 T ck::a\n0 T ck::b aiter::c\n0 T pytorch_flash::f\n'`
 	t.Run("counts", func(t *testing.T) {
 		d, s, _ := dumpWith(t, symbols, "exec cat")

@@ -25,6 +25,7 @@ func bridgeFacts(t *testing.T, python, site string) *pyFacts {
 // TestTorchRecFixtures are the Python probe's torchrec cases, run
 // through the helper's implementation with the real interpreter.
 func TestTorchRecFixtures(t *testing.T) {
+	t.Parallel()
 	python := needPython(t)
 	sha := "0123abcdef0123abcdef0123abcdef0123abcdef"
 	dist := func(v string, record string) map[string]string {
@@ -73,6 +74,7 @@ func TestTorchRecFixtures(t *testing.T) {
 		{"absent", map[string]string{}, "null null null null null", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			site := filepath.Join(t.TempDir(), "site")
 			writeFiles(t, site, tc.files)
 			if len(tc.files) == 0 {

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -287,9 +288,13 @@ func imageInputs(bin, dir, engine string) (tarball, out, image string, err error
 	if err := writeTar(tarball, bin, ProbeName); err != nil {
 		return "", "", "", err
 	}
-	image = fmt.Sprintf("localhost/aorta-probe-sandbox-%s:%d-%d", engine, os.Getpid(), time.Now().UnixNano())
+	image = fmt.Sprintf("localhost/aorta-probe-sandbox-%s:%d-%d-%d", engine, os.Getpid(), time.Now().UnixNano(), images.Add(1))
 	return tarball, out, image, nil
 }
+
+// images counts the image names imageInputs picked: cases running in
+// parallel in one process never share one.
+var images atomic.Int64
 
 // readDoc reads the env.json a run wrote.
 func readDoc(path string) ([]byte, error) {
