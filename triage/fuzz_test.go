@@ -39,17 +39,7 @@ func FuzzCompare(f *testing.F) {
 			return
 		}
 		for _, r := range []*Result{Compare(d, ref), Compare(ref, d), Compare(d, d)} {
-			var b bytes.Buffer
-			if err := r.Text(&b, RenderOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			checkWidth(t, b.String())
-			if err := r.JSON(&b); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.Markdown(&b); err != nil {
-				t.Fatal(err)
-			}
+			checkRenders(t, r)
 		}
 		flatten(d)
 	})

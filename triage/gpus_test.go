@@ -366,17 +366,7 @@ func FuzzGPUs(f *testing.F) {
 			return
 		}
 		for _, r := range []*Result{Compare(d, ref), Compare(ref, d), Compare(d, d)} {
-			var b bytes.Buffer
-			if err := r.Text(&b, RenderOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			checkWidth(t, b.String())
-			if err := r.JSON(&b); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.Markdown(&b); err != nil {
-				t.Fatal(err)
-			}
+			checkRenders(t, r)
 		}
 		if ds := hardwareDifferences(d, d); len(ds) != 0 {
 			t.Errorf("a block differs from itself: %q", keys(ds))
