@@ -445,6 +445,46 @@ func TestBuildFile(t *testing.T) {
 			t.Errorf("BUILD.buck has no go_library for %s", p)
 		}
 	}
+	// Every rule's deps are the module's packages its sources import, no
+	// more, no fewer (a move or a new import keeps BUILD.buck in step).
+	pkgOf := map[string]string{}
+	for _, r := range rules {
+		pkg := "aorta-probe"
+		if r.kind == "go_library" {
+			pkg = r.str(t, "package_name")
+		}
+		pkgOf[":"+r.str(t, "name")] = pkg
+	}
+	imports := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
+	imports.Dir = repo
+	out, err = imports.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	want := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, imp := range f[1:] {
+			if imp == "aorta-probe" || strings.HasPrefix(imp, "aorta-probe/") {
+				want[f[0]] = append(want[f[0]], imp)
+			}
+		}
+	}
+	for _, r := range rules {
+		var got []string
+		if _, ok := r.kwargs["deps"]; ok {
+			for _, d := range r.strs(t, "deps") {
+				got = append(got, pkgOf[d])
+			}
+		}
+		pkg := pkgOf[":"+r.str(t, "name")]
+		slices.Sort(got)
+		w := slices.Clone(want[pkg])
+		slices.Sort(w)
+		if !slices.Equal(got, w) {
+			t.Errorf("%s: deps name %v, its sources import %v", r.str(t, "name"), got, w)
+		}
+	}
 }
 
 const loadEnvNames = `load("//buck:aorta_probe.bzl", "aorta_probe_env_names")` + "\n"
