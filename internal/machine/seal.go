@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,7 +51,8 @@ func seal(content []byte, sections, commands int) []byte {
 
 // Seal makes an archive's content whole again after an edit by hand (a
 // test scenario): any end section is replaced by the one its content
-// calls for.
+// calls for, and the settings say it is sealed (the "sealed" line a
+// recorder writes), so that a cut copy reads as cut short.
 func Seal(data []byte) ([]byte, error) {
 	if i := bytes.LastIndex(data, []byte("\n"+endMarker)); i >= 0 {
 		data = data[:i+1]
@@ -61,6 +63,14 @@ func Seal(data []byte) ([]byte, error) {
 	a, err := fakeroot.Parse(data)
 	if err != nil {
 		return nil, err
+	}
+	if !hasSetting(a.Settings(), "sealed") {
+		// The settings are the free text before the first section.
+		i := bytes.Index(data, []byte("\n-- ")) + 1
+		data = slices.Concat(data[:i], []byte("sealed: "+sealedNote+"\n"), data[i:])
+		if a, err = fakeroot.Parse(data); err != nil {
+			return nil, err
+		}
 	}
 	return seal(data, len(a.Files), countCommands(a)), nil
 }
