@@ -11,6 +11,10 @@ import (
 type fleetPlace struct {
 	boot string // boot fingerprint, "" when not recorded
 	mnt  string // mount namespace id, "" when not recorded
+	// root is identity.root: "mount ID" (the root's unique mount id) or
+	// "inode MAJOR:MINOR/INODE" (device and inode alone); "" when not
+	// recorded. A chroot shares every namespace and differs here only.
+	root string
 }
 
 func placeOf(d *Document) fleetPlace {
@@ -20,6 +24,15 @@ func placeOf(d *Document) fleetPlace {
 	p := fleetPlace{mnt: strings.Clone(id.ids["mnt"])}
 	if id.boot != nil {
 		p.boot = strings.Clone(*id.boot)
+	}
+	if r := id.root; r != nil {
+		switch {
+		case r.mount != "":
+			p.root = "mount " + r.mount
+		case r.file != "":
+			p.root = "inode " + r.file
+		}
+		p.root = strings.Clone(p.root)
 	}
 	return p
 }
@@ -84,7 +97,8 @@ func (t *tally) groups(split []int) []FleetGroup {
 // of one place. A document records no machine id: two boots may be two
 // machines or one rebooted.
 func (t *tally) placeNotes() []string {
-	boots := map[string]map[string]int{} // boot → mnt id → documents
+	type where struct{ mnt, root string }
+	boots := map[string]map[where]int{} // boot → mount namespace and root → documents
 	var order []string
 	missing := 0
 	for _, p := range t.places {
@@ -93,10 +107,10 @@ func (t *tally) placeNotes() []string {
 			continue
 		}
 		if boots[p.boot] == nil {
-			boots[p.boot] = map[string]int{}
+			boots[p.boot] = map[where]int{}
 			order = append(order, p.boot)
 		}
-		boots[p.boot][p.mnt]++
+		boots[p.boot][where{p.mnt, p.root}]++
 	}
 	var notes []string
 	switch {
@@ -115,21 +129,26 @@ func (t *tally) placeNotes() []string {
 	// One line per boot with several documents, after the summary lines
 	// (the reports cut this list without --all: FleetResult.cutPlaces).
 	for _, b := range order {
-		mnts := boots[b]
+		places := boots[b]
 		n := 0
-		for _, c := range mnts {
+		mnts := map[string]bool{}
+		for w, c := range places {
 			n += c
+			mnts[w.mnt] = true
 		}
 		if n < 2 {
 			continue
 		}
 		switch {
 		case len(mnts) > 1:
-			notes = append(notes, fmt.Sprintf("%s: %d documents from %d containers or namespaces of one machine (mount namespace ids differ)", b, n, len(mnts)))
-		case len(mnts) == 1:
-			for m := range mnts {
-				if m != "" {
-					notes = append(notes, fmt.Sprintf("%s: %d documents from one place (mount namespace id %s): copies or reruns", b, n, m))
+			notes = append(notes, fmt.Sprintf("%s: %d documents from %d containers or namespaces of one machine (mount namespace ids differ)", b, n, len(places)))
+		case len(places) > 1:
+			// One mount namespace, several roots: chroots.
+			notes = append(notes, fmt.Sprintf("%s: %d documents from %d roots of one mount namespace (roots differ: chroots)", b, n, len(places)))
+		default:
+			for w := range places {
+				if w.mnt != "" {
+					notes = append(notes, fmt.Sprintf("%s: %d documents from one place (mount namespace id %s): copies or reruns", b, n, w.mnt))
 				}
 			}
 		}

@@ -162,7 +162,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 	}
 	if len(f.Places) > 0 {
 		l.add("")
-		l.add("Places (boot fingerprints and mount namespace ids)")
+		l.add("Places (boot fingerprints, mount namespace ids and roots)")
 		n, note := f.cutPlaces()
 		for _, p := range f.Places[:n] {
 			for _, s := range wrap("  - ", p, Width) {
