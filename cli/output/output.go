@@ -43,21 +43,33 @@ import (
 //
 // Errors read as Python's OSError text and name path, as the user gave it.
 func WriteOutput(ctx context.Context, by time.Time, path string, doc []byte) error {
-	fi, err := os.Stat(path)
+	target, through, err := destination(path)
 	switch {
-	case err == nil && fi.IsDir():
-		return fmt.Errorf("[Errno 21] Is a directory: %s", pyfmt.Repr(path))
-	case err == nil && !fi.Mode().IsRegular():
-		return bounded(ctx, by, func() error { return writeThrough(path, doc) })
-	}
-	target, viaProc, err := followLinks(path)
-	if err != nil {
-		return PyError(err, path)
-	}
-	if viaProc {
+	case err != nil:
+		return err
+	case through:
 		return bounded(ctx, by, func() error { return writeThrough(path, doc) })
 	}
 	return writeAtomic(target, path, doc)
+}
+
+// destination is where a write of path goes: written through (a FIFO, a
+// device, a link into /proc: opened in place, nothing replaced), or the
+// file target that path's links lead to, dangling ones included, which
+// the atomic write replaces. A directory is an error, naming path.
+func destination(path string) (target string, through bool, err error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return "", false, fmt.Errorf("[Errno 21] Is a directory: %s", pyfmt.Repr(path))
+	case err == nil && !fi.Mode().IsRegular():
+		return "", true, nil
+	}
+	target, viaProc, err := followLinks(path)
+	if err != nil {
+		return "", false, PyError(err, path)
+	}
+	return target, viaProc, nil
 }
 
 // bounded runs write, which may block, until it returns or by passes; when
@@ -238,18 +250,11 @@ type Staged struct {
 // writeAtomic's temporary file, synced; errors are WriteOutput's. A
 // destination written through is only checked here (CheckWritable).
 func Stage(path string, doc []byte) (*Staged, error) {
-	fi, err := os.Stat(path)
+	target, through, err := destination(path)
 	switch {
-	case err == nil && fi.IsDir():
-		return nil, fmt.Errorf("[Errno 21] Is a directory: %s", pyfmt.Repr(path))
-	case err == nil && !fi.Mode().IsRegular():
-		return &Staged{path: path, shown: path, through: true, doc: doc}, nil
-	}
-	target, viaProc, err := followLinks(path)
-	if err != nil {
-		return nil, PyError(err, path)
-	}
-	if viaProc {
+	case err != nil:
+		return nil, err
+	case through:
 		return &Staged{path: path, shown: path, through: true, doc: doc}, nil
 	}
 	return stageAtomic(target, path, doc)
@@ -341,19 +346,9 @@ func createTemp(dir string) (*os.File, error) {
 // for its reader. Errors are the ones WriteOutput would give later,
 // naming path.
 func CheckWritable(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return fmt.Errorf("[Errno 21] Is a directory: %s", pyfmt.Repr(path))
-	case err == nil && !fi.Mode().IsRegular():
-		return nil
-	}
-	target, viaProc, err := followLinks(path)
-	if err != nil {
-		return PyError(err, path)
-	}
-	if viaProc {
-		return nil
+	target, through, err := destination(path)
+	if err != nil || through {
+		return err
 	}
 	// A name longer than the filesystem takes (ENAMETOOLONG), a path
 	// through a file (ENOTDIR), a directory that cannot be searched.
@@ -377,21 +372,15 @@ func CheckWritable(path string) error {
 // paths with the same Destination are one file to a writer
 // (docs/capture.md: OUT and ARCHIVE).
 func Destination(path string) (string, error) {
-	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
-		return "", nil
-	}
-	target, viaProc, err := followLinks(path)
-	if err != nil || viaProc {
+	target, through, err := destination(path)
+	if err != nil || through {
 		return "", err
 	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
-	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+	dir, err := filepath.EvalSymlinks(dirOf(target))
+	if err != nil {
 		return "", err
 	}
-	return filepath.Abs(filepath.Join(dir, base))
+	return filepath.Abs(filepath.Join(dir, filepath.Base(target)))
 }
 
 // The temporary file of writeAtomic is named .aorta-probe-PID-RANDOM.tmp
