@@ -101,6 +101,9 @@ type config struct {
 	outDir  string // --out-dir (outdir.go): out is DIR/NODE.json
 	summary bool
 	fields  []string // each --field, in order (docs/usage.md)
+	// doc is the document --summary and --field print from instead of a
+	// fresh capture ("-": standard input; "": capture): doc.go.
+	doc     string
 	help    bool
 	version bool
 	buck    buckFlags // raw --buck-* values (flags_buck.go)
@@ -180,17 +183,31 @@ var captureOptions = []option{
 	{names: []string{"--redact-hostname"}, set: func(c *config, _, _ string) error { c.redact = true; return nil }},
 }
 
-func lookupOption(name string, capture bool) (option, bool) {
-	table := flagTable
+// optionTable is the flags of the plain capture, or of `capture`.
+func optionTable(capture bool) []option {
 	if capture {
-		table = slices.Concat(flagTable, captureOptions)
+		return slices.Concat(flagTable, captureOptions)
 	}
-	for _, o := range table {
+	return flagTable
+}
+
+func lookupOption(name string, capture bool) (option, bool) {
+	for _, o := range optionTable(capture) {
 		if slices.Contains(o.names, name) {
 			return o, true
 		}
 	}
 	return option{}, false
+}
+
+// unknownFlag is the usage error of a flag none of the table's: with the
+// flag it resembles, if any (cli.UnknownFlag).
+func unknownFlag(name string, capture bool) error {
+	var names []string
+	for _, o := range optionTable(capture) {
+		names = append(names, o.names...)
+	}
+	return cli.UnknownFlag(name, names)
 }
 
 // parseArgs parses the plain capture's command line (parse).
@@ -224,24 +241,31 @@ func parse(args []string, capture bool) (config, error) {
 			return c, fmt.Errorf("ARCHIVE must be a file path (got %s)", pyfmt.Repr(c.archive))
 		}
 	}
+	// --summary and --field print to stdout: a path given with them would
+	// be silently ignored (docs/usage.md); their positional argument is
+	// the DOC they print from (doc.go).
+	field := len(c.fields) > 0
+	flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
+	switch {
+	case c.summary && field:
+		return c, errors.New("--summary and --field are mutually exclusive")
+	case (c.summary || field) && c.outDir != "":
+		return c, fmt.Errorf("%s prints to stdout and takes no --out-dir", flag)
+	case (c.summary || field) && c.outFlag != "":
+		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(c.outFlag))
+	case (c.summary || field) && capture && len(positional) > 0:
+		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(positional[0]))
+	case c.summary || field:
+		if err := c.setDoc(flag, positional); err != nil {
+			return c, err
+		}
+		positional = nil
+	}
 	if err := c.setOut(positional); err != nil {
 		return c, err
 	}
 	if err := c.checkOutDir(positional); err != nil {
 		return c, err
-	}
-	// --summary and --field print to stdout: a path given with them would
-	// be silently ignored (docs/usage.md).
-	field := len(c.fields) > 0
-	switch {
-	case c.summary && field:
-		return c, errors.New("--summary and --field are mutually exclusive")
-	case (c.summary || field) && c.outDir != "":
-		flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
-		return c, fmt.Errorf("%s prints to stdout and takes no --out-dir", flag)
-	case (c.summary || field) && c.out != "-":
-		flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
-		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(c.out))
 	}
 	return c, validateBuck(&c)
 }
@@ -274,7 +298,7 @@ func parseFlags(args []string, capture bool) (config, []string, error) {
 		o, ok := lookupOption(name, capture)
 		switch {
 		case !ok:
-			return c, nil, fmt.Errorf("unknown flag %s", cli.Clip(name))
+			return c, nil, unknownFlag(name, capture)
 		case !o.value && hasValue:
 			return c, nil, fmt.Errorf("option %s does not take a value", name)
 		case o.value && !hasValue && i+1 >= len(args):
