@@ -16,10 +16,12 @@ import (
 // Usage is the program's help: the capture's flags and the list of subcommands
 // (aorta-probe --help, aorta-probe help).
 const Usage = `Usage: aorta-probe [OUT|-] [flags]
+       aorta-probe --summary [DOC|-]
+       aorta-probe --field PATH... [DOC|-]
        aorta-probe validate FILE...
        aorta-probe diff [--format F] A.json B.json
        aorta-probe diff --fleet [--all] [--format F] DIR|FILE...
-       aorta-probe diff --env-markers [--format F] A B
+       aorta-probe diff --env-markers [--format text|json] A B
        aorta-probe env-names [OUT|-]
        aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
        aorta-probe --root ARCHIVE [OUT|-] [flags]
@@ -56,10 +58,12 @@ Flags:
   --execution-context LABEL  direct (default), buck2_run or buck2_action:
                              how the probe was invoked, as the caller asserts
   --summary                  print the human brief and partial reasons only
-                             (to stdout: no OUT)
+                             (to stdout: no OUT); with DOC (- for standard
+                             input), those of that document, not a capture
   --field PATH               print one value (dotted path, [N] indexes a
                              list) as JSON on one line (to stdout: no OUT);
-                             repeatable: one line per value, in order
+                             repeatable: one line per value, in order; with
+                             DOC, from that document
   --deadline DURATION        bound the whole capture (default 60s)
   --root DIR|ARCHIVE         describe the filesystem under DIR instead of /,
                              or replay a capture ARCHIVE (docs/capture.md)
@@ -84,10 +88,13 @@ Flags:
 
 A flag that takes a value is given once (--field and the Buck inputs
 repeat). A document written to a file named like a subcommand, or two
-edits or fewer away from one, needs a path: ./diff, ./valdate.
+edits or fewer away from one, needs a path: ./diff, ./valdate. With
+--summary or --field, the one argument is the DOC they read, and the
+capture's flags are refused beside it.
 
 Exit status: 0 when the document was written (partial or not), 1 when it
-could not be written, 2 for a usage error.
+could not be written (stdout too: a closed pipe is one line, "failed to
+write to stdout: [Errno 32] Broken pipe"), 2 for a usage error.
 `
 
 // config is the parsed command line.
