@@ -220,7 +220,7 @@ func fieldFor(dst reflect.Value, key string) (reflect.Value, bool) {
 		f := dst.Field(i)
 		switch {
 		case tag.Skip:
-		case tag.Inline && f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct:
+		case tag.Inline && f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct && f.CanSet():
 			in := reflect.New(f.Type().Elem())
 			if !f.IsNil() {
 				in = f
