@@ -18,6 +18,7 @@ import (
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 // The end-to-end tests run the real static binary (buildStaticProbe, as
@@ -670,7 +671,17 @@ func TestE2ENoSecrets(t *testing.T) {
 		"XNCCL_IB_HCA":              "knob-suffix-e2e-3",
 		"NCCL_":                     "knob-stem-e2e-4",
 	}
-	env := baseEnv(t, fake)
+	// Hermetic, and nothing in it scales with the machine: the tools come
+	// from the fake buck2 and the hermetic bin (hermetic_test.go), ROCm
+	// from an empty root ($ROCM_PATH: no /opt/rocm/bin tool is run), and
+	// the workload interpreter is python3 -S, which imports nothing of the
+	// machine's site-packages (a torch there took seconds per run and
+	// this test past its hang guard under go test ./...), yet runs the
+	// real helper with the secrets in its environment.
+	rocm := t.TempDir()
+	testtree.Make(t, rocm, "lib/")
+	python := testtree.Script(t, `exec python3 -S "$@"`)
+	env := append(baseEnv(t, fake), "ROCM_PATH="+rocm)
 	for k, v := range secrets {
 		if k != "buck config" {
 			env = append(env, k+"="+v)
@@ -689,9 +700,11 @@ func TestE2ENoSecrets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			project := fakeBuckProject(t, tc.hooks)
-			code, stdout, stderr := runProbe(t, bin, project, env, "-", "--extended",
+			// The cquery's timeout is the hang guard's: a loaded machine
+			// that slows the fake buck2 down must not time it out.
+			code, stdout, stderr := runProbe(t, bin, project, env, "-", "--extended", "--python", python,
 				"--buck-target", "//app:trainer", "--buck-option", "mode=root//mode/debug",
-				"--buck-option", "config=build.token="+secrets["buck config"], "--buck-timeout", "5")
+				"--buck-option", "config=build.token="+secrets["buck config"], "--buck-timeout", strconv.Itoa(int(hangGuard/time.Second)))
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -707,6 +720,13 @@ func TestE2ENoSecrets(t *testing.T) {
 			}
 			if field(m, "build_system.kind") != "buck2" {
 				t.Errorf("build_system.kind %v", field(m, "build_system.kind"))
+			}
+			// The helper ran, the secrets in its environment.
+			if _, err := os.Stat(filepath.Join(hermeticBin(t), "python3")); err == nil && field(m, "python_version") == "" {
+				t.Errorf("the Python helper did not run; reasons %q", reasonsOf(m))
+			}
+			if field(m, "rocm.root") != rocm {
+				t.Errorf("rocm.root %v, want the empty root %s", field(m, "rocm.root"), rocm)
 			}
 		})
 	}

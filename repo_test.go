@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,9 +121,43 @@ func TestGitIgnoresREADMEOutput(t *testing.T) {
 // TestReadmeLayout: the README's Layout block names every top-level
 // directory (hidden ones aside), every package under internal/ and every top-level source
 // file (a glob such as flags*.go may cover several), and each name it
-// lists exists.
+// lists exists. What .gitignore ignores is no part of the layout: the
+// README's docker example creates out/ in the checkout.
 func TestReadmeLayout(t *testing.T) {
-	b, err := os.ReadFile("README.md")
+	for _, p := range readmeLayoutProblems(t, ".") {
+		t.Error(p)
+	}
+}
+
+// TestReadmeLayoutIgnored: readmeLayoutProblems passes over a top-level
+// directory or file that .gitignore ignores (out/ of the README's docker
+// example, a built binary) and still names one that it does not.
+func TestReadmeLayoutIgnored(t *testing.T) {
+	dir := t.TempDir()
+	readme := "# x\n\n## Layout\n\n```\nmain.go   the command\ncli/      the commands\n```\n"
+	files := map[string]string{"README.md": readme, "main.go": "", "cli/a.go": "", "out/env.json": "{}",
+		"aorta-probe": "", "stray/a.go": "", ".gitignore": "# built\n/aorta-probe\n*.test\n/out/\n/deploy/aorta-probe\n"}
+	for name, body := range files {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := readmeLayoutProblems(t, dir)
+	if want := []string{"the README's Layout does not name stray"}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("with out/ ignored: %q, want %q", got, want)
+	}
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("/aorta-probe\n"), 0o644)
+	if got := readmeLayoutProblems(t, dir); !slices.Contains(got, "the README's Layout does not name out") {
+		t.Errorf("with out/ not ignored: %q, want it named", got)
+	}
+}
+
+// readmeLayoutProblems is TestReadmeLayout's check of the checkout at
+// root: one line per problem.
+func readmeLayoutProblems(t *testing.T, root string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,12 +166,12 @@ func TestReadmeLayout(t *testing.T) {
 	if !ok || !closed {
 		t.Fatal("README.md has no ## Layout code block")
 	}
-	var entries []string
+	var problems, entries []string
 	for _, line := range strings.Split(block, "\n") {
 		names, _, _ := strings.Cut(line, "  ")
 		for _, e := range strings.Fields(names) {
-			if m, _ := filepath.Glob(strings.TrimSuffix(e, "/")); len(m) == 0 {
-				t.Errorf("the layout names %s, which does not exist", e)
+			if m, _ := filepath.Glob(filepath.Join(root, strings.TrimSuffix(e, "/"))); len(m) == 0 {
+				problems = append(problems, "the layout names "+e+", which does not exist")
 			}
 			entries = append(entries, strings.TrimSuffix(e, "/"))
 		}
@@ -149,14 +184,22 @@ func TestReadmeLayout(t *testing.T) {
 		}
 		return false
 	}
-	want, _ := filepath.Glob("internal/*")
-	top, _ := filepath.Glob("*")
-	for _, p := range top {
-		fi, err := os.Stat(p)
+	ignored := gitIgnoredTop(t, root)
+	want, _ := filepath.Glob(filepath.Join(root, "internal/*"))
+	for i := range want {
+		want[i], _ = filepath.Rel(root, want[i])
+	}
+	entriesTop, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entriesTop {
+		p := e.Name()
+		fi, err := os.Stat(filepath.Join(root, p))
 		switch {
 		case err != nil:
 			t.Fatal(err)
-		case strings.HasPrefix(p, "."):
+		case strings.HasPrefix(p, "."), ignored(p, fi.IsDir()):
 		case fi.IsDir() && p != "internal":
 			want = append(want, p)
 		case strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go"):
@@ -165,7 +208,39 @@ func TestReadmeLayout(t *testing.T) {
 	}
 	for _, p := range want {
 		if !named(p) {
-			t.Errorf("the README's Layout does not name %s", p)
+			problems = append(problems, "the README's Layout does not name "+p)
 		}
+	}
+	return problems
+}
+
+// gitIgnoredTop reads root's .gitignore and reports whether it ignores a
+// top-level entry: the patterns that can match one (NAME, /NAME, a glob,
+// with a trailing / for directories only); a pattern with a / inside
+// names something deeper, and ! re-includes what an earlier one ignored,
+// as git reads them.
+func gitIgnoredTop(t *testing.T, root string) func(name string, dir bool) bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	return func(name string, dir bool) bool {
+		ignored := false
+		for _, l := range lines {
+			l = strings.TrimSpace(l)
+			neg := strings.HasPrefix(l, "!")
+			l = strings.TrimPrefix(l, "!")
+			dirOnly := strings.HasSuffix(l, "/")
+			l = strings.TrimPrefix(strings.TrimSuffix(l, "/"), "/")
+			if l == "" || strings.HasPrefix(l, "#") || strings.Contains(l, "/") || (dirOnly && !dir) {
+				continue
+			}
+			if ok, _ := filepath.Match(l, name); ok {
+				ignored = !neg
+			}
+		}
+		return ignored
 	}
 }

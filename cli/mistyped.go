@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -52,4 +53,38 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(t)]
+}
+
+// UnknownFlag is the usage error of a flag that is none of names (every
+// name a command takes, with its dashes): "unknown flag NAME", and
+// "; did you mean FLAG?" when NAME resembles one (SuggestFlag), as a
+// mistyped subcommand gets (docs/usage.md, "Exit status").
+func UnknownFlag(name string, names []string) error {
+	if flag, ok := SuggestFlag(name, names); ok {
+		return fmt.Errorf("unknown flag %s; did you mean %s?", Clip(name), flag)
+	}
+	return fmt.Errorf("unknown flag %s", Clip(name))
+}
+
+// SuggestFlag is the flag of names that name looks like a mistyping of:
+// a long flag (--summary) within two edits of name, ASCII case ignored,
+// and at most one edit per three characters after the dashes, so that a
+// short word (--al) is not taken for any flag. The nearest wins, the
+// first of equals.
+func SuggestFlag(name string, names []string) (string, bool) {
+	word := strings.ToLower(name)
+	core := strings.TrimLeft(word, "-")
+	if core == "" || slices.Contains(names, name) {
+		return "", false
+	}
+	best, bestD := "", min(3, len([]rune(core))/3+1)
+	for _, n := range names {
+		if !strings.HasPrefix(n, "--") {
+			continue
+		}
+		if d := editDistance(word, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best, best != ""
 }

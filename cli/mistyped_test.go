@@ -85,3 +85,39 @@ func TestClip(t *testing.T) {
 		t.Errorf("Clip cut a character: %q", got[len(got)-5:])
 	}
 }
+
+func TestSuggestFlag(t *testing.T) {
+	names := []string{"-o", "--output", "--summary", "--all", "--fleet", "--root", "--help", "-h", "--env-markers"}
+	for _, tc := range []struct {
+		word, want string
+	}{
+		{"--summry", "--summary"},
+		{"--SUMMARY", "--summary"},
+		{"--sumary", "--summary"},
+		{"-summary", "--summary"},
+		{"--fleat", "--fleet"},
+		{"--flet", "--fleet"},
+		{"--rot", "--root"},
+		{"--env-marker", "--env-markers"},
+		{"--ouptut", "--output"},
+		// Not a mistyping: a flag itself, a short word, something far.
+		{"--summary", ""},
+		{"--al", ""},
+		{"-x", ""},
+		{"--x", ""},
+		{"--", ""},
+		{"--bogus", ""},
+		{"--sum", ""},
+	} {
+		got, ok := SuggestFlag(tc.word, names)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("SuggestFlag(%q) = %q, %v, want %q", tc.word, got, ok, tc.want)
+		}
+	}
+	if err := UnknownFlag("--summry", names); err.Error() != "unknown flag --summry; did you mean --summary?" {
+		t.Errorf("UnknownFlag: %v", err)
+	}
+	if err := UnknownFlag("--bogus", names); err.Error() != "unknown flag --bogus" {
+		t.Errorf("UnknownFlag: %v", err)
+	}
+}

@@ -111,7 +111,8 @@ func signalName(s os.Signal) string {
 // so that SIGINT, SIGTERM and SIGHUP stop it promptly whatever it waits
 // for (a FIFO nobody writes, a read of a slow file): a signal that comes
 // before body writes its output ends the command at once with one line
-// on stderr, `aorta-probe NAME: interrupted by SIGTERM`, and the status
+// on stderr, `aorta-probe NAME: interrupted by SIGTERM` (`aorta-probe:`
+// for an empty NAME, the plain command), and the status
 // of a shell's killed job, 128+N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 // Once body writes (Watch.BeginWrite), the write ends the way the
 // capture's does: finished, or abandoned output.SignalGrace after the
@@ -136,6 +137,10 @@ func Interruptible(name string, sigs <-chan os.Signal, stderr io.Writer, body fu
 			sig = s
 		}
 	}
-	fmt.Fprintf(stderr, "aorta-probe %s: interrupted by %s\n", name, signalName(sig))
+	cmd := "aorta-probe"
+	if name != "" {
+		cmd += " " + name
+	}
+	fmt.Fprintf(stderr, "%s: interrupted by %s\n", cmd, signalName(sig))
 	return 128 + int(sig)
 }

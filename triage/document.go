@@ -73,6 +73,10 @@ func ReadFile(path string, stdin *os.File) (*Document, error) {
 	return Parse(path, text)
 }
 
+// Root is the whole document as pyjson.Decode returned it (for
+// aorta-probe --summary DOC and --field PATH DOC, cli/capture).
+func (d *Document) Root() any { return d.root }
+
 // Lookup returns the value at a dotted path and whether every key on the
 // way exists. A null parent makes the child absent.
 func (d *Document) Lookup(path string) (any, bool) {

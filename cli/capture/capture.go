@@ -1,11 +1,9 @@
 package capture
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"aorta-probe/cli"
 	"aorta-probe/cli/output"
@@ -31,12 +29,7 @@ func Record(args []string, p cli.Process) int {
 	switch {
 	case err != nil:
 	case cfg.help:
-		// Written as every help text is: a failed write is exit 1.
-		if err := output.WriteStdout(context.Background(), time.Now().Add(output.MinWriteWait), stdout, []byte(captureUsage)); err != nil {
-			fmt.Fprintf(stderr, "aorta-probe capture: failed to write to stdout: %s\n", err)
-			return 1
-		}
-		return 0
+		return output.Help(stdout, stderr, cfg.cmd, captureUsage, 1)
 	// The document must never replace the archive it is recorded with
 	// (aorta-probe capture node.cap node.cap): the same path, another
 	// name of the same file, or a link that would create it.

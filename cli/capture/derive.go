@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"aorta-probe/cli"
 	"aorta-probe/cli/output"
+	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/probe"
 	"aorta-probe/triage"
@@ -30,8 +31,14 @@ import (
 type Derived struct {
 	Name  string
 	Usage string
-	// CheckOut, when set, refuses an OUT path (a usage error).
-	CheckOut func(out string) error
+	// OutSuffix, when set, is how OUT's name must end (metrics: ".prom",
+	// all node_exporter's textfile collector reads). Such a file is the
+	// command's output, never a document: a lone argument ending in it is
+	// OUT (a fresh capture), and a DOC ending in it is a usage error.
+	OutSuffix string
+	// Reads says why OUT must end in OutSuffix, in the usage error of an
+	// OUT that does not.
+	Reads string
 	// Derive makes the output from the document.
 	Derive func(*triage.Document) []byte
 }
@@ -44,11 +51,10 @@ var onlyCapture = []string{"--summary", "--field", "--out-dir", "--version"}
 func (c Derived) Run(args []string, p cli.Process) int {
 	cfg, pos, err := parseFlags(args, false)
 	if err == nil && cfg.help {
-		io.WriteString(p.Stdout, c.Usage)
-		return 0
+		return output.Help(p.Stdout, p.Stderr, "aorta-probe "+c.Name, c.Usage, 1)
 	}
 	if err == nil {
-		err = c.check(&cfg, pos)
+		pos, err = c.check(&cfg, pos)
 	}
 	if err != nil {
 		fmt.Fprintf(p.Stderr, "aorta-probe %s: %v\n", c.Name, err)
@@ -101,42 +107,48 @@ func (c Derived) Run(args []string, p cli.Process) int {
 	return c.write(w.Writing(), output.WriteBy(start, deadline), cfg.out, d, p)
 }
 
-// check takes DOC and OUT from the positional arguments into cfg.out
-// ("-": stdout) and refuses what the command would silently ignore.
-func (c Derived) check(cfg *config, pos []string) error {
+// check takes DOC and OUT from the positional arguments, OUT into
+// cfg.out ("-": stdout), and refuses what the command would silently
+// ignore. It returns DOC as a list of at most one.
+func (c Derived) check(cfg *config, pos []string) ([]string, error) {
 	if i := slices.IndexFunc(cfg.flags, func(f string) bool { return slices.Contains(onlyCapture, f) }); i >= 0 {
-		return fmt.Errorf("%s is the capture's; %s writes its own output", cfg.flags[i], c.Name)
+		return nil, fmt.Errorf("%s is the capture's; %s writes its own output", cfg.flags[i], c.Name)
 	}
 	// The first positional argument is DOC, the rest OUT (as the capture
-	// takes it: once, as OUT or -o).
-	var out []string
-	if len(pos) > 0 {
-		out = pos[1:]
+	// takes it: once, as OUT or -o); a lone one ending in OutSuffix is
+	// OUT, of a fresh capture.
+	var doc, out []string
+	suffixed := c.OutSuffix != "" && len(pos) > 0 && strings.HasSuffix(pos[0], c.OutSuffix)
+	switch {
+	case suffixed && len(pos) == 1:
+		out = pos
+	case suffixed:
+		return nil, fmt.Errorf("DOC %s ends in %s: %s writes such files and never reads one as a document (DOC comes first, then OUT)", pyfmt.Repr(cli.Clip(pos[0])), c.OutSuffix, c.Name)
+	case len(pos) > 0:
+		doc, out = pos[:1], pos[1:]
 	}
 	if err := cfg.setOut(out); err != nil {
-		return err
+		return nil, err
 	}
-	if len(pos) > 0 && pos[0] == "" {
-		return errors.New("DOC must be a non-empty path (- for standard input)")
+	if len(doc) > 0 && doc[0] == "" {
+		return nil, errors.New("DOC must be a non-empty path (- for standard input)")
 	}
-	if len(pos) > 0 {
+	if len(doc) > 0 {
 		for _, f := range cfg.flags {
 			if !slices.Contains([]string{"-o", "--output", "-h", "--help"}, f) {
-				return fmt.Errorf("%s is a capture flag: it applies only without DOC (a fresh capture)", f)
+				return nil, fmt.Errorf("%s is a capture flag: it applies only without DOC (a fresh capture)", f)
 			}
 		}
 	}
-	if len(pos) == 0 {
+	if len(doc) == 0 {
 		if err := checkRoot(cfg.options.Root); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if cfg.out != "-" && c.CheckOut != nil {
-		if err := c.CheckOut(cfg.out); err != nil {
-			return err
-		}
+	if cfg.out != "-" && c.OutSuffix != "" && !strings.HasSuffix(cfg.out, c.OutSuffix) {
+		return nil, fmt.Errorf("OUT %s must end in %s (%s)", pyfmt.Repr(cli.Clip(cfg.out)), c.OutSuffix, c.Reads)
 	}
-	return validateBuck(cfg)
+	return doc, validateBuck(cfg)
 }
 
 // write writes what c derives from d to out ("-": stdout) by the time by:
@@ -149,12 +161,11 @@ func (c Derived) write(ctx context.Context, by time.Time, out string, d *triage.
 	} else {
 		err = output.WriteOutput(ctx, by, out, b)
 	}
-	if err != nil {
-		where := out
-		if out == "-" {
-			where = "to stdout"
-		}
-		fmt.Fprintf(p.Stderr, "aorta-probe %s: failed to write %s: %v\n", c.Name, where, err)
+	switch {
+	case err != nil && out == "-":
+		return output.FailedStdout(p.Stderr, "aorta-probe "+c.Name, err, 1)
+	case err != nil:
+		fmt.Fprintf(p.Stderr, "aorta-probe %s: failed to write %s: %v\n", c.Name, out, err)
 		return 1
 	}
 	return 0

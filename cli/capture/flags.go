@@ -16,10 +16,12 @@ import (
 // Usage is the program's help: the capture's flags and the list of subcommands
 // (aorta-probe --help, aorta-probe help).
 const Usage = `Usage: aorta-probe [OUT|-] [flags]
+       aorta-probe --summary [DOC|-]
+       aorta-probe --field PATH... [DOC|-]
        aorta-probe validate FILE...
        aorta-probe diff [--format F] A.json B.json
        aorta-probe diff --fleet [--all] [--format F] DIR|FILE...
-       aorta-probe diff --env-markers [--format F] A B
+       aorta-probe diff --env-markers [--format text|json] A B
        aorta-probe env-names [OUT|-]
        aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
        aorta-probe --root ARCHIVE [OUT|-] [flags]
@@ -56,10 +58,12 @@ Flags:
   --execution-context LABEL  direct (default), buck2_run or buck2_action:
                              how the probe was invoked, as the caller asserts
   --summary                  print the human brief and partial reasons only
-                             (to stdout: no OUT)
+                             (to stdout: no OUT); with DOC (- for standard
+                             input), those of that document, not a capture
   --field PATH               print one value (dotted path, [N] indexes a
                              list) as JSON on one line (to stdout: no OUT);
-                             repeatable: one line per value, in order
+                             repeatable: one line per value, in order; with
+                             DOC, from that document
   --deadline DURATION        bound the whole capture (default 60s)
   --root DIR|ARCHIVE         describe the filesystem under DIR instead of /,
                              or replay a capture ARCHIVE (docs/capture.md)
@@ -84,10 +88,13 @@ Flags:
 
 A flag that takes a value is given once (--field and the Buck inputs
 repeat). A document written to a file named like a subcommand, or two
-edits or fewer away from one, needs a path: ./diff, ./valdate.
+edits or fewer away from one, needs a path: ./diff, ./valdate. With
+--summary or --field, the one argument is the DOC they read, and the
+capture's flags are refused beside it.
 
 Exit status: 0 when the document was written (partial or not), 1 when it
-could not be written, 2 for a usage error.
+could not be written (stdout too: a closed pipe is one line, "failed to
+write to stdout: [Errno 32] Broken pipe"), 2 for a usage error.
 `
 
 // config is the parsed command line.
@@ -101,6 +108,9 @@ type config struct {
 	outDir  string // --out-dir (outdir.go): out is DIR/NODE.json
 	summary bool
 	fields  []string // each --field, in order (docs/usage.md)
+	// doc is the document --summary and --field print from instead of a
+	// fresh capture ("-": standard input; "": capture): doc.go.
+	doc     string
 	help    bool
 	version bool
 	buck    buckFlags // raw --buck-* values (flags_buck.go)
@@ -180,17 +190,31 @@ var captureOptions = []option{
 	{names: []string{"--redact-hostname"}, set: func(c *config, _, _ string) error { c.redact = true; return nil }},
 }
 
-func lookupOption(name string, capture bool) (option, bool) {
-	table := flagTable
+// optionTable is the flags of the plain capture, or of `capture`.
+func optionTable(capture bool) []option {
 	if capture {
-		table = slices.Concat(flagTable, captureOptions)
+		return slices.Concat(flagTable, captureOptions)
 	}
-	for _, o := range table {
+	return flagTable
+}
+
+func lookupOption(name string, capture bool) (option, bool) {
+	for _, o := range optionTable(capture) {
 		if slices.Contains(o.names, name) {
 			return o, true
 		}
 	}
 	return option{}, false
+}
+
+// unknownFlag is the usage error of a flag none of the table's: with the
+// flag it resembles, if any (cli.UnknownFlag).
+func unknownFlag(name string, capture bool) error {
+	var names []string
+	for _, o := range optionTable(capture) {
+		names = append(names, o.names...)
+	}
+	return cli.UnknownFlag(name, names)
 }
 
 // parseArgs parses the plain capture's command line (parse).
@@ -224,24 +248,31 @@ func parse(args []string, capture bool) (config, error) {
 			return c, fmt.Errorf("ARCHIVE must be a file path (got %s)", pyfmt.Repr(c.archive))
 		}
 	}
+	// --summary and --field print to stdout: a path given with them would
+	// be silently ignored (docs/usage.md); their positional argument is
+	// the DOC they print from (doc.go).
+	field := len(c.fields) > 0
+	flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
+	switch {
+	case c.summary && field:
+		return c, errors.New("--summary and --field are mutually exclusive")
+	case (c.summary || field) && c.outDir != "":
+		return c, fmt.Errorf("%s prints to stdout and takes no --out-dir", flag)
+	case (c.summary || field) && c.outFlag != "":
+		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(c.outFlag))
+	case (c.summary || field) && capture && len(positional) > 0:
+		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(positional[0]))
+	case c.summary || field:
+		if err := c.setDoc(flag, positional); err != nil {
+			return c, err
+		}
+		positional = nil
+	}
 	if err := c.setOut(positional); err != nil {
 		return c, err
 	}
 	if err := c.checkOutDir(positional); err != nil {
 		return c, err
-	}
-	// --summary and --field print to stdout: a path given with them would
-	// be silently ignored (docs/usage.md).
-	field := len(c.fields) > 0
-	switch {
-	case c.summary && field:
-		return c, errors.New("--summary and --field are mutually exclusive")
-	case (c.summary || field) && c.outDir != "":
-		flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
-		return c, fmt.Errorf("%s prints to stdout and takes no --out-dir", flag)
-	case (c.summary || field) && c.out != "-":
-		flag := map[bool]string{true: "--summary", false: "--field"}[c.summary]
-		return c, fmt.Errorf("%s prints to stdout and takes no output path (got %s)", flag, pyfmt.Repr(c.out))
 	}
 	return c, validateBuck(&c)
 }
@@ -274,7 +305,7 @@ func parseFlags(args []string, capture bool) (config, []string, error) {
 		o, ok := lookupOption(name, capture)
 		switch {
 		case !ok:
-			return c, nil, fmt.Errorf("unknown flag %s", cli.Clip(name))
+			return c, nil, unknownFlag(name, capture)
 		case !o.value && hasValue:
 			return c, nil, fmt.Errorf("option %s does not take a value", name)
 		case o.value && !hasValue && i+1 >= len(args):

@@ -38,6 +38,9 @@ func Main(args []string, p cli.Process) int {
 	if err != nil {
 		return usageError(p.Stderr, cfg.cmd, err)
 	}
+	if cfg.doc != "" && !cfg.help && !cfg.version {
+		return fromDocument(cfg, p) // doc.go
+	}
 	return runWith(p.Signals, cfg, p.Stdout, p.Stderr, nil)
 }
 
@@ -74,8 +77,7 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rc *re
 	// emit writes to stdout; a failed or short write is exit 1.
 	emit := func(b []byte) int {
 		if err := output.WriteStdout(w.Writing(), output.WriteBy(start, deadline), stdout, b); err != nil {
-			fmt.Fprintf(stderr, "aorta-probe: failed to write to stdout: %s\n", err)
-			return 1
+			return output.FailedStdout(stderr, cfg.cmd, err, 1)
 		}
 		return 0
 	}
@@ -93,14 +95,14 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rc *re
 	cfg.out = cfg.destination()
 	if cfg.out != "-" {
 		if err := output.CheckWritable(cfg.out); err != nil {
-			fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
+			fmt.Fprintf(stderr, "%s: failed to write %s: %s\n", cfg.cmd, cfg.out, err)
 			return 1
 		}
 	}
 	var rec *machine.Recorder
 	if rc != nil {
 		if err := output.CheckWritable(rc.archive); err != nil {
-			fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", rc.archive, err)
+			fmt.Fprintf(stderr, "%s: failed to write %s: %s\n", cfg.cmd, rc.archive, err)
 			return 1
 		}
 		rec = rc.rec
@@ -114,8 +116,12 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rc *re
 	if rc != nil {
 		var err error
 		if staged, err = rc.stage(); err != nil {
-			fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+			fmt.Fprintf(stderr, "%s: %v\n", cfg.cmd, err)
 			return 1
+		}
+		// Never silently: what --redact-hostname left in the archive.
+		for _, l := range rc.rec.Unredacted() {
+			fmt.Fprintf(stderr, "%s: --redact-hostname: %s\n", cfg.cmd, l)
 		}
 	}
 	code = deliver(cfg, snap, emit, w.Writing(), output.WriteBy(start, deadline), stderr)
@@ -125,7 +131,7 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rc *re
 		if code != 0 {
 			staged.Abort()
 		} else if err := staged.Commit(w.Writing(), output.WriteBy(start, deadline)); err != nil {
-			fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", rc.archive, err)
+			fmt.Fprintf(stderr, "%s: failed to write %s: %s\n", cfg.cmd, rc.archive, err)
 			code = 1
 		}
 	}
@@ -161,7 +167,7 @@ func deliver(cfg config, snap *schema.Snapshot, emit func([]byte) int, writing c
 		for _, f := range cfg.fields {
 			v, err := output.Field(snap, f)
 			if err != nil {
-				fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+				fmt.Fprintf(stderr, "%s: %v\n", cfg.cmd, err)
 				return 1
 			}
 			out = append(append(out, v...), '\n')
@@ -176,7 +182,7 @@ func deliver(cfg config, snap *schema.Snapshot, emit func([]byte) int, writing c
 		return emit(append(doc, '\n'))
 	}
 	if err := output.WriteOutput(writing, by, cfg.out, doc); err != nil {
-		fmt.Fprintf(stderr, "aorta-probe: failed to write %s: %s\n", cfg.out, err)
+		fmt.Fprintf(stderr, "%s: failed to write %s: %s\n", cfg.cmd, cfg.out, err)
 		return 1
 	}
 	return 0
@@ -199,7 +205,7 @@ func collect(w *cli.Watch, cmd string, opt probe.Options, rec *machine.Recorder,
 		fmt.Fprintf(stderr, "%s: --root %v\n", cmd, err)
 		return nil, 2
 	case err != nil:
-		fmt.Fprintf(stderr, "aorta-probe: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return nil, 1
 	}
 	return snap, 0

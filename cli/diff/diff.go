@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"aorta-probe/cli"
+	"aorta-probe/cli/output"
 	"aorta-probe/triage"
 )
 
@@ -71,6 +73,10 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// diffFlags is every flag diff takes (parseDiffArgs), for the
+// suggestion of an unknown one.
+var diffFlags = []string{"--fleet", "--all", "--env-markers", "--format", "--help", "-h"}
+
 type diffArgs struct {
 	format     string
 	fleet      bool
@@ -114,7 +120,8 @@ func parseDiffArgs(args []string) (diffArgs, error) {
 				return c, fmt.Errorf("--format must be text, markdown or json, got %q", v)
 			}
 		default:
-			return c, fmt.Errorf("unknown flag %s", a)
+			flag, _, _ := strings.Cut(a, "=")
+			return c, cli.UnknownFlag(flag, diffFlags)
 		}
 	}
 	if c.help {
@@ -125,10 +132,15 @@ func parseDiffArgs(args []string) (diffArgs, error) {
 		return c, fmt.Errorf("--fleet and --env-markers are mutually exclusive")
 	case c.all && !c.fleet:
 		return c, fmt.Errorf("--all needs --fleet")
+	case c.fleet && len(c.files) == 0:
+		return c, fmt.Errorf("--fleet needs a directory or files")
+	case c.fleet && slices.Contains(c.files, "-"):
+		// Many documents cannot share one standard input; a file
+		// named - is ./-.
+		return c, fmt.Errorf("--fleet reads files and directories, not standard input (-)")
 	case c.fleet:
-		if len(c.files) == 0 {
-			return c, fmt.Errorf("--fleet needs a directory or files")
-		}
+	case c.envMarkers && c.format == "markdown":
+		return c, fmt.Errorf("--env-markers writes text or json, not markdown")
 	case len(c.files) != 2:
 		return c, fmt.Errorf("need exactly two documents, got %d", len(c.files))
 	case c.files[0] == "-" && c.files[1] == "-":
@@ -146,8 +158,7 @@ func run(args []string, io IO) int {
 		return 2
 	}
 	if c.help {
-		fmt.Fprint(io.Stdout, diffUsage)
-		return 0
+		return output.Help(io.Stdout, io.Stderr, "aorta-probe diff", diffUsage, 2)
 	}
 	switch {
 	case c.fleet:
@@ -179,7 +190,8 @@ type report interface {
 }
 
 // writeReport writes r to stdout in c.format and returns r's exit status,
-// or 2 when stdout cannot be written.
+// or 2 when stdout cannot be written (output.FailedStdout: 1 would read
+// as "differences").
 func writeReport(c diffArgs, io IO, r report) int {
 	var err error
 	switch c.format {
@@ -191,8 +203,7 @@ func writeReport(c diffArgs, io IO, r report) int {
 		err = r.Text(io.Stdout, triage.RenderOptions{Color: io.Color})
 	}
 	if err != nil {
-		fmt.Fprintf(io.Stderr, "aorta-probe diff: writing the result: %v\n", err)
-		return 2
+		return output.FailedStdout(io.Stderr, "aorta-probe diff", err, 2)
 	}
 	return r.ExitCode()
 }

@@ -165,9 +165,11 @@ func TestDiffEnvMarkers(t *testing.T) {
 	if code != 1 || out != want || errs != "" {
 		t.Errorf("exit %d\n%s\nwant\n%s%s", code, out, want, errs)
 	}
-	// --format markdown, which --env-markers does not offer, is the text.
-	if code, md, _ := runMain([]string{"--env-markers", "--format", "markdown", local, remote}, false); code != 1 || md != want {
-		t.Errorf("markdown: exit %d\n%s\nwant the text\n%s", code, md, want)
+	// --format markdown, which --env-markers does not offer, is a usage
+	// error, not the text under another name.
+	if code, md, errs := runMain([]string{"--env-markers", "--format", "markdown", local, remote}, false); code != 2 || md != "" ||
+		errs != "aorta-probe diff: --env-markers writes text or json, not markdown\nTry 'aorta-probe diff --help' for help.\n" {
+		t.Errorf("markdown: exit %d, stdout %q, stderr %q; want a usage error", code, md, errs)
 	}
 	if code, out, _ := runMain([]string{"--env-markers", local, local}, false); code != 0 || !strings.HasPrefix(out, "same variable names (4)") {
 		t.Errorf("same: exit %d %s", code, out)

@@ -43,10 +43,9 @@ func names(args, environ []string, stdout, stderr io.Writer, write func(out stri
 	for _, a := range args {
 		switch {
 		case a == "-h" || a == "--help":
-			fmt.Fprint(stdout, usage)
-			return 0
+			return output.Help(stdout, stderr, "aorta-probe env-names", usage, 1)
 		case a != "-" && strings.HasPrefix(a, "-"):
-			fmt.Fprintf(stderr, "aorta-probe env-names: unknown flag %s\nTry 'aorta-probe env-names --help' for help.\n", a)
+			fmt.Fprintf(stderr, "aorta-probe env-names: %v\nTry 'aorta-probe env-names --help' for help.\n", cli.UnknownFlag(a, []string{"-h", "--help"}))
 			return 2
 		default:
 			pos = append(pos, a)
@@ -65,12 +64,11 @@ func names(args, environ []string, stdout, stderr io.Writer, write func(out stri
 		return 1
 	}
 	b = append(b, '\n')
-	if err := write(out, b); err != nil {
-		where := out
-		if out == "-" {
-			where = "to stdout"
-		}
-		fmt.Fprintf(stderr, "aorta-probe env-names: failed to write %s: %v\n", where, err)
+	switch err := write(out, b); {
+	case err != nil && out == "-":
+		return output.FailedStdout(stderr, "aorta-probe env-names", err, 1)
+	case err != nil:
+		fmt.Fprintf(stderr, "aorta-probe env-names: failed to write %s: %v\n", out, err)
 		return 1
 	}
 	return 0

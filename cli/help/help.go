@@ -3,11 +3,9 @@
 package help
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"aorta-probe/cli"
 	"aorta-probe/cli/output"
@@ -31,12 +29,7 @@ func Command(commands []cli.Command, plain cli.Command) cli.Command {
 		case len(args) > 1:
 			return usageError(p.Stderr, fmt.Sprintf("takes at most one subcommand (got %d arguments)", len(args)))
 		case args[0] == "help" || args[0] == "--help" || args[0] == "-h":
-			// Written as every help text is: a failed write is exit 1.
-			if err := output.WriteStdout(context.Background(), time.Now().Add(output.MinWriteWait), p.Stdout, []byte(usage)); err != nil {
-				fmt.Fprintf(p.Stderr, "aorta-probe help: failed to write to stdout: %s\n", err)
-				return 1
-			}
-			return 0
+			return output.Help(p.Stdout, p.Stderr, "aorta-probe help", usage, 1)
 		}
 		names := make([]string, len(commands))
 		for i, c := range commands {

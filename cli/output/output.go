@@ -22,7 +22,6 @@ import (
 	"aorta-probe/cli"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
-	"aorta-probe/schema"
 )
 
 // WriteOutput writes doc to OUT the way _probe_main's open(path, "w") would
@@ -117,15 +116,41 @@ func WriteStdout(ctx context.Context, by time.Time, stdout io.Writer, b []byte) 
 		if err == nil && n < len(b) {
 			err = io.ErrShortWrite
 		}
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // "/dev/stdout" is not a path the user gave
-		}
-		if err != nil {
-			return errors.New(pyfmt.ExcStr(err))
-		}
-		return nil
+		return StdoutError(err)
 	})
+}
+
+// StdoutError is err, from a write to stdout, in Python's OSError words
+// without a path ("[Errno 32] Broken pipe"); nil stays nil.
+func StdoutError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // "/dev/stdout" is not a path the user gave
+	}
+	if err != nil {
+		return errors.New(pyfmt.ExcStr(err))
+	}
+	return nil
+}
+
+// FailedStdout is how every command reports output it could not write
+// to stdout (a closed pipe, a full disk, a closed descriptor): one line,
+// "CMD: failed to write to stdout: [Errno 32] Broken pipe", cmd being
+// "aorta-probe" or "aorta-probe NAME". It returns status, the command's
+// status for output it could not write: 1, or 2 for diff and validate,
+// whose 1 is an answer (docs/usage.md, "Exit status").
+func FailedStdout(stderr io.Writer, cmd string, err error, status int) int {
+	fmt.Fprintf(stderr, "%s: failed to write to stdout: %v\n", cmd, StdoutError(err))
+	return status
+}
+
+// Help writes a command's help text to stdout, as the capture writes its
+// brief: 0, or FailedStdout's line and status.
+func Help(stdout, stderr io.Writer, cmd, text string, status int) int {
+	if err := WriteStdout(context.Background(), time.Now().Add(MinWriteWait), stdout, []byte(text)); err != nil {
+		return FailedStdout(stderr, cmd, err, status)
+	}
+	return 0
 }
 
 // ClosedStdout stands for a standard output that was closed when the
@@ -479,10 +504,12 @@ func errPath(err error) string {
 // docs/usage.md#output) and returns the value as JSON on one line, as
 // Python's json.dumps writes it (", " and ": " between items). A segment
 // may end in list indexes: partial_reasons[0], gpu_arch.gfx_targets[-1].
-// It walks the typed snapshot: the document is neither encoded whole nor
-// decoded, so an unrelated deep or large value cannot make the lookup
-// fail. The error reads "--field PATH: what is wrong", JSON's type names.
-func Field(snap *schema.Snapshot, path string) ([]byte, error) {
+// It walks the typed snapshot (a *schema.Snapshot), or a document as
+// pyjson.Decode returned it (--field PATH DOC): the document is not
+// encoded whole, so an unrelated deep or large value cannot make the
+// lookup fail. The error reads "--field PATH: what is wrong", JSON's type
+// names.
+func Field(doc any, path string) ([]byte, error) {
 	segs, err := fieldSegments(path)
 	if err != nil {
 		return nil, err
@@ -490,7 +517,7 @@ func Field(snap *schema.Snapshot, path string) ([]byte, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("--field %s: %s", cli.Clip(path), fmt.Sprintf(format, a...))
 	}
-	out, err := pyjson.Field(snap, segs)
+	out, err := pyjson.Field(doc, segs)
 	var fe *pyjson.FieldError
 	if !errors.As(err, &fe) {
 		return out, err

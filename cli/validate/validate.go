@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"aorta-probe/cli"
+	"aorta-probe/cli/output"
 	"aorta-probe/internal/docread"
 	"aorta-probe/schema/jsonschema"
 )
@@ -22,7 +23,8 @@ problem is one line on stdout: FILE: $.path: what is wrong. A valid document
 prints nothing. See docs/schema.md.
 
 Exit status: 0 when every document is valid, 1 when one is invalid, 2 when a
-file cannot be read or is not JSON (one line on stderr), or for a usage error.
+file cannot be read or is not JSON (one line on stderr), when stdout cannot
+be written, or for a usage error.
 `
 
 // Run is `aorta-probe validate FILE...` (docs/schema.md), stopped promptly
@@ -48,10 +50,9 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			files = append(files, args[i+1:]...)
 			i = len(args)
 		case a == "--help" || a == "-h":
-			io.WriteString(stdout, usage)
-			return 0
+			return output.Help(stdout, stderr, "aorta-probe validate", usage, 2)
 		case a != "-" && strings.HasPrefix(a, "-"):
-			return usageError(stderr, "unknown flag "+cli.Clip(a))
+			return usageError(stderr, cli.UnknownFlag(a, []string{"-h", "--help"}).Error())
 		default:
 			files = append(files, a)
 		}
@@ -74,7 +75,9 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			var ps []jsonschema.Problem
 			if ps, err = jsonschema.ValidateJSON(text); err == nil {
 				for _, p := range ps {
-					fmt.Fprintf(stdout, "%s: %s\n", f, p)
+					if _, err := fmt.Fprintf(stdout, "%s: %s\n", f, p); err != nil {
+						return output.FailedStdout(stderr, "aorta-probe validate", err, 2)
+					}
 				}
 				if len(ps) > 0 {
 					code = max(code, 1)

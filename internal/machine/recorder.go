@@ -787,23 +787,52 @@ func (rc *Recorder) redactor() func(string) string {
 	if buckRed == nil {
 		buckRed = func(s string) string { return s }
 	}
-	if !rc.RedactHostname {
-		return buckRed
-	}
-	var pairs []string
-	if h, err := os.Hostname(); err == nil && len(h) >= 3 {
-		pairs = append(pairs, h, "redacted-host")
-	}
-	if b, err := rc.fs.ReadFile("/proc/sys/kernel/random/boot_id", 4096); err == nil {
-		if id := strings.TrimSpace(string(b)); len(id) >= 8 {
-			pairs = append(pairs, id, "00000000-0000-4000-8000-000000000000")
-		}
-	}
+	pairs, _ := rc.hostRedactions()
 	if len(pairs) == 0 {
 		return buckRed
 	}
 	r := strings.NewReplacer(pairs...)
 	return func(s string) string { return r.Replace(buckRed(s)) }
+}
+
+// Unredacted says, one line each, what RedactHostname leaves in the
+// archive (docs/capture.md, "--redact-hostname"): a host name shorter
+// than 3 characters or a boot id shorter than 8, which are not replaced
+// because every occurrence of so short a string would be, and a host name
+// that cannot be read. Nil without RedactHostname.
+func (rc *Recorder) Unredacted() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	_, left := rc.hostRedactions()
+	return left
+}
+
+// hostRedactions is RedactHostname's replacements (strings.NewReplacer's
+// old, new pairs) and what it leaves (Unredacted).
+func (rc *Recorder) hostRedactions() (pairs, left []string) {
+	if !rc.RedactHostname {
+		return nil, nil
+	}
+	switch h, err := os.Hostname(); {
+	case err != nil:
+		left = append(left, fmt.Sprintf("the host name could not be read (%v) and is not replaced", err))
+	case len(h) < 3:
+		left = append(left, fmt.Sprintf("the host name %s has fewer than 3 characters and is not replaced (every %s in the archive would be)", pyfmt.Repr(h), pyfmt.Repr(h)))
+	default:
+		pairs = append(pairs, h, "redacted-host")
+	}
+	if rc.fs == nil {
+		return pairs, left
+	}
+	if b, err := rc.fs.ReadFile("/proc/sys/kernel/random/boot_id", 4096); err == nil {
+		switch id := strings.TrimSpace(string(b)); {
+		case len(id) >= 8:
+			pairs = append(pairs, id, "00000000-0000-4000-8000-000000000000")
+		case id != "":
+			left = append(left, fmt.Sprintf("the boot id %s has fewer than 8 characters and is not replaced", pyfmt.Repr(id)))
+		}
+	}
+	return pairs, left
 }
 
 var errnoNames = map[syscall.Errno]string{

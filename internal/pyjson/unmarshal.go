@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // unmarshalDepth is Unmarshal's nesting limit, encoding/json's: the values
@@ -32,11 +33,46 @@ func Unmarshal(text string, v any) error {
 	if err != nil {
 		return err
 	}
+	return Store(val, v)
+}
+
+// Store is Unmarshal of a value Decode returned (nil, bool, Number,
+// string, []any or Map[any]): the same rules, and also the document
+// types' own shapes, so that a whole decoded document goes back into the
+// type that writes it (aorta-probe --summary DOC, cli/capture):
+//
+//   - a Map[V] takes an object's members in order;
+//   - a Number field takes a number, an unsigned one a non-negative
+//     integer;
+//   - the members of an ",inline" struct pointer are taken by their keys,
+//     the struct allocated when the object has one of them.
+//
+// An error of a value of another shape is a *StoreError naming where.
+func Store(val any, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("pyjson: Unmarshal needs a non-nil pointer, not %T", v)
 	}
 	return assign(rv.Elem(), val)
+}
+
+// StoreError is a value Store could not store: At is where, as a path
+// from the top ($.host.kernel_release, $.nics.cx7.links[0]).
+type StoreError struct {
+	At         string
+	Type, Into string // the value's Python type name; the Go type
+}
+
+func (e *StoreError) Error() string {
+	return fmt.Sprintf("pyjson: cannot store a %s in %s at %s", e.Type, e.Into, e.At)
+}
+
+// within prefixes the path of a StoreError with seg (".key" or "[i]").
+func within(err error, seg string) error {
+	if se, ok := err.(*StoreError); ok {
+		se.At = "$" + seg + strings.TrimPrefix(se.At, "$")
+	}
+	return err
 }
 
 func assign(dst reflect.Value, val any) error {
@@ -48,7 +84,7 @@ func assign(dst reflect.Value, val any) error {
 		return nil
 	}
 	mismatch := func() error {
-		return fmt.Errorf("pyjson: cannot store a %s in %s", TypeName(val), dst.Type())
+		return &StoreError{At: "$", Type: TypeName(val), Into: dst.Type().String()}
 	}
 	switch dst.Kind() {
 	case reflect.Interface:
@@ -63,6 +99,9 @@ func assign(dst reflect.Value, val any) error {
 		return assign(dst.Elem(), val)
 	case reflect.String:
 		s, ok := val.(string)
+		if n, isNum := val.(Number); isNum && dst.Type() == numberType {
+			s, ok = string(n), true
+		}
 		if !ok {
 			return mismatch()
 		}
@@ -83,9 +122,22 @@ func assign(dst reflect.Value, val any) error {
 			return mismatch()
 		}
 		dst.SetInt(i)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := val.(Number)
+		if !ok || !n.IsInteger() {
+			return mismatch()
+		}
+		u, err := strconv.ParseUint(string(n), 10, 64)
+		if err != nil || dst.OverflowUint(u) {
+			return mismatch()
+		}
+		dst.SetUint(u)
 	case reflect.Slice:
+		if m, ok := val.(Map[any]); ok && dst.Type().Implements(objectType) {
+			return assignEntries(dst, m)
+		}
 		l, ok := val.([]any)
-		if !ok {
+		if !ok || dst.Type().Implements(objectType) {
 			return mismatch()
 		}
 		return assignSlice(dst, l)
@@ -111,7 +163,21 @@ func assignSlice(dst reflect.Value, l []any) error {
 	out := reflect.MakeSlice(dst.Type(), len(l), len(l))
 	for i, e := range l {
 		if err := assign(out.Index(i), e); err != nil {
-			return err
+			return within(err, "["+strconv.Itoa(i)+"]")
+		}
+	}
+	dst.Set(out)
+	return nil
+}
+
+// assignEntries stores an object in a Map[V], member by member, in order.
+func assignEntries(dst reflect.Value, m Map[any]) error {
+	out := reflect.MakeSlice(dst.Type(), len(m), len(m))
+	for i, e := range m {
+		ent := out.Index(i)
+		ent.Field(0).SetString(e.Key)
+		if err := assign(ent.Field(1), e.Value); err != nil {
+			return within(err, "."+e.Key)
 		}
 	}
 	dst.Set(out)
@@ -125,7 +191,7 @@ func assignMap(dst reflect.Value, m Map[any]) error {
 	for _, e := range m {
 		ev := reflect.New(dst.Type().Elem()).Elem()
 		if err := assign(ev, e.Value); err != nil {
-			return err
+			return within(err, "."+e.Key)
 		}
 		dst.SetMapIndex(reflect.ValueOf(e.Key).Convert(dst.Type().Key()), ev)
 	}
@@ -134,18 +200,42 @@ func assignMap(dst reflect.Value, m Map[any]) error {
 
 // assignStruct stores each member of m in the field whose `py` key it is.
 func assignStruct(dst reflect.Value, m Map[any]) error {
-	t := dst.Type()
 	for _, e := range m {
-		for i := range t.NumField() {
-			tag := FieldTag(t.Field(i))
-			if tag.Skip || tag.Inline || tag.Key != e.Key {
-				continue
+		if f, ok := fieldFor(dst, e.Key); ok {
+			if err := assign(f, e.Value); err != nil {
+				return within(err, "."+e.Key)
 			}
-			if err := assign(dst.Field(i), e.Value); err != nil {
-				return err
-			}
-			break
 		}
 	}
 	return nil
+}
+
+// fieldFor is the field of the struct dst whose `py` key is key, looked
+// for in its ",inline" struct pointers too, which are allocated on the
+// way to a field found in them.
+func fieldFor(dst reflect.Value, key string) (reflect.Value, bool) {
+	t := dst.Type()
+	for i := range t.NumField() {
+		tag := FieldTag(t.Field(i))
+		f := dst.Field(i)
+		switch {
+		case tag.Skip:
+		case tag.Inline && f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct && f.CanSet():
+			in := reflect.New(f.Type().Elem())
+			if !f.IsNil() {
+				in = f
+			}
+			if g, ok := fieldFor(in.Elem(), key); ok {
+				f.Set(in)
+				return g, true
+			}
+		case tag.Inline && f.Kind() == reflect.Struct:
+			if g, ok := fieldFor(f, key); ok {
+				return g, true
+			}
+		case tag.Key == key:
+			return f, true
+		}
+	}
+	return reflect.Value{}, false
 }

@@ -88,3 +88,49 @@ func TestUnmarshalDeep(t *testing.T) {
 		t.Error("no limit at all")
 	}
 }
+
+type StoreDetail struct {
+	Driver *string `py:"driver"`
+	Links  []int   `py:"links,nullable"`
+}
+
+type storeShape struct {
+	Present      *bool `py:"present"`
+	*StoreDetail `py:",inline"`
+	Knobs        Map[*string] `py:"knobs"`
+	Size         Number       `py:"size"`
+	ID           uint64       `py:"id"`
+}
+
+// TestStore: the document types' own shapes go back in: a Map keeps its
+// members in order, an inline struct pointer is allocated only when one of
+// its keys is there, a Number keeps its literal, an unsigned field takes a
+// non-negative integer; a mismatch names where it is.
+func TestStore(t *testing.T) {
+	text := `{"present": true, "driver": "mlx5", "links": [1, 2], "knobs": {"B": "1", "A": null}, "size": 1.50, "id": 18446744073709551615}`
+	var v storeShape
+	if err := Unmarshal(text, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.StoreDetail == nil || *v.Driver != "mlx5" || len(v.Links) != 2 || v.Size != "1.50" || v.ID != 1<<64-1 {
+		t.Errorf("stored %+v %+v", v, v.StoreDetail)
+	}
+	if got := string(EncodeCompact(v.Knobs)); got != `{"B": "1", "A": null}` {
+		t.Errorf("knobs %s", got)
+	}
+	var bare storeShape
+	if err := Unmarshal(`{"present": false}`, &bare); err != nil || bare.StoreDetail != nil {
+		t.Errorf("no detail keys: %v, detail %+v", err, bare.StoreDetail)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{`{"id": -1}`, "pyjson: cannot store a int in uint64 at $.id"},
+		{`{"links": [1, "x"]}`, "pyjson: cannot store a str in int at $.links[1]"},
+		{`{"knobs": {"A": 1}}`, "pyjson: cannot store a int in string at $.knobs.A"},
+		{`{"knobs": []}`, "pyjson: cannot store a list in pyjson.Map[*string] at $.knobs"},
+	} {
+		var v storeShape
+		if err := Unmarshal(tc.text, &v); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %s", tc.text, err, tc.want)
+		}
+	}
+}
