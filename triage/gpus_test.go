@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
