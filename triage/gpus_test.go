@@ -325,6 +325,34 @@ func TestFleetGPUOutlier(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &got); err != nil || len(got.GPUs) != 2 || got.GPUs[1].Keys[0] != "devices[].pcie.link" {
 		t.Errorf("json gpu_outliers %+v %v", got.GPUs, err)
 	}
+	// The outlier's link is structured in JSON (each value with its count;
+	// a fleet compares no address) and counted in the text.
+	var link struct {
+		Outliers []struct {
+			Differences []struct {
+				Key   string          `json:"key"`
+				Value json.RawMessage `json:"value"`
+			} `json:"differences"`
+		} `json:"outliers"`
+	}
+	var shares []struct {
+		Value any `json:"value"`
+		Count int `json:"count"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &link); err != nil || len(link.Outliers) != 2 {
+		t.Fatalf("json outliers: %v", err)
+	}
+	d := link.Outliers[1].Differences[0]
+	if err := json.Unmarshal(d.Value, &shares); err != nil {
+		t.Fatalf("%s: %v", d.Key, err)
+	}
+	below := "32.0 GT/s PCIe x4 (below max 32.0 GT/s PCIe x16)"
+	if d.Key != "probe_provenance.gpus.devices[].pcie.link" || len(shares) != 2 || shares[0].Count != 7 || shares[1].Value != below || shares[1].Count != 1 {
+		t.Errorf("json outlier %s: %+v", d.Key, shares)
+	}
+	if flat := strings.Join(strings.Fields(text.String()), " "); !strings.Contains(flat, "node: 32.0 GT/s PCIe x16 ×7; "+below+" ×1") {
+		t.Errorf("text lacks the counted link:\n%s", text.String())
+	}
 }
 
 // TestGPULeavesHostile: blocks of the wrong shape (a hostile or broken
