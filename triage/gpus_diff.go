@@ -133,24 +133,29 @@ func sameMachine(a, b *Document) bool {
 // naming the devices it changed on, and one for the devices that left or
 // joined an XGMI hive (ranked as hives).
 func deviceChanges(da, db []gpuDevice, add func(key, rulePath string, av, bv Value)) {
-	byLabel := func(devs []gpuDevice) map[string]gpuDevice {
-		m := make(map[string]gpuDevice, len(devs))
-		for _, d := range devs {
-			m[d.label] = d
+	// byLabel keys each device by its address and, for an address a
+	// broken document repeats, its occurrence.
+	byLabel := func(devs []gpuDevice) ([]string, map[string]gpuDevice) {
+		keys, m, seen := make([]string, len(devs)), make(map[string]gpuDevice, len(devs)), map[string]int{}
+		for i, d := range devs {
+			keys[i] = d.label + "\x00" + strconv.Itoa(seen[d.label])
+			seen[d.label]++
+			m[keys[i]] = d
 		}
-		return m
+		return keys, m
 	}
-	ma, mb := byLabel(da), byLabel(db)
+	ka, ma := byLabel(da)
+	kb, mb := byLabel(db)
 	var paired [][2]gpuDevice
-	for _, d := range da {
-		if e, ok := mb[d.label]; ok {
+	for i, d := range da {
+		if e, ok := mb[ka[i]]; ok {
 			paired = append(paired, [2]gpuDevice{d, e})
 		} else {
 			add(gpusKey+".devices["+d.label+"]", gpusKey+".physical_count", d.value(), Value{})
 		}
 	}
-	for _, d := range db {
-		if _, ok := ma[d.label]; !ok {
+	for i, d := range db {
+		if _, ok := ma[kb[i]]; !ok {
 			add(gpusKey+".devices["+d.label+"]", gpusKey+".physical_count", Value{}, d.value())
 		}
 	}

@@ -378,16 +378,22 @@ func TestGPULeavesHostile(t *testing.T) {
 }
 
 // FuzzGPUs: any probe_provenance.gpus block compares against a real one
-// (both ways, and with itself) and renders in every format without a
-// panic, the text within 80 columns; a block equal to itself differs in
-// nothing.
+// (both ways, and with itself; from another machine and from the same
+// machine and boot, where devices are paired by address) and renders in
+// every format without a panic, the text within 80 columns; a block
+// equal to itself differs in nothing.
 func FuzzGPUs(f *testing.F) {
 	real := string(pyjson.Encode(gpus(f, "CPX")))
 	f.Add(real)
 	f.Add(`{"devices":[7,null,{"pcie":3,"firmware":[1,{"name":2}],"partitions":{}}],"hives":[1,{"devices":5}]}`)
 	f.Add(`{"devices":[{"pcie":{"current_link_speed":"Unknown","max_link_speed":"8 GT/s","current_link_width":1e400}},{"firmware":null}]}`)
 	f.Add(`{"physical_count":null,"reason":"no kfd","devices":[]}`)
+	f.Add(`{"devices":[{"pci":"a","drm_device":null,"hive_id":1},{"pci":"a","drm_device":"x","hive_id":1}],"hives":[{"devices":["a","a"]}]}`)
 	ref, err := withGPUs(f, "ref", real)
+	if err != nil {
+		f.Fatal(err)
+	}
+	sameRef, err := withGPUs(f, "ref", real, proven)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -396,8 +402,12 @@ func FuzzGPUs(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, r := range []*Result{Compare(d, ref), Compare(ref, d), Compare(d, d)} {
+		same, _ := withGPUs(t, "y.json", block, proven)
+		for _, r := range []*Result{Compare(d, ref), Compare(ref, d), Compare(d, d), Compare(same, sameRef), Compare(sameRef, same)} {
 			checkRenders(t, r)
+		}
+		if ds := hardwareDifferences(same, same); len(ds) != 0 {
+			t.Errorf("a block differs from itself on one machine: %q", keys(ds))
 		}
 		if ds := hardwareDifferences(d, d); len(ds) != 0 {
 			t.Errorf("a block differs from itself: %q", keys(ds))
@@ -436,15 +446,15 @@ func BenchmarkGPULeaves(b *testing.B) {
 }
 
 // withGPUs is a real document (rocm-classic-7.2.json) whose
-// probe_provenance.gpus is block, JSON text of any shape; an error when
-// block is no JSON.
-func withGPUs(t testing.TB, name, block string) (*Document, error) {
+// probe_provenance.gpus is block, JSON text of any shape, with edits
+// applied; an error when block is no JSON.
+func withGPUs(t testing.TB, name, block string, edits ...edit) (*Document, error) {
 	t.Helper()
 	v, err := pyjson.Decode(block)
 	if err != nil {
 		return nil, err
 	}
-	return doc(t, name, "rocm-classic-7.2.json", set("probe_provenance.gpus", v)), nil
+	return doc(t, name, "rocm-classic-7.2.json", append(edits, set("probe_provenance.gpus", v))...), nil
 }
 
 // withoutDevice is a GPUs block with device i gone from kfd: out of the
