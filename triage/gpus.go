@@ -152,7 +152,7 @@ func projectDevices(list []any) []gpuDevice {
 	devs := make([]gpuDevice, len(list))
 	for i, dv := range list {
 		m, _ := dv.(object)
-		d := gpuDevice{label: "#" + strconv.Itoa(i), read: true, raw: m}
+		d := gpuDevice{label: "#" + strconv.Itoa(i), read: true, raw: m, attrs: make(object, 0, len(m)+12)}
 		if p, ok := m.Get("pci"); ok {
 			if s, ok := p.(string); ok {
 				d.label = s
@@ -170,7 +170,8 @@ func projectDevices(list []any) []gpuDevice {
 			switch e.Key {
 			case "pcie":
 				link, maximum := pcieLink(e.Value)
-				d.attrs = append(append(d.attrs, member("pcie.link", link)...), member("pcie.max", maximum)...)
+				d.set("pcie.link", link)
+				d.set("pcie.max", maximum)
 			case "firmware":
 				l, _ := e.Value.([]any)
 				for _, f := range l {
@@ -178,7 +179,7 @@ func projectDevices(list []any) []gpuDevice {
 					n, _ := fm.Get("name")
 					if name, ok := n.(string); ok {
 						version, _ := fm.Get("version")
-						d.attrs = append(d.attrs, member("firmware."+name, version)...)
+						d.set("firmware."+name, version)
 					}
 				}
 			case "partitions":
@@ -186,21 +187,23 @@ func projectDevices(list []any) []gpuDevice {
 				if l, ok := v.([]any); ok {
 					v = number(strconv.Itoa(len(l)))
 				}
-				d.attrs = append(d.attrs, member(e.Key, v)...)
+				d.set(e.Key, v)
 			default:
-				d.attrs = append(d.attrs, member(e.Key, e.Value)...)
+				d.set(e.Key, e.Value)
 			}
 		}
 		if hasDRM {
-			d.attrs = append(d.attrs, member("amdgpu_sysfs", map[bool]any{true: "read", false: "not read"}[d.read])...)
+			d.set("amdgpu_sysfs", either(d.read, "read", "not read"))
 		}
 		devs[i] = d
 	}
 	return devs
 }
 
-// member is one object member.
-func member(key string, v any) object { return object{{Key: key, Value: v}} }
+// set appends a projected attribute.
+func (d *gpuDevice) set(key string, v any) {
+	d.attrs = append(d.attrs, object{{Key: key, Value: v}}...)
+}
 
 // fromAMDGPU reports whether a projected attribute comes from amdgpu's
 // sysfs (amdgpuAttrs): pcie.link and firmware.sos do.
@@ -249,6 +252,7 @@ func spreads(devs []gpuDevice) []gpuField {
 // share is one value of a device attribute and the devices holding it.
 type share struct {
 	value any
+	key   string // compact(value)
 	devs  []string
 }
 
@@ -272,9 +276,9 @@ func spreadOf(devs []gpuDevice, attr string) spread {
 // add counts dev under v.
 func (s *spread) add(v any, dev string) {
 	k := compact(v)
-	i := slices.IndexFunc(*s, func(x share) bool { return compact(x.value) == k })
+	i := slices.IndexFunc(*s, func(x share) bool { return x.key == k })
 	if i < 0 {
-		*s = append(*s, share{value: v})
+		*s = append(*s, share{value: v, key: k})
 		i = len(*s) - 1
 	}
 	(*s)[i].devs = append((*s)[i].devs, dev)
@@ -283,7 +287,7 @@ func (s *spread) add(v any, dev string) {
 // sort puts the commonest value first, ties in value order.
 func (s spread) sort() {
 	slices.SortStableFunc(s, func(a, b share) int {
-		return cmp.Or(len(b.devs)-len(a.devs), strings.Compare(compact(a.value), compact(b.value)))
+		return cmp.Or(len(b.devs)-len(a.devs), strings.Compare(a.key, b.key))
 	})
 }
 

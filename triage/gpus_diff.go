@@ -95,7 +95,7 @@ func hardwareDifferences(a, b *Document) []Difference {
 // be t.
 func (s spread) within(t spread) bool {
 	for _, sh := range s {
-		i := slices.IndexFunc(t, func(x share) bool { return compact(x.value) == compact(sh.value) })
+		i := slices.IndexFunc(t, func(x share) bool { return x.key == sh.key })
 		if i < 0 || len(t[i].devs) < len(sh.devs) {
 			return false
 		}
@@ -267,7 +267,7 @@ func unreadChanges(da, db []gpuDevice, add func(key, rulePath string, av, bv Val
 // projected attributes as JSON; "gfx942 (AMD Instinct MI308X), 4
 // partitions" for people.
 func (d gpuDevice) value() Value {
-	o := append(member("pci", d.label), d.attrs...)
+	o := append(object{{Key: "pci", Value: d.label}}, d.attrs...)
 	var parts []string
 	model := ""
 	if v, _ := d.attrs.Get("gfx_target"); v != nil {
