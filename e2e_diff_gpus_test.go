@@ -76,18 +76,35 @@ func TestE2EDiffGPUs(t *testing.T) {
 	}
 
 	code, out, _ = runCmd(t, exec.Command(bin, "diff", "--format", "json", a, b))
+	type share struct {
+		Value   any      `json:"value"`
+		Count   int      `json:"count"`
+		Devices []string `json:"devices"`
+	}
 	var res struct {
 		Differences []struct {
-			Key   string `json:"key"`
-			Group string `json:"group"`
-			A, B  any
+			Key   string          `json:"key"`
+			Group string          `json:"group"`
+			A     json.RawMessage `json:"a"`
+			B     json.RawMessage `json:"b"`
 		} `json:"differences"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || len(res.Differences) != 5 {
 		t.Fatalf("json: exit %d, %v\n%s", code, err, out)
 	}
-	if d := res.Differences[2]; d.Key != "probe_provenance.gpus.devices[].compute_partition" || d.Group != "hardware" || d.A != "CPX" || d.B != "SPX" {
-		t.Errorf("json first difference %+v", d)
+	// A device attribute is structured: each value with its count and
+	// the devices holding it (here every GPU of one machine changed).
+	d := res.Differences[2]
+	var sa, sb []share
+	if err := json.Unmarshal(d.A, &sa); err != nil {
+		t.Fatalf("%s: a: %v", d.Key, err)
+	}
+	if err := json.Unmarshal(d.B, &sb); err != nil {
+		t.Fatalf("%s: b: %v", d.Key, err)
+	}
+	if d.Key != "probe_provenance.gpus.devices[].compute_partition" || d.Group != "hardware" || len(sa) != 1 || len(sb) != 1 ||
+		sa[0].Value != "CPX" || sb[0].Value != "SPX" || sa[0].Count != 8 || len(sb[0].Devices) != 8 {
+		t.Errorf("json first hardware difference %s: a %+v, b %+v", d.Key, sa, sb)
 	}
 
 	fleet := filepath.Join(dir, "fleet")

@@ -23,6 +23,9 @@ type Value struct {
 	// "<N items, sha256 …>" digest (Digest true).
 	JSON   string
 	Digest bool
+	// text is the value for people where it is not JSON's: a GPU
+	// attribute over the devices (gpus.go), "" otherwise.
+	text string
 }
 
 func valueOf(v any, ok bool) Value {
@@ -36,6 +39,8 @@ func valueOf(v any, ok bool) Value {
 // Text is the value for people: strings unquoted, "absent" when missing.
 func (v Value) Text() string {
 	switch {
+	case v.text != "":
+		return v.text
 	case !v.Present:
 		return "absent"
 	case v.Digest:

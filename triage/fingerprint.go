@@ -15,7 +15,9 @@ import (
 type Fingerprint struct {
 	Group Group
 	// Hash is the first 16 hex digits of the SHA-256 of the group's
-	// fields, each "path=value\n" (value as diff shows it), in path order.
+	// fields, each "path=value\n" (value as --fleet compares it: a GPU
+	// attribute is its values and their counts, never an address;
+	// gpus.go), in path order.
 	Hash string
 }
 

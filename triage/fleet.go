@@ -375,8 +375,7 @@ func (f *fieldTally) value(id int32) Value {
 	if id == 0 {
 		return Value{}
 	}
-	s := f.values[id-1]
-	return Value{Present: true, JSON: s, Digest: strings.HasPrefix(s, "<")}
+	return leafValue(f.path, f.values[id-1])
 }
 
 // classifyFleet ranks the placement fields first (group "placement"),

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,54 +13,106 @@ import (
 // compares it (docs/triage.md, "Hardware"). The block is a list of
 // devices in PCI order, and two nodes legitimately differ in what
 // identifies a device (its serial, its address), so it is not walked
-// leaf by leaf like the rest of the document: gpuLeaves projects it onto
+// leaf by leaf like the rest of the document: gpuFields projects it onto
 // fields that mean the same on every node, one per device attribute over
 // all the devices ("probe_provenance.gpus.devices[].vbios_version"), and
-// both diff and --fleet compare those. The rules table (rules.go) ranks
-// them.
+// diff, --fleet and the fingerprints compare those. A field's comparison
+// key holds values and counts, never an address: the same boards in other
+// slots are the same hardware. Addresses only illustrate a value (the
+// text report, the JSON's "devices"), and name the devices that appeared,
+// disappeared or changed when both documents come from one machine and
+// boot (sameMachine). The rules table (rules.go) ranks the fields.
 
 // gpusKey is the block's path.
 const gpusKey = "probe_provenance.gpus"
+
+// devicesKey begins the path of every device attribute.
+const devicesKey = gpusKey + ".devices[]."
 
 // gpuPerNode are the device fields that identify a device or a place
 // rather than describe it, never compared: unique_id (the chip's serial:
 // differs between any two nodes), pci (an address: the same board in
 // another slot, another server model), hive_id (the XGMI hive's id, per
 // hive like a serial; membership is compared as hives), drm_device and
-// drm_reason (a sysfs path and why it was not read: the fields it would
-// have given are compared), and the block's source (a path under --root).
+// drm_reason (a sysfs path and why it was not read: amdgpu_sysfs says
+// whether it was), and the block's source (a path under --root).
 // partitions[] is compared as a count per device: its kfd node ids and
 // render minors are enumeration order.
 var gpuPerNode = []string{"unique_id", "pci", "hive_id", "drm_device", "drm_reason"}
 
+// amdgpuAttrs are the device fields read from amdgpu's sysfs, the DRM
+// device (probe/amdgpu_sysfs.go). On a device whose drm_device is null
+// they were not read: the device is left out of their spreads, and its
+// projected amdgpu_sysfs field reads "not read" instead of every one of
+// them reading null.
+var amdgpuAttrs = []string{"numa_node", "product_name", "vbios_version", "vram_bytes", "compute_partition",
+	"available_compute_partitions", "memory_partition", "available_memory_partitions", "pcie", "firmware"}
+
+// gpuField is one comparable field of the block: a block field (the
+// counts, the hive sizes, the reason) or a device attribute over the
+// devices (spread set).
+type gpuField struct {
+	path string
+	// key is the comparison key, without an address: the value's compact
+	// JSON for a block field or an attribute every device agrees on, else
+	// the spread's values with their counts (spread.key).
+	key    string
+	spread spread
+}
+
+// gpuDevice is one device of the block as gpuFields projects it.
+type gpuDevice struct {
+	// label is the PCI address, "#i" for a device without one.
+	label string
+	// read is false when the device's drm_device is null: its amdgpu
+	// fields were not read. reason is its drm_reason.
+	read   bool
+	reason any
+	attrs  object // projected attributes, in the device's order
+	raw    object
+}
+
 // gpuLeaves is d's probe_provenance.gpus as comparable fields, nil when
 // the document has no such block (an older aorta-probe) or it is null.
-// The order is the block's; ranking is classify's.
 func gpuLeaves(d *Document) []leaf {
+	fs, _ := gpuFields(d)
+	if fs == nil {
+		return nil
+	}
+	out := make([]leaf, len(fs))
+	for i, f := range fs {
+		out[i] = leaf{f.path, f.key}
+	}
+	return out
+}
+
+// gpuFields is d's probe_provenance.gpus projected (gpuLeaves), with the
+// devices it read; nil when there is no block. The order is the block's;
+// ranking is classify's.
+func gpuFields(d *Document) ([]gpuField, []gpuDevice) {
 	v, _ := d.Lookup(gpusKey)
 	g, ok := v.(object)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	var out []leaf
-	add := func(key string, value string) {
-		out = append(out, leaf{gpusKey + "." + key, value})
-	}
+	out := []gpuField{}
+	var devs []gpuDevice
 	for _, e := range g {
 		switch e.Key {
 		case "source", "compute_partition", "memory_partition":
 			// A path under --root; the modes the devices agree on, which
 			// devices[].compute_partition and memory_partition compare.
 		case "hives":
-			add("hives", hiveShape(e.Value))
+			out = append(out, gpuField{path: gpusKey + ".hives", key: hiveShape(e.Value)})
 		case "devices":
-			devs, _ := e.Value.([]any)
-			out = append(out, deviceLeaves(devs)...)
+			list, _ := e.Value.([]any)
+			devs = projectDevices(list)
+			out = append(out, spreads(devs)...)
 		default:
-			add(e.Key, shown(e.Value))
+			out = append(out, gpuField{path: gpusKey + "." + e.Key, key: shown(e.Value)})
 		}
 	}
-	return out
+	return out, devs
 }
 
 // hiveShape is the sizes of the XGMI hives, largest first: "[8]", "[4,4]",
@@ -89,102 +142,208 @@ func hiveShape(v any) string {
 	return b.String()
 }
 
-// deviceLeaves is one field per device attribute, its value over every
-// device (across): the value when the devices agree, else a summary that
-// names the devices off the commonest value. The PCIe link is compared as
-// trained (pcie.link, marked when below the maximum) and as the maximum
-// (pcie.max); firmware by file name (firmware.<name>); partitions by
-// count per device.
-func deviceLeaves(devs []any) []leaf {
-	if len(devs) == 0 {
-		return nil
-	}
-	labels := make([]string, len(devs))
-	var keys []string // device attributes, in first-seen order
-	for i, dv := range devs {
+// projectDevices projects each device onto the fields every node shares:
+// the PCIe link as trained (pcie.link, marked when below the maximum) and
+// as the maximum (pcie.max); firmware by file name (firmware.<name>);
+// partitions as a count; amdgpu_sysfs, "read" or "not read", where the
+// device has a drm_device field; every other field but gpuPerNode as it
+// is, the amdgpu ones only where they were read.
+func projectDevices(list []any) []gpuDevice {
+	devs := make([]gpuDevice, len(list))
+	for i, dv := range list {
 		m, _ := dv.(object)
-		labels[i] = "#" + strconv.Itoa(i)
+		d := gpuDevice{label: "#" + strconv.Itoa(i), read: true, raw: m, attrs: make(object, 0, len(m)+12)}
 		if p, ok := m.Get("pci"); ok {
 			if s, ok := p.(string); ok {
-				labels[i] = s
+				d.label = s
 			}
+		}
+		drm, hasDRM := m.Get("drm_device")
+		if hasDRM && drm == nil {
+			d.read = false
+			d.reason, _ = m.Get("drm_reason")
 		}
 		for _, e := range m {
-			if !slices.Contains(keys, e.Key) && !slices.Contains(gpuPerNode, e.Key) {
-				keys = append(keys, e.Key)
+			if slices.Contains(gpuPerNode, e.Key) || (!d.read && slices.Contains(amdgpuAttrs, e.Key)) {
+				continue
 			}
-		}
-	}
-	var out []leaf
-	add := func(key string, values []any) {
-		out = append(out, leaf{gpusKey + ".devices[]." + key, across(values, labels)})
-	}
-	get := func(key string) []any {
-		vs := make([]any, len(devs))
-		for i, dv := range devs {
-			m, _ := dv.(object)
-			vs[i], _ = m.Get(key)
-		}
-		return vs
-	}
-	for _, k := range keys {
-		vs := get(k)
-		switch k {
-		case "pcie":
-			links, maxes := make([]any, len(vs)), make([]any, len(vs))
-			for i, v := range vs {
-				links[i], maxes[i] = pcieLink(v)
-			}
-			add("pcie.link", links)
-			add("pcie.max", maxes)
-		case "firmware":
-			out = append(out, firmwareLeaves(vs, labels)...)
-		case "partitions":
-			for i, v := range vs {
+			switch e.Key {
+			case "pcie":
+				link, maximum := pcieLink(e.Value)
+				d.set("pcie.link", link)
+				d.set("pcie.max", maximum)
+			case "firmware":
+				l, _ := e.Value.([]any)
+				for _, f := range l {
+					fm, _ := f.(object)
+					n, _ := fm.Get("name")
+					if name, ok := n.(string); ok {
+						version, _ := fm.Get("version")
+						d.set("firmware."+name, version)
+					}
+				}
+			case "partitions":
+				v := e.Value
 				if l, ok := v.([]any); ok {
-					vs[i] = number(strconv.Itoa(len(l)))
+					v = number(strconv.Itoa(len(l)))
+				}
+				d.set(e.Key, v)
+			default:
+				d.set(e.Key, e.Value)
+			}
+		}
+		if hasDRM {
+			d.set("amdgpu_sysfs", either(d.read, "read", "not read"))
+		}
+		devs[i] = d
+	}
+	return devs
+}
+
+// set appends a projected attribute.
+func (d *gpuDevice) set(key string, v any) {
+	d.attrs = append(d.attrs, object{{Key: key, Value: v}}...)
+}
+
+// fromAMDGPU reports whether a projected attribute comes from amdgpu's
+// sysfs (amdgpuAttrs): pcie.link and firmware.sos do.
+func fromAMDGPU(attr string) bool {
+	base, _, _ := strings.Cut(attr, ".")
+	return slices.Contains(amdgpuAttrs, base)
+}
+
+// holds reports whether d takes part in attr's spread, and its value: a
+// device lacking a kfd field, or a firmware file, reads null; one whose
+// amdgpu sysfs was not read takes no part in an amdgpu field.
+func (d gpuDevice) holds(attr string) (any, bool) {
+	if v, ok := d.attrs.Get(attr); ok {
+		return v, true
+	}
+	return nil, d.read || !fromAMDGPU(attr)
+}
+
+// attrNames are the projected attributes of devs, in first-seen order.
+func attrNames(devs ...[]gpuDevice) []string {
+	var names []string
+	for _, list := range devs {
+		for _, d := range list {
+			for _, e := range d.attrs {
+				if !slices.Contains(names, e.Key) {
+					names = append(names, e.Key)
 				}
 			}
-			add(k, vs)
-		default:
-			add(k, vs)
+		}
+	}
+	return names
+}
+
+// spreads is one field per projected attribute over the devices.
+func spreads(devs []gpuDevice) []gpuField {
+	var out []gpuField
+	for _, name := range attrNames(devs) {
+		s := spreadOf(devs, name)
+		if len(s) > 0 {
+			out = append(out, gpuField{path: devicesKey + name, key: s.key(), spread: s})
 		}
 	}
 	return out
 }
 
-// firmwareLeaves is one field per amdgpu firmware file name over the
-// devices, names in order; a device without the file reads null. No field
-// when no device lists its firmware.
-func firmwareLeaves(vs []any, labels []string) []leaf {
-	var names []string
-	byDevice := make([]map[string]any, len(vs))
-	for i, v := range vs {
-		list, _ := v.([]any)
-		byDevice[i] = map[string]any{}
-		for _, f := range list {
-			m, _ := f.(object)
-			n, _ := m.Get("name")
-			name, ok := n.(string)
-			if !ok {
-				continue
-			}
-			byDevice[i][name], _ = m.Get("version")
-			if !slices.Contains(names, name) {
-				names = append(names, name)
-			}
+// share is one value of a device attribute and the devices holding it.
+type share struct {
+	value any
+	key   string // compact(value)
+	devs  []string
+}
+
+// spread is one attribute over the devices: each distinct value with the
+// devices holding it, the commonest first, ties in value order (never in
+// address order, which another slot would change).
+type spread []share
+
+// spreadOf is attr over the devices that take part in it (holds).
+func spreadOf(devs []gpuDevice, attr string) spread {
+	var s spread
+	for _, d := range devs {
+		if v, ok := d.holds(attr); ok {
+			s.add(v, d.label)
 		}
 	}
-	slices.Sort(names)
-	var out []leaf
-	for _, name := range names {
-		per := make([]any, len(vs))
-		for i := range vs {
-			per[i] = byDevice[i][name]
-		}
-		out = append(out, leaf{gpusKey + ".devices[].firmware." + name, across(per, labels)})
+	s.sort()
+	return s
+}
+
+// add counts dev under v.
+func (s *spread) add(v any, dev string) {
+	k := compact(v)
+	i := slices.IndexFunc(*s, func(x share) bool { return x.key == k })
+	if i < 0 {
+		*s = append(*s, share{value: v, key: k})
+		i = len(*s) - 1
 	}
-	return out
+	(*s)[i].devs = append((*s)[i].devs, dev)
+}
+
+// sort puts the commonest value first, ties in value order.
+func (s spread) sort() {
+	slices.SortStableFunc(s, func(a, b share) int {
+		return cmp.Or(len(b.devs)-len(a.devs), strings.Compare(a.key, b.key))
+	})
+}
+
+// key is the spread's comparison key: the value (shown) when every device
+// agrees, else each value with its count, [{"value":…,"count":…},…].
+// The devices are not part of it.
+func (s spread) key() string {
+	if len(s) == 1 {
+		return shown(s[0].value)
+	}
+	list := make([]any, len(s))
+	for i, sh := range s {
+		list[i] = object{{Key: "value", Value: sh.value}, {Key: "count", Value: number(strconv.Itoa(len(sh.devs)))}}
+	}
+	return compact(list)
+}
+
+// value is the spread as a difference shows it. The JSON is structured,
+// [{"value":…,"count":…,"devices":[…]},…], whatever the spread; the text
+// is the value when every device agrees, else "A ×6; B ×2 (0000:a5:00.0,
+// 0000:b5:00.0)", the devices after every value but the first. With
+// named (the devices of one machine that changed), every value names its
+// devices, but for one value over all the machine's devices (all).
+func (s spread) value(named bool, all int) Value {
+	list := make([]any, len(s))
+	var b strings.Builder
+	for i, sh := range s {
+		devs := make([]any, len(sh.devs))
+		for j, d := range sh.devs {
+			devs[j] = d
+		}
+		list[i] = object{{Key: "value", Value: sh.value}, {Key: "count", Value: number(strconv.Itoa(len(sh.devs)))}, {Key: "devices", Value: devs}}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(valueText(sh.value))
+		switch {
+		case named && len(sh.devs) == all && len(s) == 1:
+		case named || i > 0:
+			if len(s) > 1 {
+				b.WriteString(" ×" + strconv.Itoa(len(sh.devs)))
+			}
+			b.WriteString(" (" + strings.Join(sh.devs, ", ") + ")")
+		case len(s) > 1:
+			b.WriteString(" ×" + strconv.Itoa(len(sh.devs)))
+		}
+	}
+	return Value{Present: true, JSON: compact(list), text: b.String()}
+}
+
+// valueText is a value for people: a string as it is, else shown.
+func valueText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return shown(v)
 }
 
 // pcieLink is a device's PCIe link as trained ("32.0 GT/s PCIe x16",
@@ -241,98 +400,4 @@ func below(current, maximum any) bool {
 	c, ok1 := n(current)
 	m, ok2 := n(maximum)
 	return ok1 && ok2 && c < m
-}
-
-// across is one attribute over the devices, as a comparison key: the
-// value itself (compact JSON) when every device has the same, else a
-// string "A ×6; B ×2 (0000:a5:00.0, 0000:b5:00.0)": each distinct value
-// with its count, the commonest first (ties in PCI order), and after
-// every value but the first the devices that hold it.
-func across(values []any, labels []string) string {
-	keys := make([]string, len(values))
-	for i, v := range values {
-		keys[i] = compact(v)
-	}
-	if !slices.ContainsFunc(keys, func(k string) bool { return k != keys[0] }) {
-		return shown(values[0])
-	}
-	type run struct {
-		text string
-		devs []string
-	}
-	var runs []*run
-	byKey := map[string]*run{}
-	for i, k := range keys {
-		r := byKey[k]
-		if r == nil {
-			t := k
-			if s, ok := values[i].(string); ok {
-				t = s
-			}
-			r = &run{text: t}
-			byKey[k] = r
-			runs = append(runs, r)
-		}
-		r.devs = append(r.devs, labels[i])
-	}
-	slices.SortStableFunc(runs, func(a, b *run) int { return len(b.devs) - len(a.devs) })
-	var b strings.Builder
-	for i, r := range runs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(r.text + " ×" + strconv.Itoa(len(r.devs)))
-		if i > 0 {
-			b.WriteString(" (" + strings.Join(r.devs, ", ") + ")")
-		}
-	}
-	return compact(b.String())
-}
-
-// hardwareDifferences ranks the differences of the two documents'
-// probe_provenance.gpus, compared only when both carry the block (like
-// rocm_installs: a document of an older aorta-probe has none).
-func hardwareDifferences(a, b *Document) []Difference {
-	la, lb := gpuLeaves(a), gpuLeaves(b)
-	if la == nil || lb == nil {
-		return nil
-	}
-	// Without devices on one side (no kfd, no GPU), the counts and the
-	// reason say it; every device field reading "absent" would bury them.
-	devs := func(ls []leaf) bool {
-		return slices.ContainsFunc(ls, func(l leaf) bool { return strings.HasPrefix(l.path, gpusKey+".devices[].") })
-	}
-	both := devs(la) && devs(lb)
-	var out []Difference
-	diff := func(key string, av, bv Value) {
-		if av == bv || (!both && strings.HasPrefix(key, gpusKey+".devices[].")) {
-			return
-		}
-		rank, group, why := classify(strings.Split(key, "."))
-		out = append(out, Difference{Key: key, Group: group, Rank: rank, A: av, B: bv, Why: why})
-	}
-	inB := make(map[string]string, len(lb))
-	for _, l := range lb {
-		inB[l.path] = l.value
-	}
-	inA := make(map[string]bool, len(la))
-	for _, l := range la {
-		inA[l.path] = true
-		bv, ok := inB[l.path]
-		diff(l.path, leafValue(l.value, true), leafValue(bv, ok))
-	}
-	for _, l := range lb {
-		if !inA[l.path] {
-			diff(l.path, Value{}, leafValue(l.value, true))
-		}
-	}
-	return out
-}
-
-// leafValue is a leaf's shown value as a Value.
-func leafValue(s string, ok bool) Value {
-	if !ok {
-		return Value{}
-	}
-	return Value{Present: true, JSON: s, Digest: strings.HasPrefix(s, "<")}
 }

@@ -59,6 +59,7 @@ var rules = []rule{
 	{"probe_provenance.gpus.devices[].memory_partition", GroupHardware, "the memory partition mode (NPS1, NPS4 …): how VRAM is interleaved and how much of it each partition sees"},
 	{"probe_provenance.gpus.partition_count", GroupHardware, "the kfd agents the GPUs are split into (partitions): what the process enumerates and shards over"},
 	{"probe_provenance.gpus.devices[].partitions", GroupHardware, "the kfd agents the GPUs are split into (partitions): what the process enumerates and shards over"},
+	{"probe_provenance.gpus.devices[].amdgpu_sysfs", GroupHardware, "whether amdgpu's sysfs (the GPU's DRM render node) could be read: without it the process may not reach the GPU, and its partition modes, VBIOS, VRAM, link and firmware are unknown"},
 	{"probe_provenance.gpus.devices[].firmware", GroupHardware, gpuFirmwareWhy},
 	{"probe_provenance.gpus.devices[].fw_version", GroupHardware, gpuFirmwareWhy},
 	{"probe_provenance.gpus.devices[].sdma_fw_version", GroupHardware, gpuFirmwareWhy},

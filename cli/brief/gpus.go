@@ -17,24 +17,39 @@ import (
 // 32 partitions, 1 XGMI hive, VBIOS 113-M3080202-100, VRAM 192 GiB, PCIe
 // 32.0 GT/s x16". Where the devices differ, a value is each distinct one
 // with its count, the commonest first ("6×CPX+2×SPX"); a value no device
-// has is left out.
+// has is left out. The amdgpu values (modes, VBIOS, VRAM, link) are the
+// devices' whose amdgpu sysfs was read; the line ends with the devices
+// whose was not, and why. Where a kfd node could not be read (no count
+// is sure), the line says what was read, "at least …", then why.
 func gpusCell(g schema.GPUs) string {
 	switch {
-	case g.PhysicalCount == nil:
+	case g.PhysicalCount == nil && len(g.Devices) == 0:
 		if g.Reason != nil && *g.Reason != "" {
 			return "not read: " + *g.Reason
 		}
 		return "not read"
-	case *g.PhysicalCount == 0:
+	case g.PhysicalCount != nil && *g.PhysicalCount == 0:
 		return "none (kfd lists no GPU)"
 	}
 	devs := g.Devices
-	head := plural(*g.PhysicalCount, "GPU")
-	if len(devs) > 0 {
-		head = models(devs)
+	var read []schema.GPUDevice
+	for _, d := range devs {
+		if d.DRMDevice != nil {
+			read = append(read, d)
+		}
 	}
-	compute := mixed(devs, func(d schema.GPUDevice) *string { return d.ComputePartition })
-	memory := mixed(devs, func(d schema.GPUDevice) *string { return d.MemoryPartition })
+	head := ""
+	switch {
+	case len(devs) > 0:
+		head = models(devs)
+	case g.PhysicalCount != nil:
+		head = plural(*g.PhysicalCount, "GPU")
+	}
+	if g.PhysicalCount == nil {
+		head = "at least " + head
+	}
+	compute := mixed(read, func(d schema.GPUDevice) *string { return d.ComputePartition })
+	memory := mixed(read, func(d schema.GPUDevice) *string { return d.MemoryPartition })
 	if compute != "" || memory != "" {
 		head += " " + orQs(compute) + "/" + orQs(memory)
 	}
@@ -43,15 +58,15 @@ func gpusCell(g schema.GPUs) string {
 		parts = append(parts, plural(*g.PartitionCount, "partition"))
 	}
 	parts = append(parts, hivesCell(g.Hives, len(devs)))
-	if v := mixed(devs, func(d schema.GPUDevice) *string { return d.VBIOSVersion }); v != "" {
+	if v := mixed(read, func(d schema.GPUDevice) *string { return d.VBIOSVersion }); v != "" {
 		parts = append(parts, "VBIOS "+v)
 	}
-	if v := mixed(devs, func(d schema.GPUDevice) *string { return gib(d.VRAMBytes) }); v != "" {
+	if v := mixed(read, func(d schema.GPUDevice) *string { return gib(d.VRAMBytes) }); v != "" {
 		parts = append(parts, "VRAM "+v)
 	}
-	if v := mixed(devs, func(d schema.GPUDevice) *string { return link(d.PCIe) }); v != "" {
+	if v := mixed(read, func(d schema.GPUDevice) *string { return link(d.PCIe) }); v != "" {
 		below := 0
-		for _, d := range devs {
+		for _, d := range read {
 			if d.PCIe.BelowMax() {
 				below++
 			}
@@ -61,24 +76,68 @@ func gpusCell(g schema.GPUs) string {
 		}
 		parts = append(parts, "PCIe "+v)
 	}
-	if len(devs) > 0 && !slices.ContainsFunc(devs, func(d schema.GPUDevice) bool { return d.DRMDevice != nil }) {
-		why := "no amdgpu sysfs"
-		if r := devs[0].DRMReason; r != nil && *r != "" {
-			why += " (" + *r + ")"
-		}
-		parts = append(parts, why)
+	if s := unread(devs, len(read)); s != "" {
+		parts = append(parts, s)
+	}
+	if g.PhysicalCount == nil && g.Reason != nil && *g.Reason != "" {
+		parts = append(parts, "count unknown: "+*g.Reason)
 	}
 	return strings.Join(parts, ", ")
 }
 
+// unread says which devices' amdgpu sysfs was not read, and why: "no
+// amdgpu sysfs (reason)" when none was, else "amdgpu sysfs not read on 1
+// GPU (0000:a4:00.0: reason)"; "" when every one was.
+func unread(devs []schema.GPUDevice, read int) string {
+	if len(devs) == 0 || read == len(devs) {
+		return ""
+	}
+	if read == 0 {
+		why := "no amdgpu sysfs"
+		if r := devs[0].DRMReason; r != nil && *r != "" {
+			why += " (" + *r + ")"
+		}
+		return why
+	}
+	var which []string
+	for _, d := range devs {
+		if d.DRMDevice == nil {
+			w := orQ(d.PCI)
+			if d.DRMReason != nil && *d.DRMReason != "" {
+				w += ": " + *d.DRMReason
+			}
+			which = append(which, w)
+		}
+	}
+	return "amdgpu sysfs not read on " + plural(len(which), "GPU") + " (" + strings.Join(which, "; ") + ")"
+}
+
 // models is the devices by model: "8 × gfx942 (AMD Instinct MI308X)",
-// several joined by " + ", the commonest first.
+// several joined by " + ", the commonest first. A device whose amdgpu
+// sysfs was not read (no product name) counts under the product name the
+// read devices of its gfx target and PCI device id agree on.
 func models(devs []schema.GPUDevice) string {
+	named := map[string]*string{} // gfx target and device id → product name, nil when they disagree
+	for _, d := range devs {
+		if d.DRMDevice == nil || d.ProductName == nil || *d.ProductName == "" {
+			continue
+		}
+		k := orQ(d.GfxTarget) + " " + orQ(d.DeviceID)
+		if p, ok := named[k]; ok && (p == nil || *p != *d.ProductName) {
+			named[k] = nil
+			continue
+		}
+		named[k] = d.ProductName
+	}
 	var out []string
 	for _, c := range counted(devs, func(d schema.GPUDevice) *string {
 		m := orQ(d.GfxTarget)
-		if d.ProductName != nil && *d.ProductName != "" {
-			m += " (" + *d.ProductName + ")"
+		name := d.ProductName
+		if d.DRMDevice == nil && (name == nil || *name == "") {
+			name = named[orQ(d.GfxTarget)+" "+orQ(d.DeviceID)]
+		}
+		if name != nil && *name != "" {
+			m += " (" + *name + ")"
 		}
 		return &m
 	}) {

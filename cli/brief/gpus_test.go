@@ -72,6 +72,22 @@ func TestBriefGPUs(t *testing.T) {
 			"not read: no /sys/class/kfd/kfd/topology/nodes"},
 		{"kfd lists only CPUs", &schema.GPUs{PhysicalCount: schema.Int(0), PartitionCount: schema.Int(0), Source: schema.Str("/sys/class/kfd/kfd/topology/nodes")},
 			"none (kfd lists no GPU)"},
+		{"one GPU's amdgpu sysfs not read: its values left out, the device and why named", func() *schema.GPUs {
+			g := fixtureGPUs(t, "CPX")
+			d := &g.Devices[2]
+			reason := "/sys/class/drm/renderD144/device does not exist"
+			*d = schema.GPUDevice{UniqueID: d.UniqueID, PCI: d.PCI, GfxTarget: d.GfxTarget, DeviceID: d.DeviceID, HiveID: d.HiveID,
+				SIMDCount: d.SIMDCount, CUCount: d.CUCount, NumXCC: d.NumXCC, FWVersion: d.FWVersion, SDMAFWVersion: d.SDMAFWVersion,
+				DRMReason: &reason, Partitions: d.Partitions}
+			return g
+		}(), "8 × gfx942 (AMD Instinct MI308X) CPX/NPS1, 32 partitions, 1 XGMI hive, VBIOS 113-M3080202-100, VRAM 192 GiB, " +
+			"PCIe 32.0 GT/s x16, amdgpu sysfs not read on 1 GPU (0000:a4:00.0: /sys/class/drm/renderD144/device does not exist)"},
+		{"a kfd node unreadable: what was read, at least, and why no count", &schema.GPUs{
+			Reason: schema.Str("/sys/class/kfd/kfd/topology/nodes/2/properties unreadable (OSError: [Errno 22] Invalid argument)"),
+			Devices: []schema.GPUDevice{{PCI: schema.Str("0000:03:00.0"), GfxTarget: schema.Str("gfx90a"), DeviceID: schema.Str("0x740f"),
+				DRMDevice: schema.Str("/sys/class/drm/renderD128/device"), PCIe: schema.GPUPCIe{CurrentLinkSpeed: schema.Str("16.0 GT/s PCIe")}}}},
+			"at least 1 × gfx90a, no XGMI hive, PCIe 16.0 GT/s x?, " +
+				"count unknown: /sys/class/kfd/kfd/topology/nodes/2/properties unreadable (OSError: [Errno 22] Invalid argument)"},
 		{"kfd only, no amdgpu sysfs", &schema.GPUs{PhysicalCount: schema.Int(1), PartitionCount: schema.Int(1),
 			Devices: []schema.GPUDevice{{GfxTarget: schema.Str("gfx1100"), DRMReason: schema.Str("/sys/class/drm/renderD128/device does not exist")}}},
 			"1 × gfx1100, 1 partition, no XGMI hive, no amdgpu sysfs (/sys/class/drm/renderD128/device does not exist)"},
