@@ -101,8 +101,8 @@ func mi308xVariant(t *testing.T, edit func(props string) string) string {
 	return root
 }
 
-// TestE2EGPUsSharedUniqueID: every kfd node of the real MI308X root given
-// the same unique_id (the 2 CPU nodes too) is still 8 GPUs of 4
+// TestE2EGPUsSharedUniqueID: every kfd GPU node of the real MI308X root
+// given the same unique_id is still 8 GPUs of 4
 // partitions on 8 PCI devices, each saying why, where it collapsed into
 // "1 × gfx942, 32 partitions" (issue 31 item 5, issue 32 item 6).
 func TestE2EGPUsSharedUniqueID(t *testing.T) {

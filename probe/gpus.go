@@ -94,7 +94,7 @@ func comparePCI(a, b *kfdNode) int {
 
 // gpuDevice is one physical GPU from its partitions (in node order).
 // Identity and firmware come from the first partition, the hive from all
-// (partitionsHive); counts are summed over all of them, null when one
+// (setHive); counts are summed over all of them, null when one
 // lacks the property.
 func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
 	first := &parts[0].props
@@ -113,11 +113,7 @@ func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
 	if v, ok := first.get(kfdDeviceID); ok {
 		d.DeviceID = schema.Str(fmt.Sprintf("0x%04x", v))
 	}
-	hive, why := partitionsHive(parts)
-	d.HiveID = hive
-	if why != "" {
-		addReasons(&d, why)
-	}
+	setHive(&d, parts)
 	d.FWVersion = propInt(first, kfdFWVersion)
 	d.SDMAFWVersion = propInt(first, kfdSDMAFWVersion)
 

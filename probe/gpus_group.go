@@ -141,11 +141,11 @@ func apartNotes(keys []gpuKey) [][]string {
 	return notes
 }
 
-// partitionsHive is a GPU's XGMI hive from all its partitions: kfd writes
-// hive_id on each, and a partition with 0 (or none) is in the hive of the
-// others. why is non-empty when two partitions carry different non-zero
-// ids: the GPU is then in no hive, and why names them.
-func partitionsHive(parts []*kfdNode) (hive *string, why string) {
+// setHive sets d's XGMI hive from all its partitions: kfd writes hive_id
+// on each, and a partition with 0 (or none) is in the hive of the others.
+// When two partitions carry different non-zero ids the GPU is in no hive,
+// and d's reasons name them.
+func setHive(d *schema.GPUDevice, parts []*kfdNode) {
 	var id uint64
 	at := 0
 	for _, n := range parts {
@@ -155,13 +155,14 @@ func partitionsHive(parts []*kfdNode) (hive *string, why string) {
 		case id == 0:
 			id, at = v, n.id
 		default:
-			return nil, fmt.Sprintf("its partitions disagree on hive_id (%d on kfd node %d, %d on kfd node %d): in no hive", id, at, v, n.id)
+			d.HiveID = nil
+			addReasons(d, fmt.Sprintf("its partitions disagree on hive_id (%d on kfd node %d, %d on kfd node %d): in no hive", id, at, v, n.id))
+			return
 		}
 	}
-	if id == 0 {
-		return nil, ""
+	if id != 0 {
+		d.HiveID = schema.Str(strconv.FormatUint(id, 10))
 	}
-	return schema.Str(strconv.FormatUint(id, 10)), ""
 }
 
 // addReasons appends why to d's reasons (schema.GPUDevice.Reasons).
