@@ -97,10 +97,11 @@ type kfdFault struct {
 // the name lower-case letters, digits and underscores, the value an
 // unsigned decimal, each name once, every line ended by "\n". A line of
 // another shape (CRLF, tab, a sign, hex, a name without value), a name
-// the block uses seen again, or a last line without its "\n" (a file cut short) is
-// counted in bad, the first of them in first; its value is not used.
-// Blank lines are skipped. Names the block does not use are checked for
-// shape and otherwise ignored.
+// the block uses seen again, or a last line without its "\n" (a file
+// cut short) is counted in bad, the first of them in first; its value is
+// not used. Blank lines and leading zeros leave no value in doubt and are
+// accepted. Names the block does not use are checked for shape and
+// otherwise ignored.
 func parseKFDProperties(b []byte) (props kfdProps, bad int, first kfdFault) {
 	fault := func(n int, line []byte, why string) {
 		if bad == 0 {
