@@ -101,30 +101,39 @@ func (a amdgpuAttrs) modes(attr string, words []string) []string {
 	return out
 }
 
-// integer is attribute attr as the kernel writes an integer ("%d", or
-// "%u" when lo >= 0: decimal digits, a '-' only when signed) within
-// [lo, hi]; nil when absent, nil and refused otherwise. unknown, when
-// not nil, is a value the kernel writes for "not known": null, not
-// refused.
+// integer is attribute attr as the kernel writes an integer
+// (kernelInt) within [lo, hi]; nil when absent, nil and refused
+// otherwise. unknown, when not nil, is a value the kernel writes for "not
+// known": null, not refused.
 func (a amdgpuAttrs) integer(attr string, lo, hi int64, unknown *int64, what string) *int64 {
 	s := sysfsText(a.root, a.dir+"/"+attr)
 	if s == nil {
 		return nil
 	}
-	digits := *s
-	if lo < 0 {
-		digits = strings.TrimPrefix(digits, "-")
-	}
-	n, err := strconv.ParseInt(*s, 10, 64)
+	n, ok := kernelInt(*s, lo, hi)
 	switch {
-	case digits == "" || strings.Trim(digits, "0123456789") != "" || err != nil:
-	case unknown != nil && n == *unknown:
+	case unknown != nil && *s == strconv.FormatInt(*unknown, 10):
 		return nil
-	case lo <= n && n <= hi:
+	case ok:
 		return &n
 	}
 	a.refuse(attr, *s, what)
 	return nil
+}
+
+// kernelInt is s as the kernel writes an integer with "%d" (lo < 0: an
+// optional '-', then decimal digits) or "%u" (lo >= 0: decimal digits
+// only), when it lies within [lo, hi]: no '+', no blank, no other base.
+func kernelInt(s string, lo, hi int64) (int64, bool) {
+	digits := s
+	if lo < 0 {
+		digits = strings.TrimPrefix(s, "-")
+	}
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && lo <= n && n <= hi
 }
 
 // width is a link width attribute: the lanes the PCI core writes ("%u"

@@ -373,3 +373,25 @@ func FuzzGroupGPUs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzKernelInt: kernelInt accepts only what "%d" or "%u" prints within
+// the bounds, and gives the number printed.
+func FuzzKernelInt(f *testing.F) {
+	for _, s := range []string{"16", "-1", "-16", "+16", "0x10", " 16", "007", "", "-", "9223372036854775808", "255"} {
+		f.Add(s, int64(-1), int64(63))
+		f.Add(s, int64(0), int64(63))
+	}
+	f.Fuzz(func(t *testing.T, s string, lo, hi int64) {
+		n, ok := kernelInt(s, lo, hi)
+		if !ok {
+			return
+		}
+		printed := strings.TrimLeft(strings.TrimPrefix(s, "-"), "0")
+		if strings.HasPrefix(s, "-") {
+			printed = "-" + printed
+		}
+		if n < lo || n > hi || (lo >= 0 && strings.HasPrefix(s, "-")) || printed != strconv.FormatInt(n, 10) && !(n == 0 && strings.Trim(s, "-0") == "") {
+			t.Fatalf("kernelInt(%q, %d, %d) = %d", s, lo, hi, n)
+		}
+	})
+}
