@@ -44,19 +44,6 @@ func sysfsText(root *machine.FS, p string) *string {
 	return &s
 }
 
-// sysfsInt is a sysfs attribute holding one decimal integer, or nil.
-func sysfsInt(root *machine.FS, p string) *int64 {
-	s := sysfsText(root, p)
-	if s == nil {
-		return nil
-	}
-	n, err := strconv.ParseInt(*s, 10, 64)
-	if err != nil {
-		return nil
-	}
-	return &n
-}
-
 func smallInt(n *int64) *int {
 	if n == nil || *n != int64(int(*n)) {
 		return nil
@@ -84,35 +71,35 @@ func splitModes(s *string) []string {
 // dir (drmRenderDevice of the GPU's first partition). Each value is one
 // attribute of amdgpu's sysfs (Linux Documentation/gpu/amdgpu/
 // driver-misc.rst and the PCI core's link attributes), null when the file
-// is missing or not what the kernel writes:
+// is missing or unreadable, and null with a reason on d when it holds
+// what the kernel never writes there (amdgpu_vocab.go):
 //
 //	numa_node                    PCI core: the device's NUMA node, -1 for none
 //	product_name                 amdgpu, from the board FRU
 //	vbios_version                amdgpu
 //	mem_info_vram_total          amdgpu, bytes
-//	current_compute_partition    amdgpu (SPX, DPX, TPX, QPX, CPX), partitionable GPUs only
+//	current_compute_partition    amdgpu (SPX, DPX, TPX, QPX, CPX, UNKNOWN), partitionable GPUs only
 //	available_compute_partition  amdgpu, ", "-separated
-//	current_memory_partition     amdgpu (NPS1, NPS2, NPS4, ...)
+//	current_memory_partition     amdgpu (NPS1, NPS2, NPS3, NPS4, NPS6, NPS8, UNKNOWN)
 //	available_memory_partition   amdgpu, ", "-separated
 //	current_link_speed/_width    PCI core ("32.0 GT/s PCIe", lanes)
 //	max_link_speed/_width        PCI core
 //	fw_version/<name>_fw_version amdgpu, "0x%08x" each
 func readAMDGPUDevice(root *machine.FS, dir string, d *schema.GPUDevice) {
-	d.NUMANode = smallInt(sysfsInt(root, dir+"/numa_node"))
+	a := amdgpuAttrs{root: root, dir: dir, d: d}
+	d.NUMANode = a.numaNode()
 	d.ProductName = sysfsText(root, dir+"/product_name")
 	d.VBIOSVersion = sysfsText(root, dir+"/vbios_version")
-	if n := sysfsInt(root, dir+"/mem_info_vram_total"); n != nil && *n >= 0 {
-		d.VRAMBytes = n
-	}
-	d.ComputePartition = sysfsText(root, dir+"/current_compute_partition")
-	d.AvailableComputePartitions = splitModes(sysfsText(root, dir+"/available_compute_partition"))
-	d.MemoryPartition = sysfsText(root, dir+"/current_memory_partition")
-	d.AvailableMemoryPartitions = splitModes(sysfsText(root, dir+"/available_memory_partition"))
+	d.VRAMBytes = a.vramBytes()
+	d.ComputePartition = a.mode("current_compute_partition", computeModes)
+	d.AvailableComputePartitions = a.modes("available_compute_partition", computeModes)
+	d.MemoryPartition = a.mode("current_memory_partition", memoryModes)
+	d.AvailableMemoryPartitions = a.modes("available_memory_partition", memoryModes)
 	d.PCIe = schema.GPUPCIe{
-		CurrentLinkSpeed: sysfsText(root, dir+"/current_link_speed"),
-		CurrentLinkWidth: smallInt(sysfsInt(root, dir+"/current_link_width")),
-		MaxLinkSpeed:     sysfsText(root, dir+"/max_link_speed"),
-		MaxLinkWidth:     smallInt(sysfsInt(root, dir+"/max_link_width")),
+		CurrentLinkSpeed: a.speed("current_link_speed"),
+		CurrentLinkWidth: a.width("current_link_width"),
+		MaxLinkSpeed:     a.speed("max_link_speed"),
+		MaxLinkWidth:     a.width("max_link_width"),
 	}
 	d.Firmware = readAMDGPUFirmware(root, dir+"/fw_version")
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
-	"slices"
 	"strconv"
 
 	"aorta-probe/internal/machine"
@@ -33,28 +32,18 @@ func collectGPUs(root *machine.FS, workers int) schema.GPUs {
 	}
 	g.Source = schema.Str(kfdNodesDir)
 
-	// Group the GPU nodes, in node order, into physical devices.
-	var groups [][]*kfdNode
-	index := map[string]int{}
-	partitions := 0
-	for i := range nodes {
-		n := &nodes[i]
-		if !n.gpu() {
-			continue
-		}
-		partitions++
-		key := deviceKey(n)
-		if j, ok := index[key]; ok {
-			groups[j] = append(groups[j], n)
-			continue
-		}
-		index[key] = len(groups)
-		groups = append(groups, []*kfdNode{n})
-	}
-	slices.SortStableFunc(groups, func(a, b []*kfdNode) int { return comparePCI(a[0], b[0]) })
-
+	groups, partitions := groupGPUs(nodes)
+	sortGroups(groups)
 	devices := make([]schema.GPUDevice, len(groups))
-	spread(len(groups), workers, func(i int) { devices[i] = gpuDevice(root, groups[i]) })
+	spread(len(groups), workers, func(i int) {
+		devices[i] = gpuDevice(root, groups[i].nodes)
+		if notes := groups[i].notes; len(notes) > 0 {
+			if devices[i].Reasons != nil {
+				notes = append(notes, *devices[i].Reasons...)
+			}
+			devices[i].Reasons = &notes
+		}
+	})
 	hives := map[string]int{}
 	for _, d := range devices {
 		if d.HiveID != nil && d.PCI != nil {
@@ -81,20 +70,6 @@ func collectGPUs(root *machine.FS, workers int) schema.GPUs {
 	return g
 }
 
-// deviceKey is what the partitions of one GPU share: kfd unique_id; where
-// it is 0 or absent, the PCI address without the function bits (kfd
-// writes a partition's index there); else the node alone.
-func deviceKey(n *kfdNode) string {
-	if u, ok := n.props.get(kfdUniqueID); ok && u != 0 {
-		return "u" + strconv.FormatUint(u, 10)
-	}
-	if loc, ok := n.props.get(kfdLocationID); ok {
-		dom, _ := n.props.get(kfdDomain)
-		return "p" + strconv.FormatUint(dom, 10) + ":" + strconv.FormatUint(loc>>3, 10)
-	}
-	return "n" + strconv.Itoa(n.id)
-}
-
 // comparePCI orders nodes by PCI domain, bus and device (nodes without a
 // location_id last), then by node id.
 func comparePCI(a, b *kfdNode) int {
@@ -118,8 +93,9 @@ func comparePCI(a, b *kfdNode) int {
 }
 
 // gpuDevice is one physical GPU from its partitions (in node order).
-// Identity and firmware come from the first partition; counts are summed
-// over all of them, null when one lacks the property.
+// Identity and firmware come from the first partition, the hive from all
+// (setHive); counts are summed over all of them, null when one
+// lacks the property.
 func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
 	first := &parts[0].props
 	d := schema.GPUDevice{Partitions: make([]schema.GPUPartition, 0, len(parts))}
@@ -137,9 +113,7 @@ func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
 	if v, ok := first.get(kfdDeviceID); ok {
 		d.DeviceID = schema.Str(fmt.Sprintf("0x%04x", v))
 	}
-	if v, ok := first.get(kfdHiveID); ok && v != 0 {
-		d.HiveID = schema.Str(strconv.FormatUint(v, 10))
-	}
+	setHive(&d, parts)
 	d.FWVersion = propInt(first, kfdFWVersion)
 	d.SDMAFWVersion = propInt(first, kfdSDMAFWVersion)
 

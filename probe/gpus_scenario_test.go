@@ -173,9 +173,9 @@ func buildGPUScenario(dir string, spec gpuScenarioSpec) (*fakeroot.Archive, erro
 			if f != "properties" {
 				continue
 			}
-			p, bad := parseKFDProperties(b)
+			p, bad, first := parseKFDProperties(b)
 			if bad != 0 {
-				return nil, fmt.Errorf("node %d: %d malformed lines", id, bad)
+				return nil, fmt.Errorf("node %d: %d malformed lines, the first %d: %q %s", id, bad, first.line, first.text, first.why)
 			}
 			if v, _ := p.get(kfdGfxTargetVersion); v == 0 {
 				continue

@@ -179,53 +179,67 @@ func TestPCIAddress(t *testing.T) {
 	}
 }
 
+// TestParseKFDProperties: kfd's "name value" lines parse; every line of
+// another shape is counted, the first named with its number and why, and
+// its value is not used.
 func TestParseKFDProperties(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
 		want     map[kfdProp]uint64
 		bad      int
+		first    kfdFault // of the first bad line
 	}{
 		{"real", "cpu_cores_count 0\nsimd_count 80\ngfx_target_version 90402\nunique_id 598046273873802902\nhive_id 18091350218769748594\n",
-			map[kfdProp]uint64{kfdSIMDCount: 80, kfdGfxTargetVersion: 90402, kfdUniqueID: 598046273873802902, kfdHiveID: 18091350218769748594}, 0},
-		{"leading zeros", "simd_count 007\n", map[kfdProp]uint64{kfdSIMDCount: 7}, 0},
-		{"no final newline", "simd_count 4", map[kfdProp]uint64{kfdSIMDCount: 4}, 0},
-		{"empty", "", map[kfdProp]uint64{}, 0},
-		{"blank lines", "\n\nsimd_count 4\n\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 0},
-		{"first wins", "simd_count 4\nsimd_count 8\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 0},
-		{"negative", "simd_count -1\n", map[kfdProp]uint64{}, 1},
-		{"hex", "device_id 0x74a2\n", map[kfdProp]uint64{}, 1},
-		{"overflow", "unique_id 18446744073709551616\n", map[kfdProp]uint64{}, 1},
-		{"max", "unique_id 18446744073709551615\n", map[kfdProp]uint64{kfdUniqueID: 1<<64 - 1}, 0},
-		{"no value", "simd_count\n", map[kfdProp]uint64{}, 1},
-		{"two spaces", "simd_count  4\n", map[kfdProp]uint64{}, 1},
-		{"tab", "simd_count\t4\n", map[kfdProp]uint64{}, 1},
-		{"trailing space", "simd_count 4 \n", map[kfdProp]uint64{}, 1},
-		{"leading space", " simd_count 4\n", map[kfdProp]uint64{}, 1},
-		{"crlf", "simd_count 4\r\n", map[kfdProp]uint64{}, 1},
-		{"unknown name ignored", "frobnicate x\nsimd_count 4\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 0},
-		{"not UTF-8", "simd_count 4\xff\nnum_xcc \xfe\xfe\nsimd_per_cu 4\n", map[kfdProp]uint64{kfdSIMDPerCU: 4}, 2},
-		{"NUL", "simd_count 4\x00\n", map[kfdProp]uint64{}, 1},
+			map[kfdProp]uint64{kfdSIMDCount: 80, kfdGfxTargetVersion: 90402, kfdUniqueID: 598046273873802902, kfdHiveID: 18091350218769748594}, 0, kfdFault{}},
+		{"leading zeros", "simd_count 007\n", map[kfdProp]uint64{kfdSIMDCount: 7}, 0, kfdFault{}},
+		{"empty", "", map[kfdProp]uint64{}, 0, kfdFault{}},
+		{"blank lines", "\n\nsimd_count 4\n\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 0, kfdFault{}},
+		{"max", "unique_id 18446744073709551615\n", map[kfdProp]uint64{kfdUniqueID: 1<<64 - 1}, 0, kfdFault{}},
+		{"unknown name ignored", "frobnicate 3\nsimd_count 4\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 0, kfdFault{}},
+		{"no final newline", "simd_count 4\ngfx_target_version 9", map[kfdProp]uint64{kfdSIMDCount: 4}, 1,
+			kfdFault{2, "gfx_target_version 9", "is cut short (no line end)"}},
+		{"repeated", "simd_count 4\nsimd_count 8\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 1, kfdFault{2, "simd_count 8", "repeats simd_count"}},
+		{"negative", "simd_count -1\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count -1", "has a value that is not an unsigned decimal"}},
+		{"plus", "simd_count +1\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count +1", "has a value that is not an unsigned decimal"}},
+		{"hex", "device_id 0x74a2\n", map[kfdProp]uint64{}, 1, kfdFault{1, "device_id 0x74a2", "has a value that is not an unsigned decimal"}},
+		{"overflow", "unique_id 18446744073709551616\n", map[kfdProp]uint64{}, 1, kfdFault{1, "unique_id 18446744073709551616", "has a value that is not an unsigned decimal"}},
+		{"no value", "simd_count\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count", "is not a name and a value"}},
+		{"empty value", "simd_count \n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count ", "has a value that is not an unsigned decimal"}},
+		{"two spaces", "simd_count  4\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count  4", "has a value that is not an unsigned decimal"}},
+		{"tab", "simd_count\t4\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count\t4", "is not a name and a value"}},
+		{"trailing space", "simd_count 4 \n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count 4 ", "has a value that is not an unsigned decimal"}},
+		{"leading space", " simd_count 4\n", map[kfdProp]uint64{}, 1, kfdFault{1, " simd_count 4", "is not a name and a value"}},
+		{"crlf", "simd_count 304\r\ngfx_target_version 90402\r\n", map[kfdProp]uint64{}, 2, kfdFault{1, "simd_count 304\r", "has a value that is not an unsigned decimal"}},
+		{"unknown name, bad value", "frobnicate x\nsimd_count 4\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 1, kfdFault{1, "frobnicate x", "has a value that is not an unsigned decimal"}},
+		{"upper-case name", "SIMD_count 4\n", map[kfdProp]uint64{}, 1, kfdFault{1, "SIMD_count 4", "is not a name and a value"}},
+		{"not UTF-8", "simd_count 4\xff\nnum_xcc \xfe\xfe\nsimd_per_cu 4\n", map[kfdProp]uint64{kfdSIMDPerCU: 4}, 2,
+			kfdFault{1, "simd_count 4\xff", "has a value that is not an unsigned decimal"}},
+		{"NUL", "simd_count 4\x00\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count 4\x00", "has a value that is not an unsigned decimal"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, bad := parseKFDProperties([]byte(tc.in))
+			p, bad, first := parseKFDProperties([]byte(tc.in))
 			got := map[kfdProp]uint64{}
 			for k := range kfdPropCount {
 				if v, ok := p.get(k); ok {
 					got[k] = v
 				}
 			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) || bad != tc.bad {
-				t.Errorf("got %v (bad %d), want %v (bad %d)", got, bad, tc.want, tc.bad)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) || bad != tc.bad || first != tc.first {
+				t.Errorf("got %v (bad %d, first %+v), want %v (bad %d, first %+v)", got, bad, first, tc.want, tc.bad, tc.first)
 			}
 		})
 	}
 }
 
 // FuzzParseKFDProperties: any bytes parse without panic; a value found is
-// that of the first well-formed line of its name, and re-parsing the
-// values found gives the same values.
+// that of the first well-formed line of its name; bad counts lines and
+// first is one of them, by number; re-parsing the values found gives the
+// same values and no bad line; a file without bad lines, lines with
+// values or a final line end is not one kfd writes, so the block calls
+// its node unusable (kfdUnusable), and never silently a CPU.
 func FuzzParseKFDProperties(f *testing.F) {
-	for _, s := range []string{"simd_count 80\ngfx_target_version 90402\n", "unique_id 18446744073709551615", "\xff \xff\n", "a b c\n", ""} {
+	for _, s := range []string{"simd_count 80\ngfx_target_version 90402\n", "unique_id 18446744073709551615", "\xff \xff\n", "a b c\n", "",
+		"simd_count 304\r\ngfx_target_version 90402\r\n", "simd_count 4\nsimd_count 4\n"} {
 		f.Add([]byte(s))
 	}
 	for _, fixture := range []string{"gpus-mi308x-cpx", "gpus-mi210-xgmi-pcie"} {
@@ -241,9 +255,13 @@ func FuzzParseKFDProperties(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, bad := parseKFDProperties(b)
-		if bad < 0 || bad > strings.Count(string(b), "\n")+1 {
-			t.Fatalf("bad %d for %d lines", bad, strings.Count(string(b), "\n")+1)
+		p, bad, first := parseKFDProperties(b)
+		lines := strings.Split(string(b), "\n")
+		if bad < 0 || bad > len(lines) {
+			t.Fatalf("bad %d for %d lines", bad, len(lines))
+		}
+		if (bad == 0) != (first == kfdFault{}) || bad > 0 && (first.line < 1 || first.line > len(lines) || lines[first.line-1] != first.text || first.why == "") {
+			t.Fatalf("bad %d, first %+v", bad, first)
 		}
 		var kept strings.Builder
 		for k := range kfdPropCount {
@@ -252,8 +270,8 @@ func FuzzParseKFDProperties(f *testing.F) {
 				continue
 			}
 			found := false
-			for _, l := range strings.Split(string(b), "\n") {
-				if val, ok := strings.CutPrefix(l, kfdPropNames[k]+" "); ok {
+			for i, l := range lines {
+				if val, ok := strings.CutPrefix(l, kfdPropNames[k]+" "); ok && i < len(lines)-1 {
 					n, err := strconv.ParseUint(val, 10, 64)
 					found = err == nil && n == v
 					if err == nil {
@@ -266,9 +284,14 @@ func FuzzParseKFDProperties(f *testing.F) {
 			}
 			kept.WriteString(kfdPropNames[k] + " " + strconv.FormatUint(v, 10) + "\n")
 		}
-		q, bad := parseKFDProperties([]byte(kept.String()))
-		if q != p || bad != 0 {
-			t.Fatalf("re-parse differs: %v vs %v (bad %d)", q, p, bad)
+		q, bad2, _ := parseKFDProperties([]byte(kept.String()))
+		if q != p || bad2 != 0 {
+			t.Fatalf("re-parse differs: %v vs %v (bad %d)", q, p, bad2)
+		}
+		_, why := kfdUnusable(7, b)
+		usable := bad == 0 && (p.has[kfdGfxTargetVersion] || p.has[kfdSIMDCount])
+		if usable != (why == "") || why != "" && !strings.Contains(why, "/nodes/7/properties") {
+			t.Fatalf("bad %d, has gfx %v simd %v: unusable %q", bad, p.has[kfdGfxTargetVersion], p.has[kfdSIMDCount], why)
 		}
 	})
 }

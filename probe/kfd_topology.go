@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,50 +83,73 @@ type kfdProps struct {
 // get returns property p and whether the file had it.
 func (k *kfdProps) get(p kfdProp) (uint64, bool) { return k.val[p], k.has[p] }
 
-// parseKFDProperties parses a kfd node's properties file. Each line is
-// "name value" (one space; the kernel writes "%s %llu"); a line of another
-// shape, or whose value is not an unsigned 64-bit decimal, is skipped and
-// counted in bad. The first line of a name counts (the kernel writes each
-// once). Names the block does not use are ignored.
-func parseKFDProperties(b []byte) (props kfdProps, bad int) {
-	for len(b) > 0 {
-		var line []byte
-		if i := indexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			line, b = b, nil
+// kfdFault is the first line of a properties file that is not what kfd
+// writes: its number (from 1), its text without the line end, and what is
+// wrong with it.
+type kfdFault struct {
+	line int
+	text string
+	why  string
+}
+
+// parseKFDProperties parses a kfd node's properties file. kfd writes one
+// "name value" line per property (node_show: "%s %u\n" or "%s %llu\n"),
+// the name lower-case letters, digits and underscores, the value an
+// unsigned decimal, each name once, every line ended by "\n". A line of
+// another shape (CRLF, tab, a sign, hex, a name without value), a name
+// the block uses seen again, or a last line without its "\n" (a file
+// cut short) is counted in bad, the first of them in first; its value is
+// not used. Blank lines and leading zeros leave no value in doubt and are
+// accepted. Names the block does not use are checked for shape and
+// otherwise ignored.
+func parseKFDProperties(b []byte) (props kfdProps, bad int, first kfdFault) {
+	fault := func(n int, line []byte, why string) {
+		if bad == 0 {
+			first = kfdFault{line: n, text: string(line), why: why}
 		}
+		bad++
+	}
+	for n := 1; len(b) > 0; n++ {
+		line, rest, ended := bytes.Cut(b, []byte{'\n'})
+		b = rest
 		if len(line) == 0 {
 			continue
 		}
-		sp := indexByte(line, ' ')
-		if sp <= 0 {
-			bad++
+		if !ended {
+			fault(n, line, "is cut short (no line end)")
+			break
+		}
+		name, val, ok := bytes.Cut(line, []byte{' '})
+		if !ok || !kfdName(name) {
+			fault(n, line, "is not a name and a value")
 			continue
 		}
-		p, ok := kfdPropByName[string(line[:sp])]
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseUint(string(line[sp+1:]), 10, 64)
+		v, err := strconv.ParseUint(string(val), 10, 64)
 		if err != nil {
-			bad++
+			fault(n, line, "has a value that is not an unsigned decimal")
 			continue
 		}
-		if !props.has[p] {
+		p, ok := kfdPropByName[string(name)]
+		switch {
+		case !ok:
+		case props.has[p]:
+			fault(n, line, "repeats "+kfdPropNames[p])
+		default:
 			props.val[p], props.has[p] = v, true
 		}
 	}
-	return props, bad
+	return props, bad, first
 }
 
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
+// kfdName reports whether b is a property name as kfd writes them:
+// lower-case letters, digits and underscores.
+func kfdName(b []byte) bool {
+	for _, c := range b {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
 		}
 	}
-	return -1
+	return len(b) > 0
 }
 
 // kfdNode is one node of the topology.
@@ -146,15 +170,57 @@ func (n *kfdNode) gpu() bool {
 	return v > 0
 }
 
+// kfdGenerationID is kfd's topology generation: a counter kfd increments
+// each time the topology changes (a node added or removed, a partition
+// mode switched; kfd_topology.c, sys_props.generation_count, "%u").
+const kfdGenerationID = "/sys/class/kfd/kfd/topology/generation_id"
+
 // readKFDTopology reads every node of the kfd topology under root, in
-// node-id order. reason is non-empty when the topology is missing or not
-// wholly readable: the nodes read are still returned, but counts built on
+// node-id order (readKFDNodes). reason is non-empty when the topology is
+// missing, not wholly readable or not as kfd writes it, or changed while
+// it was read: the nodes read are still returned, but counts built on
 // them would be a guess.
+//
+// kfd's generation_id is read before and after the nodes; when it
+// changed, the nodes are read once more, and when it changes again the
+// reason says so. Without a readable generation_id (a tree built by hand,
+// a capture that lacks it) the nodes are read once, unchecked.
+func readKFDTopology(root *machine.FS, workers int) (nodes []kfdNode, reason string) {
+	before, ok := kfdGeneration(root)
+	nodes, reason = readKFDNodes(root, workers)
+	after, ok2 := kfdGeneration(root)
+	if !ok || !ok2 || before == after {
+		return nodes, reason
+	}
+	nodes, reason = readKFDNodes(root, workers)
+	again, ok := kfdGeneration(root)
+	if ok && again != after {
+		reason = fmt.Sprintf("the kfd topology changed while it was read, twice (%s went from %d to %d, then to %d): no count is sure",
+			kfdGenerationID, before, after, again)
+	}
+	return nodes, reason
+}
+
+// kfdGeneration is kfd's generation_id; false when it cannot be read or
+// is not the one unsigned decimal kfd writes.
+func kfdGeneration(root *machine.FS) (uint64, bool) {
+	b, err := root.ReadFile(kfdGenerationID, 64)
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(bytes.TrimSuffix(b, []byte{'\n'})), 10, 64)
+	return v, err == nil
+}
+
+// readKFDNodes reads every node of the kfd topology under root, in
+// node-id order; reason as readKFDTopology's.
 //
 // Source: /sys/class/kfd/kfd/topology/nodes/<id>/properties; entries whose
 // name is not a decimal id are not nodes and are skipped. The files are
-// read on up to workers goroutines.
-func readKFDTopology(root *machine.FS, workers int) (nodes []kfdNode, reason string) {
+// read on up to workers goroutines. A node whose file cannot be read, or
+// is not as kfd writes it (kfdUnusable), is left out, and the reason names
+// the first such node.
+func readKFDNodes(root *machine.FS, workers int) (nodes []kfdNode, reason string) {
 	names, err := root.ReadDirNames(kfdNodesDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -175,8 +241,9 @@ func readKFDTopology(root *machine.FS, workers int) (nodes []kfdNode, reason str
 	}
 	sort.Ints(ids)
 	type read struct {
-		props kfdProps
-		err   error
+		props    kfdProps
+		err      error
+		unusable string
 	}
 	reads := make([]read, len(ids))
 	spread(len(ids), workers, func(i int) {
@@ -185,7 +252,7 @@ func readKFDTopology(root *machine.FS, workers int) (nodes []kfdNode, reason str
 			reads[i].err = err
 			return
 		}
-		reads[i].props, _ = parseKFDProperties(b)
+		reads[i].props, reads[i].unusable = kfdUnusable(ids[i], b)
 	})
 	nodes = make([]kfdNode, 0, len(ids))
 	for i, id := range ids {
@@ -195,9 +262,43 @@ func readKFDTopology(root *machine.FS, workers int) (nodes []kfdNode, reason str
 			}
 			continue
 		}
+		if why := reads[i].unusable; why != "" {
+			if reason == "" {
+				reason = why
+			}
+			continue
+		}
 		nodes = append(nodes, kfdNode{id: id, props: reads[i].props})
 	}
 	return nodes, reason
+}
+
+// kfdUnusable parses node id's properties file b; why is non-empty when
+// the file is not as kfd writes it, so that the node cannot be told a CPU
+// or a GPU: a line parseKFDProperties counts as bad, an empty file, or
+// neither gfx_target_version nor simd_count (kfd writes simd_count on
+// every kernel). why names the file and the line, as the block's reason.
+func kfdUnusable(id int, b []byte) (props kfdProps, why string) {
+	props, bad, first := parseKFDProperties(b)
+	var what string
+	switch {
+	case bad > 0:
+		text := pyfmt.FirstRunes(first.text, 60)
+		if len(text) < len(first.text) {
+			text += "…"
+		}
+		what = fmt.Sprintf("line %d (%s) %s", first.line, pyfmt.Repr(text), first.why)
+		if bad > 1 {
+			what += fmt.Sprintf(" (and %d more lines not as kfd writes them)", bad-1)
+		}
+	case len(bytes.TrimSpace(b)) == 0:
+		what = "is empty"
+	case !props.has[kfdGfxTargetVersion] && !props.has[kfdSIMDCount]:
+		what = "has neither gfx_target_version nor simd_count"
+	default:
+		return props, ""
+	}
+	return props, fmt.Sprintf("%s %s: node %d might be a GPU, so no count is sure", kfdProperties(id), what, id)
 }
 
 func kfdProperties(id int) string { return kfdNodesDir + "/" + strconv.Itoa(id) + "/properties" }

@@ -13,10 +13,13 @@ package schema
 // missing or unreadable file is null, never a guess.
 type GPUs struct {
 	// PhysicalCount is the number of physical GPUs: the kfd GPU nodes
-	// (gfx_target_version != 0) grouped by unique_id, or by PCI address
-	// without the function bits where unique_id is 0 or absent. Null
-	// with Reason when the topology could not be read; 0 on a host whose
-	// kfd lists only CPUs.
+	// (gfx_target_version != 0) grouped by PCI address without the
+	// function bits, unique_id and gfx target (by unique_id and gfx
+	// target where location_id is absent; each node alone where unique_id
+	// is 0 too). Null with Reason when the topology could not be read, a
+	// node's properties are not as kfd writes them (it might be a GPU), or
+	// the topology changed twice while read; 0 on a host whose kfd lists
+	// only CPUs.
 	PhysicalCount *int `py:"physical_count"`
 	// PartitionCount is the number of kfd GPU nodes (what
 	// rocm_agent_enumerator counts as agents); null with PhysicalCount.
@@ -29,15 +32,16 @@ type GPUs struct {
 	// has one and they all agree (NPS1, NPS2, NPS4, NPS8); null otherwise.
 	MemoryPartition *string `py:"memory_partition"`
 	// Hives are the XGMI hives: devices with the same non-zero kfd
-	// hive_id, in the PCI order of their first device. Devices with
-	// hive_id 0 belong to none.
+	// hive_id (GPUDevice.HiveID), in the PCI order of their first device.
+	// Devices with hive_id 0 belong to none.
 	Hives []GPUHive `py:"hives"`
 	// Source is the kfd topology directory read
 	// (/sys/class/kfd/kfd/topology/nodes, under the probed root), or null
 	// when it was not read.
 	Source *string `py:"source"`
 	// Reason says why PhysicalCount is null (no kfd topology, unreadable,
-	// not sysfs, a replay without it), or null when it is not.
+	// a node's properties not as kfd writes them, the topology changing
+	// while read, a replay without it), or null when it is not.
 	Reason *string `py:"reason"`
 	// Devices are the physical GPUs in PCI order (domain, bus, device).
 	Devices []GPUDevice `py:"devices"`
@@ -53,7 +57,8 @@ type GPUHive struct {
 	Devices []string `py:"devices"`
 }
 
-// GPUDevice is one physical GPU: one or more kfd nodes sharing unique_id.
+// GPUDevice is one physical GPU: one or more kfd nodes sharing PCI device,
+// unique_id and gfx target (GPUs.PhysicalCount).
 // Fields from kfd come from its first partition (lowest kfd node id) unless
 // they say otherwise; the amdgpu fields from that partition's DRM device.
 type GPUDevice struct {
@@ -70,7 +75,9 @@ type GPUDevice struct {
 	GfxTarget *string `py:"gfx_target"`
 	// DeviceID is the kfd device_id as a PCI device id ("0x74a2").
 	DeviceID *string `py:"device_id"`
-	// HiveID is the kfd hive_id (decimal string); null when 0 (no hive).
+	// HiveID is the kfd hive_id (decimal string) its partitions carry (a
+	// partition with 0 is in the hive of the others); null when every one
+	// has 0 (no hive) or two carry different ids (Reasons says so).
 	HiveID *string `py:"hive_id"`
 	// NUMANode is the DRM device's numa_node (-1: no affinity), or null.
 	NUMANode *int `py:"numa_node"`
@@ -116,6 +123,16 @@ type GPUDevice struct {
 	DRMDevice *string `py:"drm_device"`
 	// DRMReason says why DRMDevice is null or unreadable, or null.
 	DRMReason *string `py:"drm_reason"`
+	// Reasons says, one line each, why this device stands apart from kfd
+	// nodes that share its unique_id or its PCI device (a unique_id on
+	// several PCI devices, several unique_ids or gfx targets on one), why
+	// its partitions give it no hive (they disagree on hive_id), and why a
+	// value whose file was read is null (it held what the kernel never
+	// writes there: "current_compute_partition is 'XYZ', not a mode
+	// amdgpu writes (…)"). Absent when there is nothing to say, as on
+	// every real node read so far and in documents of older aorta-probe
+	// versions.
+	Reasons *[]string `py:"reasons,omitnil"`
 	// Partitions are the kfd nodes of this GPU, by kfd node id.
 	Partitions []GPUPartition `py:"partitions"`
 }
