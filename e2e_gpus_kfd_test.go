@@ -77,9 +77,9 @@ func TestE2EGPUsUnparsableNode(t *testing.T) {
 	}
 }
 
-// mi308xVariant expands the real MI308X root (testdata/roots/gpus-mi308x-cpx.txtar)
+// mi308xPropsRoot expands the real MI308X root (testdata/roots/gpus-mi308x-cpx.txtar)
 // and rewrites each kfd GPU node's properties with edit.
-func mi308xVariant(t *testing.T, edit func(props string) string) string {
+func mi308xPropsRoot(t *testing.T, edit func(props string) string) string {
 	t.Helper()
 	root := t.TempDir()
 	if _, err := fakeroot.Materialize("testdata/roots/gpus-mi308x-cpx.txtar", root); err != nil {
@@ -108,7 +108,7 @@ func mi308xVariant(t *testing.T, edit func(props string) string) string {
 func TestE2EGPUsSharedUniqueID(t *testing.T) {
 	bin := e2eBinary(t)
 	uid := regexp.MustCompile(`(?m)^unique_id \d+$`)
-	root := mi308xVariant(t, func(p string) string { return uid.ReplaceAllString(p, "unique_id 598046273873802902") })
+	root := mi308xPropsRoot(t, func(p string) string { return uid.ReplaceAllString(p, "unique_id 598046273873802902") })
 	g := probeGPUs(t, bin, root)
 	if show(g.PhysicalCount) != "8" || show(g.PartitionCount) != "32" || g.Reason != nil || len(g.Hives) != 1 || len(g.Hives[0].Devices) != 8 {
 		t.Fatalf("physical_count %s, partition_count %s, reason %s, hives %s",
@@ -133,7 +133,7 @@ func TestE2EGPUsSharedUniqueID(t *testing.T) {
 // item 6); the other devices keep theirs and say nothing.
 func TestE2EGPUsOutOfVocabulary(t *testing.T) {
 	bin := e2eBinary(t)
-	root := mi308xVariant(t, func(p string) string { return p })
+	root := mi308xPropsRoot(t, func(p string) string { return p })
 	dev := "sys/devices/pci0000:00/0000:00:01.1/0000:0a:00.0/"
 	if _, err := os.Stat(filepath.Join(root, dev, "current_compute_partition")); err != nil {
 		t.Fatal(err)
