@@ -35,10 +35,12 @@ const devicesKey = gpusKey + ".devices[]."
 // another slot, another server model), hive_id (the XGMI hive's id, per
 // hive like a serial; membership is compared as hives), drm_device and
 // drm_reason (a sysfs path and why it was not read: amdgpu_sysfs says
-// whether it was), and the block's source (a path under --root).
+// whether it was), reasons (why a device's value is null or why it was
+// kept apart: they quote paths, node ids and addresses; the null values
+// themselves are compared), and the block's source (a path under --root).
 // partitions[] is compared as a count per device: its kfd node ids and
 // render minors are enumeration order.
-var gpuPerNode = []string{"unique_id", "pci", "hive_id", "drm_device", "drm_reason"}
+var gpuPerNode = []string{"unique_id", "pci", "hive_id", "drm_device", "drm_reason", "reasons"}
 
 // amdgpuAttrs are the device fields read from amdgpu's sysfs, the DRM
 // device (probe/amdgpu_sysfs.go). On a device whose drm_device is null
