@@ -18,6 +18,9 @@ func decodeJSON(text string) (any, error) { return pyjson.Decode(text) }
 // object is a decoded JSON object, members in document order.
 type object = pyjson.Map[any]
 
+// entry is one member of a decoded object.
+type entry = pyjson.Entry[any]
+
 // number is a decoded JSON number literal.
 type number = pyjson.Number
 
@@ -48,7 +51,9 @@ func Parse(name, text string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not an aorta env document: %v", name, err)
 	}
-	return &Document{Name: name, Schema: s, Problems: jsonschema.Count(v), root: v.(object)}, nil
+	problems := jsonschema.Count(v)
+	canonical(v, orders())
+	return &Document{Name: name, Schema: s, Problems: problems, root: v.(object)}, nil
 }
 
 // SchemaNote is diff's stderr note on a document it compared although
