@@ -62,6 +62,9 @@ type FleetDoc struct {
 	Err    error
 	leaves []leaf
 	place  fleetPlace
+	// lacks are the optional blocks the document does not carry: its
+	// fields under them are compared with no one.
+	lacks blockSet
 	// Problems counts what validate finds in a document read (Document.Problems).
 	Problems int
 }
@@ -186,7 +189,7 @@ func readFleetDoc(p string) FleetDoc {
 	if err != nil {
 		return FleetDoc{Name: p, Err: err}
 	}
-	return FleetDoc{Name: p, leaves: flatten(d), place: placeOf(d), Problems: d.Problems}
+	return FleetDoc{Name: p, leaves: flatten(d), place: placeOf(d), lacks: lacking(d), Problems: d.Problems}
 }
 
 // fleetOf runs load for 0..n-1 on workers goroutines and tallies the
@@ -248,6 +251,7 @@ type tally struct {
 	names  []string
 	rows   [][]int32 // per document: value id per field (0 = absent)
 	places []fleetPlace
+	lacks  []blockSet
 	pool   rowPool // shares equal rows (fleet_memory.go)
 }
 
@@ -287,17 +291,26 @@ func (t *tally) add(d FleetDoc) {
 	t.names = append(t.names, d.Name)
 	t.rows = append(t.rows, t.pool.intern(row))
 	t.places = append(t.places, d.place)
+	t.lacks = append(t.lacks, d.lacks)
 }
 
 func (t *tally) finish(res *FleetResult) {
-	n := len(t.rows)
-	res.Documents = n
+	res.Documents = len(t.rows)
 	byName := map[string]*Outlier{}
 	var order []string
 	var splitting []int
 	for fi, f := range t.fields {
+		// Only the documents that carry the field's optional blocks are
+		// compared on it (compare on what both have).
+		over := blocksOver(f.path)
+		compared := func(di int) bool { return t.lacks[di]&over == 0 }
+		n := 0
 		counts := make([]int, len(f.values)+1)
-		for _, row := range t.rows {
+		for di, row := range t.rows {
+			if !compared(di) {
+				continue
+			}
+			n++
 			if fi < len(row) {
 				counts[row[fi]]++
 			} else {
@@ -331,6 +344,9 @@ func (t *tally) finish(res *FleetResult) {
 			continue
 		}
 		for di, row := range t.rows {
+			if !compared(di) {
+				continue
+			}
 			var id int32
 			if fi < len(row) {
 				id = row[fi]
@@ -368,7 +384,7 @@ func (t *tally) finish(res *FleetResult) {
 		return ra - rb
 	})
 	res.Groups = t.groups(splitting)
-	res.Places = t.placeNotes()
+	res.Places = append(lackingNotes(t.lacks), t.placeNotes()...)
 }
 
 func (f *fieldTally) value(id int32) Value {

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -338,3 +339,78 @@ func skipped(path []string) bool {
 // gpuFirmwareWhy is the "why" of the GPU firmware fields: kfd's MEC and
 // SDMA versions and amdgpu's fw_version files share it.
 const gpuFirmwareWhy = "the GPU firmware (MEC, SDMA, PSP, SMU …): the microcode that schedules work, copies memory and manages clocks and power"
+
+// optionalBlock is a block an older aorta-probe, or a document written
+// with --no-provenance, does not carry. A field under it is compared only
+// between documents that both carry the block: diff (differences,
+// hardwareDifferences) and --fleet alike, which says once how many
+// documents lack it (docs/triage.md, "A fleet of mixed probe versions").
+type optionalBlock struct {
+	path string
+	// without ends the fleet's note: "N documents " + without.
+	without string
+	// nullLacks: a null block counts as lacking (gpus: gpuLeaves projects
+	// nothing from it, as from none).
+	nullLacks bool
+}
+
+// optionalBlocks are at most 8 (blockSet is a byte), parents first.
+var optionalBlocks = []optionalBlock{
+	{"probe_provenance", "without probe_provenance (another probe, or --no-provenance)", false},
+	{"probe_provenance.gpus", "from an older aorta-probe (no gpus block)", true},
+	{"probe_provenance.rocm_installs", "from an older aorta-probe (no rocm_installs block)", false},
+	{"probe_provenance.os_release", "from an older aorta-probe (no os_release block)", false},
+}
+
+// blockSet is a set of optionalBlocks, bit i for optionalBlocks[i].
+type blockSet uint8
+
+// lacking is the optional blocks d does not carry; a document without
+// probe_provenance lacks every block under it too.
+func lacking(d *Document) blockSet {
+	var s blockSet
+	for i, b := range optionalBlocks {
+		v, ok := d.Lookup(b.path)
+		if !ok || (b.nullLacks && v == nil) {
+			s |= 1 << i
+		}
+	}
+	return s
+}
+
+// blocksOver is the optional blocks a field path lies under.
+func blocksOver(path string) blockSet {
+	var s blockSet
+	for i, b := range optionalBlocks {
+		if path == b.path || strings.HasPrefix(path, b.path+".") {
+			s |= 1 << i
+		}
+	}
+	return s
+}
+
+// lackingNotes says once per optional block how many of the documents
+// lack it, when others carry it: a document is counted under its
+// outermost missing block only.
+func lackingNotes(lacks []blockSet) []string {
+	counts, carriers := make([]int, len(optionalBlocks)), make([]int, len(optionalBlocks))
+	for _, s := range lacks {
+		counted := false
+		for i := range optionalBlocks {
+			switch {
+			case s&(1<<i) == 0:
+				carriers[i]++
+			case !counted:
+				counts[i]++
+				counted = true
+			}
+		}
+	}
+	var notes []string
+	for i, b := range optionalBlocks {
+		if n := counts[i]; n > 0 && carriers[i] > 0 {
+			notes = append(notes, fmt.Sprintf("%d document%s %s", n, plural(n), b.without))
+		}
+	}
+	return notes
+}
