@@ -430,8 +430,8 @@ func firedSignals(d *Document) Value {
 func differences(a, b *Document) []Difference {
 	var out []Difference
 	aroot, broot := a.root, b.root
-	// Only the distribution and the ROCm installs from the provenance
-	// block are identity (provenanceIdentity); each is compared when both
+	// Of the provenance block only its identity blocks (fields.go: the
+	// distribution, the ROCm installs) are; each is compared when both
 	// documents carry it.
 	var walk func(av any, aok bool, bv any, bok bool, path []string)
 	walk = func(av any, aok bool, bv any, bok bool, path []string) {
@@ -460,7 +460,7 @@ func differences(a, b *Document) []Difference {
 		out = append(out, Difference{Key: strings.Join(path, "."), Group: group, Rank: rank, A: va, B: vb, Why: why})
 	}
 	walk(aroot, true, broot, true, nil)
-	for _, key := range provenanceIdentity {
+	for _, key := range fieldsOnce().provenance {
 		av, aok := a.Lookup("probe_provenance." + key)
 		bv, bok := b.Lookup("probe_provenance." + key)
 		if aok && bok {

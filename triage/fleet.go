@@ -19,8 +19,9 @@ type leaf struct {
 }
 
 // flatten lists every leaf of d a fleet tallies: the identity and
-// placement fields (kindOf; a node without /dev/kfd is an outlier too),
-// never noise, per-node ids or env_vars names off the canonical list.
+// placement fields (tallied, fields.go; a node without /dev/kfd is an
+// outlier too), never ignored fields, per-node ids or env_vars names off
+// the canonical list.
 func flatten(d *Document) []leaf {
 	var out []leaf
 	// joined is path with dots; it may be a slice of the document's text
@@ -28,7 +29,7 @@ func flatten(d *Document) []leaf {
 	var walk func(v any, path []string, joined string)
 	walk = func(v any, path []string, joined string) {
 		if len(path) > 0 {
-			if k := kindOf(path); k == kindIgnored || k == kindPerNode {
+			if !tallied(path) {
 				return
 			}
 		}
@@ -45,7 +46,7 @@ func flatten(d *Document) []leaf {
 		out = append(out, leaf{joined, shown(v)})
 	}
 	walk(d.root, nil, "")
-	for _, key := range provenanceIdentity {
+	for _, key := range fieldsOnce().provenance {
 		if v, ok := d.Lookup("probe_provenance." + key); ok {
 			walk(v, []string{"probe_provenance", key}, "probe_provenance."+key)
 		}
@@ -395,17 +396,15 @@ func (f *fieldTally) value(id int32) Value {
 	return Value{Present: true, JSON: s, Digest: strings.HasPrefix(s, "<")}
 }
 
-// classifyFleet ranks the placement fields first (group "placement"),
+// classifyFleet ranks the placement proofs first (group "placement"),
 // then as classify does.
 func classifyFleet(path []string) (int, Group, string) {
-	for _, f := range proofFields {
-		if strings.Join(path, ".") == f.key {
-			says := f.says
-			if says == "" {
-				says = "the node's namespace"
-			}
-			return -1, GroupPlacement, says
+	if f := fieldOf(path); f != nil && (f.role == roleRunbook || f.role == roleBoot) && f.pattern == strings.Join(path, ".") {
+		says := f.says
+		if says == "" {
+			says = "the node's namespace"
 		}
+		return -1, GroupPlacement, says
 	}
 	if len(path) > 0 && path[0] == "execution_context" {
 		return -1, GroupPlacement, "how the probe was invoked, as the caller asserts"

@@ -21,8 +21,8 @@ import (
 // gpusKey is the block's path.
 const gpusKey = "probe_provenance.gpus"
 
-// gpuPerNode are the device fields that identify a device or a place
-// rather than describe it, never compared: unique_id (the chip's serial:
+// gpuPerNode are the device fields of class per-node (fields.go), which
+// identify a device or a place rather than describe it, never compared: unique_id (the chip's serial:
 // differs between any two nodes), pci (an address: the same board in
 // another slot, another server model), hive_id (the XGMI hive's id, per
 // hive like a serial; membership is compared as hives), drm_device and
@@ -30,7 +30,7 @@ const gpusKey = "probe_provenance.gpus"
 // have given are compared), and the block's source (a path under --root).
 // partitions[] is compared as a count per device: its kfd node ids and
 // render minors are enumeration order.
-var gpuPerNode = []string{"unique_id", "pci", "hive_id", "drm_device", "drm_reason"}
+var gpuPerNode = deviceFields(classPerNode)
 
 // gpuLeaves is d's probe_provenance.gpus as comparable fields, nil when
 // the document has no such block (an older aorta-probe) or it is null.
