@@ -301,35 +301,8 @@ func (t *tally) finish(res *FleetResult) {
 	var order []string
 	var splitting []int
 	for fi, f := range t.fields {
-		// Only the documents that carry the field's optional blocks are
-		// compared on it (compare on what both have).
-		over := blocksOver(f.path)
-		compared := func(di int) bool { return t.lacks[di]&over == 0 }
-		n := 0
-		counts := make([]int, len(f.values)+1)
-		for di, row := range t.rows {
-			if !compared(di) {
-				continue
-			}
-			n++
-			if fi < len(row) {
-				counts[row[fi]]++
-			} else {
-				counts[0]++
-			}
-		}
-		top := 0
-		for id, c := range counts {
-			if c > counts[top] {
-				top = id
-			}
-		}
-		distinct := 0
-		for _, c := range counts {
-			if c > 0 {
-				distinct++
-			}
-		}
+		compared := t.compared(f.path)
+		counts, n, top, distinct := t.count(fi, compared)
 		path := strings.Split(f.path, ".")
 		rank, group, why := classifyFleet(path)
 		if counts[top]*2 <= n {
@@ -386,6 +359,41 @@ func (t *tally) finish(res *FleetResult) {
 	})
 	res.Groups = t.groups(splitting)
 	res.Places = append(lackingNotes(t.lacks), t.placeNotes()...)
+}
+
+// compared says which documents are compared on a field: those that
+// carry every optional block it lies under (compare on what both have,
+// fields.go).
+func (t *tally) compared(path string) func(di int) bool {
+	over := blocksOver(path)
+	return func(di int) bool { return t.lacks[di]&over == 0 }
+}
+
+// count tallies field fi over the compared documents: how many hold each
+// value id (0: absent), how many were compared, the commonest id and how
+// many ids occur.
+func (t *tally) count(fi int, compared func(int) bool) (counts []int, n, top, distinct int) {
+	counts = make([]int, len(t.fields[fi].values)+1)
+	for di, row := range t.rows {
+		if !compared(di) {
+			continue
+		}
+		n++
+		if fi < len(row) {
+			counts[row[fi]]++
+		} else {
+			counts[0]++
+		}
+	}
+	for id, c := range counts {
+		if c > counts[top] {
+			top = id
+		}
+		if c > 0 {
+			distinct++
+		}
+	}
+	return counts, n, top, distinct
 }
 
 func (f *fieldTally) value(id int32) Value {
