@@ -140,6 +140,10 @@ func TestE2EFleetRollingUpgrade(t *testing.T) {
 		t.Errorf("fleet: exit %d, stderr %q, want 1 outlier (node-7, rocm.version only):\n%s", code, errs, out)
 	}
 	words := strings.Join(strings.Fields(out), " ")
+	// The majority of a gpus field is over the documents that carry it.
+	if !strings.Contains(words, "probe_provenance.gpus.physical_count (3/3) 8") {
+		t.Errorf("fleet: want the GPU count's majority over the 3 documents with the block:\n%s", out)
+	}
 	for _, note := range []string{
 		"- 3 documents from an older aorta-probe (no gpus block)",
 		"- 1 document without probe_provenance (another probe, or --no-provenance)",

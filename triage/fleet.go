@@ -110,6 +110,9 @@ type MajorityField struct {
 	Group Group
 	Value Value
 	Count int
+	// Of is how many documents were compared on the field: Documents but
+	// those without an optional block it lies under (fields.go).
+	Of int
 }
 
 // Outlier is one document and the majority fields it differs on.
@@ -126,6 +129,7 @@ type FleetDifference struct {
 	Value    Value
 	Majority Value
 	Count    int // documents holding the majority value
+	Of       int // documents compared on the field (MajorityField.Of)
 	Why      string
 }
 
@@ -134,6 +138,7 @@ type SplitField struct {
 	Key      string
 	Distinct int
 	Top      int // documents holding the commonest value
+	Of       int // documents compared on the field (MajorityField.Of)
 }
 
 // ExitCode: 0 no outlier, 1 outliers or a fleet split without a majority
@@ -306,14 +311,14 @@ func (t *tally) finish(res *FleetResult) {
 		path := strings.Split(f.path, ".")
 		rank, group, why := classifyFleet(path)
 		if counts[top]*2 <= n {
-			res.Split = append(res.Split, SplitField{Key: f.path, Distinct: distinct, Top: counts[top]})
+			res.Split = append(res.Split, SplitField{Key: f.path, Distinct: distinct, Top: counts[top], Of: n})
 			if splits(group) {
 				splitting = append(splitting, fi)
 			}
 			continue
 		}
 		maj := f.value(int32(top))
-		res.Majority = append(res.Majority, MajorityField{Key: f.path, Group: group, Value: maj, Count: counts[top]})
+		res.Majority = append(res.Majority, MajorityField{Key: f.path, Group: group, Value: maj, Count: counts[top], Of: n})
 		if counts[top] == n {
 			continue
 		}
@@ -336,7 +341,7 @@ func (t *tally) finish(res *FleetResult) {
 				order = append(order, name)
 			}
 			o.Differences = append(o.Differences, FleetDifference{
-				Key: f.path, Group: group, Rank: rank, Value: f.value(id), Majority: maj, Count: counts[top], Why: why,
+				Key: f.path, Group: group, Rank: rank, Value: f.value(id), Majority: maj, Count: counts[top], Of: n, Why: why,
 			})
 		}
 	}
