@@ -37,9 +37,11 @@ type Document struct {
 	root     object
 }
 
-// Parse decodes text as an aorta env document. The error says what is
-// wrong in one line: the decoder's message, or why the JSON value is not
-// an env document (not an object, no schema_version, not 1.x).
+// Parse decodes text as an aorta env document, in the canonical form
+// every comparison works on (canonical.go: nested key order is no
+// contract). The error says what is wrong in one line: the decoder's
+// message, or why the JSON value is not an env document (not an object,
+// no schema_version, not 1.x).
 func Parse(name, text string) (*Document, error) {
 	v, err := decodeJSON(text)
 	if err != nil {
