@@ -10,9 +10,9 @@ import (
 
 // The field classes: what triage does with each field of a document, the
 // one table diff, diff --fleet, metrics and labels read (docs/triage.md,
-// "Field classes"). A new field is classified by one line in fields; the
-// ranking of identity differences is rules.go's, the verdict conclude's
-// (verdict.go).
+// "Field classes"). A new field is classified by one line in
+// fieldClasses; the ranking of identity differences is rules.go's, the
+// verdict conclude's (verdict.go).
 
 // fieldClass is what triage does with a field.
 type fieldClass int
@@ -78,9 +78,9 @@ type field struct {
 	without string
 }
 
-// fields is the table. The placement block of diff lists the fields with
+// fieldClasses is the table. The placement block of diff lists the fields with
 // a role in this order.
-var fields = []field{
+var fieldClasses = []field{
 	// The placement block: proofs, then evidence, then information.
 	{pattern: "runtime_context.type", class: classPlacement, role: roleRunbook, says: "another container runtime, or none"},
 	{pattern: "container_detected", class: classPlacement, role: roleRunbook, says: "one side saw an isolation boundary the other did not"},
@@ -137,7 +137,7 @@ var fields = []field{
 	{pattern: "rocfft_catalog.kernel_cache.reason", class: classIgnored},
 }
 
-// fieldTable is fields compiled once.
+// fieldTable is fieldClasses compiled once.
 type fieldTable struct {
 	rows [][]string // each field's pattern, split at the dots
 	// firstKeys are the first keys of the patterns, and env_vars: a path
@@ -155,7 +155,7 @@ type fieldTable struct {
 
 var fieldsOnce = sync.OnceValue(func() *fieldTable {
 	t := &fieldTable{firstKeys: map[string]bool{"env_vars": true}, knobs: map[string]knobs.Knob{}}
-	for _, f := range fields {
+	for _, f := range fieldClasses {
 		keys := strings.Split(f.pattern, ".")
 		t.rows = append(t.rows, keys)
 		t.firstKeys[keys[0]] = true
@@ -194,7 +194,7 @@ func fieldOf(path []string) *field {
 	if best < 0 {
 		return nil
 	}
-	return &fields[best]
+	return &fieldClasses[best]
 }
 
 // classOf classifies a field path; env_vars names off the canonical
@@ -237,7 +237,7 @@ func tallied(path []string) bool {
 func deviceFields(c fieldClass) []string {
 	const devices = gpusKey + ".devices[]."
 	var out []string
-	for _, f := range fields {
+	for _, f := range fieldClasses {
 		if f.class == c && strings.HasPrefix(f.pattern, devices) {
 			out = append(out, strings.TrimPrefix(f.pattern, devices))
 		}

@@ -20,7 +20,7 @@ func TestFieldClassesDocumented(t *testing.T) {
 		t.Fatal("docs/triage.md has no Field classes section")
 	}
 	sec, _, _ = strings.Cut(sec, "\n### ")
-	for _, f := range fields {
+	for _, f := range fieldClasses {
 		keys := strings.Split(f.pattern, ".")
 		names := []string{f.pattern, strings.Join(keys[1:], "."), keys[len(keys)-1]}
 		found := false
