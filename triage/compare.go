@@ -134,47 +134,20 @@ func (r *Result) ExitCode() int {
 // (docs/triage.md, "Verdicts"): the boot fingerprints, then the namespace
 // ids; evidence explains and never overrides them. Without ids on a side,
 // the older proof fields and the namespace inode hashes decide, and an
-// equal hash is advisory. The identity fields are ranked.
+// equal hash is advisory (conclude, verdict.go). The identity fields are
+// ranked.
 func Compare(a, b *Document) *Result {
 	r := &Result{A: side(a), B: side(b)}
 	ia, ib := identityOf(a), identityOf(b)
-	dec := decideIdentity(ia, ib)
-	proven := dec.grade == GradeProof
-	bootProofs, proofs, missing, evidence := r.placement(a, b, proven)
-	r.Placement = append(dec.rows, r.Placement...)
+	var f findings
+	r.Placement, f = decideIdentity(ia, ib)
+	r.placement(a, b, &f, f.kernelSays().grade == GradeProof)
+	f.container = containerWord(a, b) == "container"
 	r.Differences = differences(a, b)
 	r.Evidence = explain(a, b, ia, ib)
-	switch {
-	case dec.level == LevelAnotherBoot || len(bootProofs) > 0:
-		r.Verdict, r.Level, r.Because = DifferentPlaces, LevelAnotherBoot, append(dec.because, bootProofs...)
-		r.Grade = GradeProof
-		if dec.level != LevelAnotherBoot {
-			r.Grade = GradeAdvisory
-		}
-	case dec.level == LevelAnotherNamespace:
-		r.Verdict, r.Level, r.Grade = DifferentPlaces, LevelAnotherNamespace, dec.grade
-		r.Because = []string{strings.Replace(dec.because[0], "another namespace", "another "+containerWord(a, b), 1)}
-		r.Because = append(r.Because, proofs...)
-	case dec.level == LevelAnotherRoot:
-		r.Verdict, r.Level, r.Grade = DifferentPlaces, LevelAnotherRoot, dec.grade
-		r.Because = append(dec.because, proofs...)
-	case proven: // same boot, every id recorded on both sides equal
-		r.Level, r.Grade, r.Verdict = LevelSamePlace, GradeProof, SamePlace
-		if len(r.Differences) > 0 {
-			r.Verdict = DifferentSoftware
-		}
-	case len(proofs) > 0:
-		r.Verdict, r.Level, r.Grade, r.Because = DifferentPlaces, LevelAnotherNamespace, GradeAdvisory, proofs
-	case len(missing) > 0:
-		r.Verdict, r.Level, r.Grade, r.Because = CannotTell, LevelCannotTell, GradeNone, missing
-	case len(evidence) > 0:
-		r.Verdict, r.Level, r.Grade, r.Because = CannotTell, LevelCannotTell, GradeNone, evidence
-	default:
-		r.Level, r.Grade, r.Verdict = LevelSamePlace, GradeAdvisory, SamePlace+Advisory
-		if len(r.Differences) > 0 {
-			r.Verdict = DifferentSoftware + Advisory
-		}
-	}
+	c := conclude(f)
+	r.Level, r.Grade, r.Because = c.level, c.grade, c.because
+	r.Verdict = c.verdict(len(r.Differences) > 0)
 	return r
 }
 
@@ -183,120 +156,111 @@ func side(d *Document) Side {
 	return Side{Name: d.Name, Schema: d.Schema, Provenance: prov}
 }
 
-// proofField is a field whose inequality (both sides non-null) proves two
-// places differ.
-type proofField struct {
-	key string
-	// runbook fields are required for "same place" when the kernel's ids
-	// do not decide: absent or null is "cannot tell". Where the ids decide
-	// they are evidence only.
-	runbook bool
-	// boot fields describe the running kernel: a difference is another
-	// machine or another boot.
-	boot bool
-	says string
-}
-
-var proofFields = []proofField{
-	{"runtime_context.type", true, false, "another container runtime, or none"},
-	{"container_detected", true, false, "one side saw an isolation boundary the other did not"},
-	{"probe_namespace", true, false, ""}, // namespaceState
-	{"amdgpu_driver.kfd_device_present", true, false, "/dev/kfd is visible on one side only: the GPUs are not reachable the same way"},
-	{"host.kernel_release", false, true, "another running kernel: another machine, VM or boot"},
-	{"host.kernel_version", false, true, "another running kernel build: another machine, VM or boot"},
-	{"host.machine", false, true, "another CPU architecture"},
-	{"rocm.kmd_version", false, true, "another loaded amdgpu module: another host"},
-}
-
-// placement fills the placement block. With proven set (the kernel's ids
-// decided), the runbook fields are evidence: they neither prove nor leave
-// the verdict open.
-func (r *Result) placement(a, b *Document, proven bool) (bootProofs, proofs, missing, evidence []string) {
-	for _, f := range proofFields {
-		av, aok := a.Lookup(f.key)
-		bv, bok := b.Lookup(f.key)
-		pf := PlacementField{Key: f.key, Role: RoleProof, A: valueOf(av, aok), B: valueOf(bv, bok)}
-		if f.key == "probe_namespace" {
-			pf.State, pf.Says = namespaceState(pf.A, pf.B)
-		} else {
-			switch {
-			case pf.A.isNull() || pf.B.isNull():
-				if pf.A == pf.B {
-					pf.State = StateSame
-				} else {
-					pf.State = StateMissing
-				}
-				pf.Says = whichMissing(pf.A, pf.B, f.key)
-				if pf.State == StateSame && !f.runbook {
-					pf.Says = ""
-				}
-			case pf.A.JSON == pf.B.JSON:
-				pf.State = StateSame
-			default:
-				pf.State, pf.Says = StateDiffers, f.says
-			}
+// placement adds a row for each placement field of the table (fields.go,
+// in its order) and files what it found in f. With proven set (the
+// kernel's ids decided), the runbook fields are evidence: they neither
+// prove nor leave the verdict open.
+func (r *Result) placement(a, b *Document, f *findings, proven bool) {
+	for _, fd := range fieldsOnce().placement {
+		av, bv, shown := placementValues(fd, a, b)
+		if !shown {
+			continue
 		}
-		if proven && f.runbook {
+		pf := PlacementField{Key: fd.pattern, A: av, B: bv, State: StateSame}
+		switch fd.role {
+		case roleRunbook, roleBoot:
+			pf.Role = RoleProof
+			pf.State, pf.Says = proofState(fd, av, bv)
+			if proven && fd.role == roleRunbook {
+				pf.Role = RoleEvidence
+				if fd.pattern == "probe_namespace" && pf.State == StateSame {
+					pf.Says = "advisory: the kernel reuses namespace inodes; the ids decide"
+				}
+			} else {
+				f.file(fd, pf)
+			}
+		case roleEvidence:
 			pf.Role = RoleEvidence
-			if f.key == "probe_namespace" && pf.State == StateSame {
-				pf.Says = "advisory: the kernel reuses namespace inodes; the ids decide"
+			if av != bv {
+				pf.State, pf.Says = StateDiffers, evidenceSays(fd, a, b, av, bv)
+				f.evidence = append(f.evidence, fmt.Sprintf("%s differs: %s", fd.pattern, pf.Says))
 			}
-			r.Placement = append(r.Placement, pf)
-			continue
-		}
-		switch {
-		case pf.State == StateDiffers && f.boot:
-			bootProofs = append(bootProofs, fmt.Sprintf("%s differs: %s", f.key, pf.Says))
-		case pf.State == StateDiffers:
-			proofs = append(proofs, fmt.Sprintf("%s differs: %s", f.key, pf.Says))
-		case f.runbook && (pf.State == StateMissing || pf.State == StateNotComparable || pf.A.isNull()):
-			missing = append(missing, pf.Says)
+		case roleInfo:
+			pf.Role = RoleInfo
+			if av != bv {
+				pf.State, pf.Says = StateDiffers, fd.says
+			}
 		}
 		r.Placement = append(r.Placement, pf)
 	}
+}
 
-	ev := func(key string, av, bv Value, says string) {
-		pf := PlacementField{Key: key, Role: RoleEvidence, A: av, B: bv, State: StateSame}
+// placementValues are a placement field's values and whether the block
+// shows it: a proof always; evidence under an optional block when both
+// documents carry the block; other evidence and information when a side
+// has it.
+func placementValues(fd field, a, b *Document) (av, bv Value, shown bool) {
+	get := func(d *Document) Value {
+		if fd.pattern == "probe_provenance.isolation" {
+			return firedSignals(d)
+		}
+		v, ok := d.Lookup(fd.pattern)
+		return valueOf(v, ok)
+	}
+	av, bv = get(a), get(b)
+	switch {
+	case fd.role == roleRunbook || fd.role == roleBoot:
+		return av, bv, true
+	case fd.role == roleEvidence && blocksOver(fd.pattern)&(lacking(a)|lacking(b)) != 0:
+		return av, bv, false
+	}
+	return av, bv, av.Present || bv.Present
+}
+
+// proofState compares a proof field: null or absent on a side is
+// missing (the same on both sides for a runbook field says so), equal is
+// the same, different is what the field says.
+func proofState(fd field, av, bv Value) (state, says string) {
+	switch {
+	case fd.pattern == "probe_namespace":
+		return namespaceState(av, bv)
+	case av.isNull() || bv.isNull():
 		if av != bv {
-			pf.State, pf.Says = StateDiffers, says
-			evidence = append(evidence, fmt.Sprintf("%s differs: %s", key, says))
+			return StateMissing, whichMissing(av, bv, fd.pattern)
 		}
-		r.Placement = append(r.Placement, pf)
-	}
-	av, aok := a.Lookup("docker.container_id")
-	bv, bok := b.Lookup("docker.container_id")
-	if aok || bok {
-		says := "another container id in the cgroup path"
-		if x, y := valueOf(av, aok), valueOf(bv, bok); x.isNull() != y.isNull() {
-			says = "a container id in the cgroup path on " + sides(!x.isNull(), !y.isNull()) + " only"
+		if fd.role == roleRunbook {
+			return StateSame, whichMissing(av, bv, fd.pattern)
 		}
-		ev("docker.container_id", valueOf(av, aok), valueOf(bv, bok), says)
+		return StateSame, ""
+	case av.JSON == bv.JSON:
+		return StateSame, ""
 	}
-	if r.A.Provenance && r.B.Provenance {
-		fa, fb := firedSignals(a), firedSignals(b)
-		ev("probe_provenance.isolation", fa, fb, isolationSays(a, b))
-		av, aok = a.Lookup("probe_provenance.placement.suggests")
-		bv, bok = b.Lookup("probe_provenance.placement.suggests")
-		ev("probe_provenance.placement.suggests", valueOf(av, aok), valueOf(bv, bok),
-			"the Buck2 placement markers point to different executors")
+	return StateDiffers, fd.says
+}
+
+// file adds what a proof row found: a difference proves (another boot
+// for a running-kernel field), a runbook field missing leaves the verdict
+// open.
+func (f *findings) file(fd field, pf PlacementField) {
+	switch {
+	case pf.State == StateDiffers && fd.role == roleBoot:
+		f.bootProofs = append(f.bootProofs, fmt.Sprintf("%s differs: %s", fd.pattern, pf.Says))
+	case pf.State == StateDiffers:
+		f.proofs = append(f.proofs, fmt.Sprintf("%s differs: %s", fd.pattern, pf.Says))
+	case fd.role == roleRunbook && (pf.State == StateMissing || pf.State == StateNotComparable || pf.A.isNull()):
+		f.missing = append(f.missing, pf.Says)
 	}
-	for _, key := range []string{"execution_context.probe_invocation", "probe_provenance.root"} {
-		av, aok := a.Lookup(key)
-		bv, bok := b.Lookup(key)
-		if !aok && !bok {
-			continue
-		}
-		pf := PlacementField{Key: key, Role: RoleInfo, A: valueOf(av, aok), B: valueOf(bv, bok), State: StateSame}
-		if pf.A != pf.B {
-			pf.State = StateDiffers
-			pf.Says = map[string]string{
-				"execution_context.probe_invocation": "self-declared by the caller: not evidence",
-				"probe_provenance.root":              "different filesystem roots were described (--root)",
-			}[key]
-		}
-		r.Placement = append(r.Placement, pf)
+}
+
+// evidenceSays words a difference of an evidence field.
+func evidenceSays(fd field, a, b *Document, av, bv Value) string {
+	switch {
+	case fd.pattern == "probe_provenance.isolation":
+		return isolationSays(a, b)
+	case fd.pattern == "docker.container_id" && av.isNull() != bv.isNull():
+		return "a container id in the cgroup path on " + sides(!av.isNull(), !bv.isNull()) + " only"
 	}
-	return bootProofs, proofs, missing, evidence
+	return fd.says
 }
 
 // namespaceState compares probe_namespace: a different value of the same
@@ -435,8 +399,8 @@ func firedSignals(d *Document) Value {
 func differences(a, b *Document) []Difference {
 	var out []Difference
 	aroot, broot := a.root, b.root
-	// Only the distribution and the ROCm installs from the provenance
-	// block are identity (provenanceIdentity); each is compared when both
+	// Of the provenance block only its identity blocks (fields.go: the
+	// distribution, the ROCm installs) are; each is compared when both
 	// documents carry it.
 	var walk func(av any, aok bool, bv any, bok bool, path []string)
 	walk = func(av any, aok bool, bv any, bok bool, path []string) {
@@ -465,7 +429,7 @@ func differences(a, b *Document) []Difference {
 		out = append(out, Difference{Key: strings.Join(path, "."), Group: group, Rank: rank, A: va, B: vb, Why: why})
 	}
 	walk(aroot, true, broot, true, nil)
-	for _, key := range provenanceIdentity {
+	for _, key := range fieldsOnce().provenance {
 		av, aok := a.Lookup("probe_provenance." + key)
 		bv, bok := b.Lookup("probe_provenance." + key)
 		if aok && bok {

@@ -18,6 +18,9 @@ func decodeJSON(text string) (any, error) { return pyjson.Decode(text) }
 // object is a decoded JSON object, members in document order.
 type object = pyjson.Map[any]
 
+// entry is one member of a decoded object.
+type entry = pyjson.Entry[any]
+
 // number is a decoded JSON number literal.
 type number = pyjson.Number
 
@@ -34,9 +37,11 @@ type Document struct {
 	root     object
 }
 
-// Parse decodes text as an aorta env document. The error says what is
-// wrong in one line: the decoder's message, or why the JSON value is not
-// an env document (not an object, no schema_version, not 1.x).
+// Parse decodes text as an aorta env document, in the canonical form
+// every comparison works on (canonical.go: nested key order is no
+// contract). The error says what is wrong in one line: the decoder's
+// message, or why the JSON value is not an env document (not an object,
+// no schema_version, not 1.x).
 func Parse(name, text string) (*Document, error) {
 	v, err := decodeJSON(text)
 	if err != nil {
@@ -48,7 +53,9 @@ func Parse(name, text string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not an aorta env document: %v", name, err)
 	}
-	return &Document{Name: name, Schema: s, Problems: jsonschema.Count(v), root: v.(object)}, nil
+	problems := jsonschema.Count(v)
+	canonical(v, orders())
+	return &Document{Name: name, Schema: s, Problems: problems, root: v.(object)}, nil
 }
 
 // SchemaNote is diff's stderr note on a document it compared although

@@ -10,8 +10,10 @@ import (
 // Fingerprint is the digest of one drift group of a document: every
 // identity field diff --fleet compares (flatten) that diff ranks into the
 // group (classify), so that two documents have the same Hash for a group
-// exactly when diff --fleet finds no difference in it between them
-// (docs/fleet.md, "Prometheus").
+// exactly when diff --fleet finds no difference in it between them, both
+// carrying the same optional blocks (fields.go; a document without the
+// gpus block hashes an empty hardware group); documents are in the
+// canonical form (canonical.go) (docs/fleet.md, "Prometheus").
 type Fingerprint struct {
 	Group Group
 	// Hash is the first 16 hex digits of the SHA-256 of the group's

@@ -19,8 +19,9 @@ type leaf struct {
 }
 
 // flatten lists every leaf of d a fleet tallies: the identity and
-// placement fields (kindOf; a node without /dev/kfd is an outlier too),
-// never noise, per-node ids or env_vars names off the canonical list.
+// placement fields (tallied, fields.go; a node without /dev/kfd is an
+// outlier too), never ignored fields, per-node ids or env_vars names off
+// the canonical list.
 func flatten(d *Document) []leaf {
 	var out []leaf
 	// joined is path with dots; it may be a slice of the document's text
@@ -28,7 +29,7 @@ func flatten(d *Document) []leaf {
 	var walk func(v any, path []string, joined string)
 	walk = func(v any, path []string, joined string) {
 		if len(path) > 0 {
-			if k := kindOf(path); k == kindIgnored || k == kindPerNode {
+			if !tallied(path) {
 				return
 			}
 		}
@@ -45,7 +46,7 @@ func flatten(d *Document) []leaf {
 		out = append(out, leaf{joined, shown(v)})
 	}
 	walk(d.root, nil, "")
-	for _, key := range provenanceIdentity {
+	for _, key := range fieldsOnce().provenance {
 		if v, ok := d.Lookup("probe_provenance." + key); ok {
 			walk(v, []string{"probe_provenance", key}, "probe_provenance."+key)
 		}
@@ -62,6 +63,9 @@ type FleetDoc struct {
 	Err    error
 	leaves []leaf
 	place  fleetPlace
+	// lacks are the optional blocks the document does not carry: its
+	// fields under them are compared with no one.
+	lacks blockSet
 	// Problems counts what validate finds in a document read (Document.Problems).
 	Problems int
 }
@@ -106,6 +110,9 @@ type MajorityField struct {
 	Group Group
 	Value Value
 	Count int
+	// Of is how many documents were compared on the field: Documents but
+	// those without an optional block it lies under (fields.go).
+	Of int
 }
 
 // Outlier is one document and the majority fields it differs on.
@@ -122,6 +129,7 @@ type FleetDifference struct {
 	Value    Value
 	Majority Value
 	Count    int // documents holding the majority value
+	Of       int // documents compared on the field (MajorityField.Of)
 	Why      string
 }
 
@@ -130,6 +138,7 @@ type SplitField struct {
 	Key      string
 	Distinct int
 	Top      int // documents holding the commonest value
+	Of       int // documents compared on the field (MajorityField.Of)
 }
 
 // ExitCode: 0 no outlier, 1 outliers or a fleet split without a majority
@@ -186,7 +195,7 @@ func readFleetDoc(p string) FleetDoc {
 	if err != nil {
 		return FleetDoc{Name: p, Err: err}
 	}
-	return FleetDoc{Name: p, leaves: flatten(d), place: placeOf(d), Problems: d.Problems}
+	return FleetDoc{Name: p, leaves: flatten(d), place: placeOf(d), lacks: lacking(d), Problems: d.Problems}
 }
 
 // fleetOf runs load for 0..n-1 on workers goroutines and tallies the
@@ -248,6 +257,7 @@ type tally struct {
 	names  []string
 	rows   [][]int32 // per document: value id per field (0 = absent)
 	places []fleetPlace
+	lacks  []blockSet
 	pool   rowPool // shares equal rows (fleet_memory.go)
 }
 
@@ -287,50 +297,35 @@ func (t *tally) add(d FleetDoc) {
 	t.names = append(t.names, d.Name)
 	t.rows = append(t.rows, t.pool.intern(row))
 	t.places = append(t.places, d.place)
+	t.lacks = append(t.lacks, d.lacks)
 }
 
 func (t *tally) finish(res *FleetResult) {
-	n := len(t.rows)
-	res.Documents = n
+	res.Documents = len(t.rows)
 	byName := map[string]*Outlier{}
 	var order []string
 	var splitting []int
 	for fi, f := range t.fields {
-		counts := make([]int, len(f.values)+1)
-		for _, row := range t.rows {
-			if fi < len(row) {
-				counts[row[fi]]++
-			} else {
-				counts[0]++
-			}
-		}
-		top := 0
-		for id, c := range counts {
-			if c > counts[top] {
-				top = id
-			}
-		}
-		distinct := 0
-		for _, c := range counts {
-			if c > 0 {
-				distinct++
-			}
-		}
+		compared := t.compared(f.path)
+		counts, n, top, distinct := t.count(fi, compared)
 		path := strings.Split(f.path, ".")
 		rank, group, why := classifyFleet(path)
 		if counts[top]*2 <= n {
-			res.Split = append(res.Split, SplitField{Key: f.path, Distinct: distinct, Top: counts[top]})
+			res.Split = append(res.Split, SplitField{Key: f.path, Distinct: distinct, Top: counts[top], Of: n})
 			if splits(group) {
 				splitting = append(splitting, fi)
 			}
 			continue
 		}
 		maj := f.value(int32(top))
-		res.Majority = append(res.Majority, MajorityField{Key: f.path, Group: group, Value: maj, Count: counts[top]})
+		res.Majority = append(res.Majority, MajorityField{Key: f.path, Group: group, Value: maj, Count: counts[top], Of: n})
 		if counts[top] == n {
 			continue
 		}
 		for di, row := range t.rows {
+			if !compared(di) {
+				continue
+			}
 			var id int32
 			if fi < len(row) {
 				id = row[fi]
@@ -346,7 +341,7 @@ func (t *tally) finish(res *FleetResult) {
 				order = append(order, name)
 			}
 			o.Differences = append(o.Differences, FleetDifference{
-				Key: f.path, Group: group, Rank: rank, Value: f.value(id), Majority: maj, Count: counts[top], Why: why,
+				Key: f.path, Group: group, Rank: rank, Value: f.value(id), Majority: maj, Count: counts[top], Of: n, Why: why,
 			})
 		}
 	}
@@ -368,7 +363,42 @@ func (t *tally) finish(res *FleetResult) {
 		return ra - rb
 	})
 	res.Groups = t.groups(splitting)
-	res.Places = t.placeNotes()
+	res.Places = append(lackingNotes(t.lacks), t.placeNotes()...)
+}
+
+// compared says which documents are compared on a field: those that
+// carry every optional block it lies under (compare on what both have,
+// fields.go).
+func (t *tally) compared(path string) func(di int) bool {
+	over := blocksOver(path)
+	return func(di int) bool { return t.lacks[di]&over == 0 }
+}
+
+// count tallies field fi over the compared documents: how many hold each
+// value id (0: absent), how many were compared, the commonest id and how
+// many ids occur.
+func (t *tally) count(fi int, compared func(int) bool) (counts []int, n, top, distinct int) {
+	counts = make([]int, len(t.fields[fi].values)+1)
+	for di, row := range t.rows {
+		if !compared(di) {
+			continue
+		}
+		n++
+		if fi < len(row) {
+			counts[row[fi]]++
+		} else {
+			counts[0]++
+		}
+	}
+	for id, c := range counts {
+		if c > counts[top] {
+			top = id
+		}
+		if c > 0 {
+			distinct++
+		}
+	}
+	return counts, n, top, distinct
 }
 
 func (f *fieldTally) value(id int32) Value {
@@ -378,17 +408,15 @@ func (f *fieldTally) value(id int32) Value {
 	return leafValue(f.path, f.values[id-1])
 }
 
-// classifyFleet ranks the placement fields first (group "placement"),
+// classifyFleet ranks the placement proofs first (group "placement"),
 // then as classify does.
 func classifyFleet(path []string) (int, Group, string) {
-	for _, f := range proofFields {
-		if strings.Join(path, ".") == f.key {
-			says := f.says
-			if says == "" {
-				says = "the node's namespace"
-			}
-			return -1, GroupPlacement, says
+	if f := fieldOf(path); f != nil && (f.role == roleRunbook || f.role == roleBoot) && f.pattern == strings.Join(path, ".") {
+		says := f.says
+		if says == "" {
+			says = "the node's namespace"
 		}
+		return -1, GroupPlacement, says
 	}
 	if len(path) > 0 && path[0] == "execution_context" {
 		return -1, GroupPlacement, "how the probe was invoked, as the caller asserts"

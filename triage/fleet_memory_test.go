@@ -34,7 +34,7 @@ func TestRowPool(t *testing.T) {
 // own capture and start times, durations, namespace ids and inode hashes,
 // namespace hash, container id; node 8 another boot) flatten to the same
 // leaves, so they share one tally row: nothing unique per node is
-// tallied (kindOf). Their places differ.
+// tallied (fields.go). Their places differ.
 func TestFleetPerNodeFields(t *testing.T) {
 	tmpl := fleetTemplate(t, 0, nil)
 	var leaves [][]leaf
@@ -62,8 +62,8 @@ func TestFleetPerNodeFields(t *testing.T) {
 		}
 	}
 	for _, l := range leaves[0] {
-		if k := kindOf(strings.Split(l.path, ".")); k == kindIgnored || k == kindPerNode {
-			t.Errorf("%s (kind %d) tallied", l.path, k)
+		if !tallied(strings.Split(l.path, ".")) {
+			t.Errorf("%s (class %d) tallied", l.path, classOf(strings.Split(l.path, ".")))
 		}
 	}
 	if places[0].boot != places[1].boot || places[0].boot == places[2].boot || places[0].mnt == places[1].mnt || places[0].boot == "" {

@@ -131,27 +131,57 @@ func (t *tally) placeNotes() []string {
 	for _, b := range order {
 		places := boots[b]
 		n := 0
-		mnts := map[string]bool{}
+		var ws []where
 		for w, c := range places {
 			n += c
-			mnts[w.mnt] = true
+			ws = append(ws, w)
 		}
 		if n < 2 {
 			continue
 		}
-		switch {
-		case len(mnts) > 1:
-			notes = append(notes, fmt.Sprintf("%s: %d documents from %d containers or namespaces of one machine (mount namespace ids differ)", b, n, len(places)))
-		case len(places) > 1:
-			// One mount namespace, several roots: chroots.
-			notes = append(notes, fmt.Sprintf("%s: %d documents from %d roots of one mount namespace (roots differ: chroots)", b, n, len(places)))
-		default:
-			for w := range places {
-				if w.mnt != "" {
-					notes = append(notes, fmt.Sprintf("%s: %d documents from one place (mount namespace id %s): copies or reruns", b, n, w.mnt))
+		// How far apart the places are, as diff concludes (verdict.go):
+		// the first of them against each other one.
+		slices.SortFunc(ws, func(x, y where) int { return strings.Compare(x.mnt+" "+x.root, y.mnt+" "+y.root) })
+		level := LevelSamePlace
+		for _, w := range ws {
+			_, f := decideIdentity(fleetPlace{b, ws[0].mnt, ws[0].root}.identity(), fleetPlace{b, w.mnt, w.root}.identity())
+			c := conclude(f)
+			switch {
+			case c.level == LevelAnotherNamespace:
+				level = c.level
+			case c.level == LevelAnotherRoot && level != LevelAnotherNamespace:
+				level = c.level
+			case c.level != LevelSamePlace || c.grade != GradeProof:
+				if level == LevelSamePlace {
+					level = ""
 				}
 			}
 		}
+		switch level {
+		case LevelAnotherNamespace:
+			notes = append(notes, fmt.Sprintf("%s: %d documents from %d containers or namespaces of one machine (mount namespace ids differ)", b, n, len(places)))
+		case LevelAnotherRoot:
+			// One mount namespace, several roots: chroots.
+			notes = append(notes, fmt.Sprintf("%s: %d documents from %d roots of one mount namespace (roots differ: chroots)", b, n, len(places)))
+		case LevelSamePlace:
+			notes = append(notes, fmt.Sprintf("%s: %d documents from one place (mount namespace id %s): copies or reruns", b, n, ws[0].mnt))
+		}
 	}
 	return notes
+}
+
+// identity is the kernel's identity a fleet place keeps, for
+// decideIdentity: the boot fingerprint, the mount namespace id, the root.
+func (p fleetPlace) identity() identity {
+	id := identity{present: true, boot: &p.boot, types: []string{"mnt"}, ids: map[string]string{}, inodes: map[string]string{}}
+	if p.mnt != "" {
+		id.ids["mnt"] = p.mnt
+	}
+	switch kind, v, _ := strings.Cut(p.root, " "); kind {
+	case "mount":
+		id.root = &rootIdentity{mount: v}
+	case "inode":
+		id.root = &rootIdentity{file: v}
+	}
+	return id
 }

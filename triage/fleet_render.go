@@ -113,7 +113,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 		if !ok {
 			continue
 		}
-		kv(&l, fmt.Sprintf("  %s (%d/%d)", k, m.Count, f.Documents), display(m.Value))
+		kv(&l, fmt.Sprintf("  %s (%d/%d)", k, m.Count, m.Of), display(m.Value))
 	}
 	l.add("")
 	if len(f.Outliers) == 0 {
@@ -124,7 +124,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 			n := len(o.Differences)
 			l.add(fmt.Sprintf("  %s: %d field%s", o.Name, n, plural(n)))
 			for i, d := range o.Differences {
-				l.add(fmt.Sprintf("    %s [%s] (majority %d/%d)", d.Key, d.Group, d.Count, f.Documents))
+				l.add(fmt.Sprintf("    %s [%s] (majority %d/%d)", d.Key, d.Group, d.Count, d.Of))
 				valueLines(&l, "      node:     ", display(d.Value))
 				valueLines(&l, "      majority: ", display(d.Majority))
 				if i+1 == n || o.Differences[i+1].Why != d.Why {
@@ -177,7 +177,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 		l.add("")
 		l.add(fmt.Sprintf("No majority (%d field%s; host fields vary by node and split nothing)", len(f.Split), plural(len(f.Split))))
 		for _, s := range f.Split {
-			kv(&l, "  "+s.Key, fmt.Sprintf("%d distinct, commonest %d/%d", s.Distinct, s.Top, f.Documents))
+			kv(&l, "  "+s.Key, fmt.Sprintf("%d distinct, commonest %d/%d", s.Distinct, s.Top, s.Of))
 		}
 	}
 	if len(f.Unreadable) > 0 {
@@ -210,7 +210,7 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 	fmt.Fprintf(&b, "**%s**\n\n### Majority identity (headline fields)\n\n| field | majority value | documents |\n|---|---|---|\n", f.headline())
 	for _, k := range headlineKeys {
 		if m, ok := f.majority(k); ok {
-			fmt.Fprintf(&b, "| `%s` | %s | %d/%d |\n", k, mdCell(m.Value), m.Count, f.Documents)
+			fmt.Fprintf(&b, "| `%s` | %s | %d/%d |\n", k, mdCell(m.Value), m.Count, m.Of)
 		}
 	}
 	b.WriteString("\n### Outliers\n\n")
@@ -220,7 +220,7 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 		b.WriteString("| document | field | this node | majority | why it matters |\n|---|---|---|---|---|\n")
 		for _, o := range f.Outliers {
 			for _, d := range o.Differences {
-				fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s (%d/%d) | %s |\n", mdText(o.Name), d.Key, mdCell(d.Value), mdCell(d.Majority), d.Count, f.Documents, mdText(d.Why))
+				fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s (%d/%d) | %s |\n", mdText(o.Name), d.Key, mdCell(d.Value), mdCell(d.Majority), d.Count, d.Of, mdText(d.Why))
 			}
 		}
 	}
@@ -273,6 +273,7 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		Value   any    `json:"value"`
 		Present bool   `json:"present"`
 		Count   int    `json:"count"`
+		Of      int    `json:"compared"`
 	}
 	type diff struct {
 		Key             string `json:"key"`
@@ -282,6 +283,7 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		Majority        any    `json:"majority"`
 		MajorityPresent bool   `json:"majority_present"`
 		MajorityCount   int    `json:"majority_count"`
+		Of              int    `json:"compared"`
 		Why             string `json:"why"`
 	}
 	type outlier struct {
@@ -292,6 +294,7 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		Key      string `json:"key"`
 		Distinct int    `json:"distinct"`
 		Top      int    `json:"top_count"`
+		Of       int    `json:"compared"`
 	}
 	type unreadable struct {
 		Name  string `json:"name"`
@@ -331,12 +334,12 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		}
 	}
 	for _, m := range f.Majority {
-		out.Majority = append(out.Majority, maj{m.Key, m.Group, raw(m.Value), m.Value.Present, m.Count})
+		out.Majority = append(out.Majority, maj{m.Key, m.Group, raw(m.Value), m.Value.Present, m.Count, m.Of})
 	}
 	for _, o := range f.Outliers {
 		ds := []diff{}
 		for _, d := range o.Differences {
-			ds = append(ds, diff{d.Key, d.Group, raw(d.Value), d.Value.Present, raw(d.Majority), d.Majority.Present, d.Count, d.Why})
+			ds = append(ds, diff{d.Key, d.Group, raw(d.Value), d.Value.Present, raw(d.Majority), d.Majority.Present, d.Count, d.Of, d.Why})
 		}
 		out.Outliers = append(out.Outliers, outlier{o.Name, ds})
 	}

@@ -29,8 +29,9 @@ const gpusKey = "probe_provenance.gpus"
 // devicesKey begins the path of every device attribute.
 const devicesKey = gpusKey + ".devices[]."
 
-// gpuPerNode are the device fields that identify a device or a place
-// rather than describe it, never compared: unique_id (the chip's serial:
+// gpuPerNode are the device fields of class per-node (fields.go), which
+// identify a device or a place rather than describe it, never compared:
+// unique_id (the chip's serial:
 // differs between any two nodes), pci (an address: the same board in
 // another slot, another server model), hive_id (the XGMI hive's id, per
 // hive like a serial; membership is compared as hives), drm_device and
@@ -40,7 +41,7 @@ const devicesKey = gpusKey + ".devices[]."
 // themselves are compared), and the block's source (a path under --root).
 // partitions[] is compared as a count per device: its kfd node ids and
 // render minors are enumeration order.
-var gpuPerNode = []string{"unique_id", "pci", "hive_id", "drm_device", "drm_reason", "reasons"}
+var gpuPerNode = deviceFields(classPerNode)
 
 // amdgpuAttrs are the device fields read from amdgpu's sysfs, the DRM
 // device (probe/amdgpu_sysfs.go). On a device whose drm_device is null

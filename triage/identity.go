@@ -99,18 +99,6 @@ func identityOf(d *Document) identity {
 	return id
 }
 
-// idDecision is what the kernel's identity proves about two documents.
-type idDecision struct {
-	grade string
-	level string
-	// because is the proof in words, or what is missing.
-	because []string
-	// differ are the namespace types whose ids (or, advisory, inode
-	// hashes) differ.
-	differ []string
-	rows   []PlacementField
-}
-
 // nsFindings sorts the namespace types by what their rows found.
 type nsFindings struct {
 	// idDiffer: ids differ on one boot; unbootedDiffer: ids differ
@@ -129,46 +117,40 @@ type rootFinding struct {
 // decideIdentity compares two identity blocks: the boot fingerprint
 // first, then the namespace ids and the root's unique mount id; inode
 // hashes, and the root's device and inode, only where ids are missing on
-// a side (advisory).
-func decideIdentity(a, b identity) idDecision {
-	var dec idDecision
+// a side (advisory). It returns the placement rows and what they found;
+// conclude (verdict.go) decides.
+func decideIdentity(a, b identity) ([]PlacementField, findings) {
+	var f findings
 	if !a.present || !b.present {
-		return dec
+		return nil, f
 	}
-	bootSame := dec.decideBoot(a, b)
-	bootsDiffer := a.boot != nil && b.boot != nil && !bootSame
-	var ns nsFindings
+	boot := bootRow(a, b)
+	rows := []PlacementField{boot}
+	f.bootSame, f.bootsDiffer = boot.State == StateSame, boot.State == StateDiffers
 	for _, t := range unionTypes(a.types, b.types) {
-		dec.rows = append(dec.rows, ns.row(a, b, t, bootSame, bootsDiffer))
+		rows = append(rows, f.ns.row(a, b, t, f.bootSame, f.bootsDiffer))
 	}
-	var root rootFinding
 	if a.root != nil || b.root != nil {
 		var row PlacementField
-		row, root = rootRow(a, b, bootSame, bootsDiffer)
-		dec.rows = append(dec.rows, row)
+		row, f.root = rootRow(a, b, f.bootSame, f.bootsDiffer)
+		rows = append(rows, row)
 	}
-	if dec.level == "" {
-		dec.conclude(ns, root, bootSame)
-	}
-	return dec
+	return rows, f
 }
 
-// decideBoot adds the boot row and reports whether both fingerprints are
-// recorded and equal; different ones decide another boot.
-func (dec *idDecision) decideBoot(a, b identity) (same bool) {
+// bootRow is the boot fingerprints' row: missing on a side (boot_id
+// unreadable), different (another machine or another boot) or the same.
+func bootRow(a, b identity) PlacementField {
 	row := PlacementField{Key: "probe_provenance.identity.boot", Role: RoleProof, A: strValue(a.boot), B: strValue(b.boot)}
 	switch {
 	case a.boot == nil || b.boot == nil:
 		row.State, row.Says = StateMissing, "no boot fingerprint on "+sides(a.boot == nil, b.boot == nil)+" (boot_id unreadable)"
 	case *a.boot != *b.boot:
 		row.State, row.Says = StateDiffers, "another machine or another boot of it"
-		dec.grade, dec.level = GradeProof, LevelAnotherBoot
-		dec.because = append(dec.because, "another machine or another boot: the boot fingerprints differ")
 	default:
-		row.State, same = StateSame, true
+		row.State = StateSame
 	}
-	dec.rows = append(dec.rows, row)
-	return same
+	return row
 }
 
 func unionTypes(a, b []string) []string {
@@ -285,38 +267,6 @@ func rootValue(r *rootIdentity) Value {
 		s += ", device/inode " + r.file
 	}
 	return strValue(&s)
-}
-
-// conclude decides the level when the boots did not: a proof of another
-// namespace or root first, then the proof of the same place, then the
-// advisory inode hashes and root files.
-func (dec *idDecision) conclude(ns nsFindings, root rootFinding, bootSame bool) {
-	switch {
-	case bootSame && len(ns.idDiffer) > 0:
-		dec.grade, dec.level, dec.differ = GradeProof, LevelAnotherNamespace, ns.idDiffer
-		dec.because = append(dec.because, "same machine and boot, another namespace: "+strings.Join(ns.idDiffer, ", "))
-	case len(ns.unbootedDiffer) > 0:
-		dec.grade, dec.level, dec.differ = GradeProof, LevelAnotherNamespace, ns.unbootedDiffer
-		dec.because = append(dec.because, "another namespace, or another boot: "+strings.Join(ns.unbootedDiffer, ", "))
-	case root.differs && root.proof:
-		dec.grade, dec.level = GradeProof, LevelAnotherRoot
-		dec.because = append(dec.because, either(bootSame, "same machine and boot, another root", "another root, or another boot"))
-	case bootSame && slices.Contains(ns.compared, "mnt") && len(ns.inoDiffer) == 0 && !root.differs:
-		dec.grade, dec.level = GradeProof, LevelSamePlace
-	case len(ns.inoDiffer) > 0:
-		// A different inode is a different namespace at the time of each
-		// probe (or another boot): a proof of a different place.
-		dec.grade, dec.level, dec.differ = GradeAdvisory, LevelAnotherNamespace, ns.inoDiffer
-		what := either(bootSame, "same machine and boot, another namespace: ", "another namespace, or another boot: ")
-		dec.because = append(dec.because, what+strings.Join(ns.inoDiffer, ", ")+" (inode hashes)")
-	case root.differs:
-		// A root directory keeps its inode: another inode is another
-		// directory (or another boot).
-		dec.grade, dec.level = GradeAdvisory, LevelAnotherRoot
-		dec.because = append(dec.because, either(bootSame, "same machine and boot, another root", "another root, or another boot")+" (device and inode)")
-	case len(ns.advisoryOnly) > 0:
-		dec.grade, dec.level = GradeAdvisory, LevelSamePlace
-	}
 }
 
 // either is yes when cond holds, else no.

@@ -1,11 +1,8 @@
 package triage
 
 import (
-	"slices"
 	"strings"
 	"sync"
-
-	"aorta-probe/internal/knobs"
 )
 
 // Group is a family of identity fields. Groups are listed in rank order:
@@ -121,171 +118,25 @@ var rules = []rule{
 	{"schema_version", GroupOther, "the schema the documents follow: older documents lack newer keys"},
 }
 
-// placementPaths are shown in the placement block, never as identity
-// differences (docs/triage.md, "Placement").
-var placementPaths = []string{
-	"runtime_context.type",
-	"container_detected",
-	"probe_namespace",
-	"amdgpu_driver.kfd_device_present",
-	"amdgpu_driver.kmd_version",
-	"rocm.kmd_version",
-	"host.kernel_release",
-	"host.kernel_version",
-	"host.machine",
-	"docker.container_id",
-	"execution_context",
-}
-
-// provenanceIdentity are the parts of probe_provenance that describe the
-// place, not the capture: compared when both documents carry them.
-var provenanceIdentity = []string{"os_release", "rocm_installs"}
-
-// provenanceProjected are the parts of probe_provenance that describe the
-// place but are compared through a projection onto fields every node
-// shares, never walked leaf by leaf: gpus (gpus.go; its serials and PCI
-// addresses differ on every node). Their projected fields are identity.
-var provenanceProjected = []string{"gpus"}
-
-// noisePaths never count as a difference: the capture time, the partial
-// flag and reasons (the fields they explain are compared instead), the
-// constant catalog doc strings, reason texts that repeat a status, the
-// per-file catalog lists (--extended; the combined hash covers them) and
-// the whole provenance block, whose timings, command records and probe
-// build describe the capture, not the place. Its placement evidence and
-// os_release are read separately.
-var noisePaths = []string{
-	"captured_at",
-	"partial",
-	"partial_reasons",
-	"probe_provenance",
-	"tensile_catalog.doc",
-	"miopen_catalog.doc",
-	"rocfft_catalog.doc",
-	"tensile_catalog.*.menu.files",
-	"tensile_catalog.*.menu.reason",
-	"miopen_catalog.menu.files",
-	"miopen_catalog.menu.reason",
-	"rocfft_catalog.kernel_cache.reason",
-}
-
-// perNodePaths hold a value of their own on every node, namespace or card
-// by design (ids and serial numbers): the namespace inode hash (salted
-// with each boot id), the container id, a NIC card's UUID. A fleet never
-// tallies them (no value can have a majority, and each would grow the
-// tally by a value and a row per document); the boot fingerprint and the
-// mount namespace id of probe_provenance.identity are reported as the
-// fleet's places instead. A two-document diff still compares them
-// (probe_namespace and docker.container_id in the placement block).
-var perNodePaths = []string{
-	"probe_namespace",
-	"docker.container_id",
-	"nics.*.card.uuid",
-}
-
-// fieldKind is what triage does with a field, the one classification both
-// `diff` and `diff --fleet` use (docs/triage.md, "Noise" and "Fleet").
-type fieldKind int
-
-const (
-	// kindIdentity is compared (diff) and tallied (fleet).
-	kindIdentity fieldKind = iota
-	// kindPlacement is a placement field: the placement block of a
-	// two-document diff; tallied in a fleet, as group placement.
-	kindPlacement
-	// kindPerNode is unique per node by design (perNodePaths): compared by
-	// a two-document diff, never tallied in a fleet.
-	kindPerNode
-	// kindIgnored is never compared: noise (the capture's time, timings,
-	// command records, partial reasons; noisePaths) and env_vars names off
-	// the canonical knob list.
-	kindIgnored
-)
-
-// kindOf classifies a field path (docs/triage.md). Within
-// probe_provenance only os_release and rocm_installs are identity
-// (provenanceIdentity); the rest describes the capture, and its identity
-// block is read apart (identityOf: the verdict, the fleet's places).
-func kindOf(path []string) fieldKind {
-	t := compileOnce()
-	if !t.firstKeys[path[0]] && !t.firstKeys["*"] {
-		return kindIdentity // no pattern starts with this block (most of them)
-	}
-	switch {
-	case len(path) >= 2 && path[0] == "probe_provenance" && (slices.Contains(provenanceIdentity, path[1]) || slices.Contains(provenanceProjected, path[1])):
-		return kindIdentity
-	case matchesAny(t.noise, path):
-		return kindIgnored
-	case len(path) == 2 && path[0] == "env_vars" && !canonicalKnob(path[1]):
-		return kindIgnored
-	case matchesAny(t.perNode, path):
-		return kindPerNode
-	case matchesAny(t.placement, path):
-		return kindPlacement
-	}
-	return kindIdentity
-}
-
-// match reports whether pattern's keys are a prefix of path's.
-func match(pattern, path []string) bool {
-	if len(pattern) > len(path) {
-		return false
-	}
-	for i, p := range pattern {
-		if p != "*" && p != path[i] {
-			return false
-		}
-	}
-	return true
-}
-
 type compiled struct {
 	keys []string
 	rank int
 	rule
 }
 
-type tables struct {
-	rules            []compiled
-	knobs            map[string]knobs.Knob
-	noise, placement [][]string
-	perNode          [][]string
-	// firstKeys are the first keys of the patterns kindOf tests, and
-	// probe_provenance and env_vars.
-	firstKeys map[string]bool
-}
-
-var compileOnce = sync.OnceValue(func() *tables {
-	t := &tables{knobs: map[string]knobs.Knob{}}
+// compileOnce is rules with their patterns split and their rank.
+var compileOnce = sync.OnceValue(func() []compiled {
+	var cs []compiled
 	for i, r := range rules {
-		t.rules = append(t.rules, compiled{keys: strings.Split(r.pattern, "."), rank: i, rule: r})
+		cs = append(cs, compiled{keys: strings.Split(r.pattern, "."), rank: i, rule: r})
 	}
-	for _, k := range knobs.All() {
-		t.knobs[k.Name] = k
-	}
-	for _, p := range noisePaths {
-		t.noise = append(t.noise, strings.Split(p, "."))
-	}
-	for _, p := range placementPaths {
-		t.placement = append(t.placement, strings.Split(p, "."))
-	}
-	for _, p := range perNodePaths {
-		t.perNode = append(t.perNode, strings.Split(p, "."))
-	}
-	t.firstKeys = map[string]bool{"probe_provenance": true, "env_vars": true}
-	for _, ps := range [][][]string{t.noise, t.placement, t.perNode} {
-		for _, p := range ps {
-			t.firstKeys[p[0]] = true
-		}
-	}
-	return t
+	return cs
 })
 
 // classify returns the rank, group and "why it matters" of a field path.
 // Unknown fields rank after every rule, in group "other".
 func classify(path []string) (int, Group, string) {
-	t := compileOnce()
-	cs, knobs := t.rules, t.knobs
+	cs, knobs := compileOnce(), fieldsOnce().knobs
 	best := -1
 	for i, c := range cs {
 		if match(c.keys, path) && (best < 0 || len(c.keys) > len(cs[best].keys)) {
@@ -306,34 +157,6 @@ func classify(path []string) (int, Group, string) {
 		why = "the host kernel as the process sees it"
 	}
 	return c.rank, c.group, why
-}
-
-// canonicalKnob reports whether name is on the registry's canonical list;
-// env_vars keys off the list are not compared.
-func canonicalKnob(name string) bool {
-	_, ok := compileOnce().knobs[name]
-	return ok
-}
-
-func matchesAny(patterns [][]string, path []string) bool {
-	for _, p := range patterns {
-		if match(p, path) {
-			return true
-		}
-	}
-	return false
-}
-
-// skipped reports whether a two-document diff leaves a path out of the
-// identity differences: noise, or a field of the placement block.
-func skipped(path []string) bool {
-	switch kindOf(path) {
-	case kindIgnored, kindPlacement:
-		return true
-	case kindPerNode:
-		return matchesAny(compileOnce().placement, path)
-	}
-	return false
 }
 
 // gpuFirmwareWhy is the "why" of the GPU firmware fields: kfd's MEC and
