@@ -43,6 +43,17 @@ type Document struct {
 // message, or why the JSON value is not an env document (not an object,
 // no schema_version, not 1.x).
 func Parse(name, text string) (*Document, error) {
+	d, err := parse(name, text)
+	if err != nil {
+		return nil, err
+	}
+	canonical(d.root, orders())
+	return d, nil
+}
+
+// parse decodes text as Parse does and leaves every object's members in
+// the order the document wrote them.
+func parse(name, text string) (*Document, error) {
 	v, err := decodeJSON(text)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not JSON: %v", name, err)
@@ -54,7 +65,6 @@ func Parse(name, text string) (*Document, error) {
 		return nil, fmt.Errorf("%s: not an aorta env document: %v", name, err)
 	}
 	problems := jsonschema.Count(v)
-	canonical(v, orders())
 	return &Document{Name: name, Schema: s, Problems: problems, root: v.(object)}, nil
 }
 
@@ -80,8 +90,20 @@ func ReadFile(path string, stdin *os.File) (*Document, error) {
 	return Parse(path, text)
 }
 
-// Root is the whole document as pyjson.Decode returned it (for
-// aorta-probe --summary DOC and --field PATH DOC, cli/capture).
+// ReadWritten reads the document at path as ReadFile does, its members
+// left in the order it wrote them: what the brief and --field show of a
+// document (aorta-probe --summary DOC, --field PATH DOC, cli/capture)
+// is the document as written, not the canonical form comparisons use.
+func ReadWritten(path string, stdin *os.File) (*Document, error) {
+	text, err := readInput(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return parse(path, text)
+}
+
+// Root is the whole document as pyjson.Decode returned it, canonical
+// or as written (ReadWritten).
 func (d *Document) Root() any { return d.root }
 
 // Lookup returns the value at a dotted path and whether every key on the

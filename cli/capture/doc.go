@@ -50,7 +50,7 @@ func (c *config) setDoc(flag string, positional []string) error {
 func fromDocument(cfg config, p cli.Process) int {
 	return cli.Interruptible("", p.Signals, p.Stderr, func(w *cli.Watch) int {
 		start := time.Now()
-		d, err := triage.ReadFile(cfg.doc, p.Stdin)
+		d, err := triage.ReadWritten(cfg.doc, p.Stdin)
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "%s: %v\n", cfg.cmd, triage.OneLine(err))
 			return 1
