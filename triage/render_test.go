@@ -3,22 +3,89 @@ package triage
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
-// TestValueLines: long values are never cut: hashes break at the column,
-// lists wrap at words, and every line fits.
+// TestValueLines: a value is never broken inside a word nor cut (issue
+// 31.8: a JSON list split at the column, a sha256 broken across lines):
+// what fits stays on the prefix's line, single-spaced words wrap at their
+// spaces, anything else is printed whole on one line; past ValueMax it is
+// elided with a count.
 func TestValueLines(t *testing.T) {
 	hash := "filenames-sha256:" + strings.Repeat("0123456789abcdef", 4)
-	list := strings.Repeat("mnt_ns_differs_from_parent, ", 6)
+	list := strings.TrimSuffix(strings.Repeat("mnt_ns_differs_from_parent, ", 6), ", ")
 	json := `{"path":"/etc/os-release","id":"debian","version_id":"12","pretty_name":"Debian GNU/Linux 12 (bookworm)"}`
-	for _, v := range []string{"short", hash, list, strings.Repeat("é", 200), json} {
+	modes := `["SPX","DPX","QPX","CPX"]`
+	for _, c := range []struct {
+		prefix, v string
+		want      []string
+	}{
+		{"        A: ", "short", []string{"        A: short"}},
+		{"        A: ", hash, []string{"        A: " + hash}},
+		{"        A: ", json, []string{"        A: " + json}},
+		{"        A: ", list, []string{
+			"        A: mnt_ns_differs_from_parent, mnt_ns_differs_from_parent,",
+			"           mnt_ns_differs_from_parent, mnt_ns_differs_from_parent,",
+			"           mnt_ns_differs_from_parent, mnt_ns_differs_from_parent"}},
+		{"        A: ", "two  spaces " + list, []string{"        A: two  spaces " + list}},
+		{"    probe_provenance.gpus.devices[].available_compute_partition: ", modes, []string{
+			"    probe_provenance.gpus.devices[].available_compute_partition:", "      " + modes}},
+		{"        A: ", strings.Repeat("é", 200), []string{"        A: " + strings.Repeat("é", 200)}},
+		{"        A: ", "a\x1b]0;t\x07\nb", []string{`        A: a\x1b]0;t\a\nb`}},
+	} {
 		var l lines
-		valueLines(&l, "        A: ", v)
-		out := l.b.String()
-		checkWidth(t, out)
-		joined := strings.Join(strings.Fields(strings.ReplaceAll(out, "        A: ", "")), "")
-		if strings.Contains(out, "…") || joined != strings.Join(strings.Fields(v), "") {
-			t.Errorf("value %q laid out as\n%s", v, out)
+		valueLines(&l, c.prefix, c.v)
+		if got := strings.Split(strings.TrimSuffix(l.b.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("value %q laid out as\n%s\nwant\n%s", c.v, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+		checkWidth(t, l.b.String())
+	}
+	var l lines
+	long := strings.Repeat("x", ValueMax+100)
+	valueLines(&l, "A: ", long)
+	want := "A: " + long[:ValueMax-64] + "… (164 more characters; --format json has the whole value)\n"
+	if l.b.String() != want {
+		t.Errorf("a value past ValueMax: %q…, want %q…", l.b.String()[:40], want[:40])
+	}
+	if n := utf8.RuneCountInString(l.b.String()); n > ValueMax+80 {
+		t.Errorf("elided line is %d characters", n)
+	}
+}
+
+// TestMdCode: a code span renders exactly its text (CommonMark 6.1): a
+// fence longer than any run of backticks inside, padding where the text
+// starts or ends with one, \| for a pipe in a table cell.
+func TestMdCode(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		cell bool
+		want string
+	}{
+		{"0|1", true, "`0\\|1`"},
+		{"0|1", false, "`0|1`"},
+		{"HIP_VISIBLE_DEVICES='0|1`x`'", true, "``HIP_VISIBLE_DEVICES='0\\|1`x`'``"},
+		{"`x", false, "`` `x ``"},
+		{"a ``` b", false, "````a ``` b````"},
+		{" a", false, "`  a `"},
+		{"a\x1b[2Jb\u202e", false, "`a\\x1b[2Jb\\u202e`"},
+	} {
+		if got := mdCode(c.in, c.cell); got != c.want {
+			t.Errorf("mdCode(%q, %v) = %s, want %s", c.in, c.cell, got, c.want)
+		}
+	}
+}
+
+// TestMdText: prose renders as written: Markdown's active characters are
+// escaped, an underscore inside a word is not.
+func TestMdText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"probe_provenance.identity.boot differs", "probe_provenance.identity.boot differs"},
+		{"a *b* _c_ `d` [e](f) <g> h|i &amp;", `a \*b\* \_c\_ \` + "`d\\`" + ` \[e\](f) \<g\> h\|i \&amp;`},
+		{"- not a list", `\- not a list`},
+		{"x\ny", `x\\ny`},
+	} {
+		if got := mdText(c.in); got != c.want {
+			t.Errorf("mdText(%q) = %s, want %s", c.in, got, c.want)
 		}
 	}
 }
