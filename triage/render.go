@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -68,31 +67,18 @@ func wrapWords(indent string, words []string, width int) []string {
 // "… (N more characters)"; --format json holds it whole.
 const ValueMax = 1024
 
-// valueLines lays a value out after prefix: on one line when it fits;
-// else a value of words (a string of single-spaced words, each shorter
-// than the line) wraps at its spaces, the lines after the first aligned
-// under it; else it is printed whole on one line, after the prefix or,
-// when a long label leaves it too little room, on the next line. A value
-// is never broken inside a word (a hash or a JSON list split at the column
-// reads as another value) and never cut, except past ValueMax, visibly,
-// with a count; so the line of a long unbroken value is the only one
-// wider than Width (docs/triage.md, "Formats").
+// valueLines writes a value after prefix, whole, on one line: a value is
+// never broken across lines (a JSON list or a hash split at the column,
+// or a link description wrapped at a space, reads as another value when
+// copied) and never cut, except past ValueMax, visibly, with a count.
+// When a long label (a fleet group's key) leaves the value too little
+// room, the value goes on the next line. So a line wider than Width holds
+// one value, whole (docs/triage.md, "Formats").
 func valueLines(l *lines, prefix, v string) {
 	v = elide(visible.Escape(v))
-	plen := utf8.RuneCountInString(prefix)
-	if plen+utf8.RuneCountInString(v) <= Width {
-		l.add(prefix + v)
-		return
-	}
-	if words := strings.Fields(v); len(words) > 1 && strings.Join(words, " ") == v && !strings.ContainsAny(v[:1], "[{\"<") &&
-		!slices.ContainsFunc(words, func(w string) bool { return plen+utf8.RuneCountInString(w) > Width }) {
-		for _, s := range wrapWords(prefix, words, Width) {
-			l.add(s)
-		}
-		return
-	}
+	plen, vlen := utf8.RuneCountInString(prefix), utf8.RuneCountInString(v)
 	indent := strings.Repeat(" ", len(prefix)-len(strings.TrimLeft(prefix, " "))+2)
-	if plen > 24 && len(indent)+utf8.RuneCountInString(v) <= Width {
+	if plen+vlen > Width && plen > 24 && len(indent)+vlen <= Width {
 		l.add(strings.TrimRight(prefix, " "))
 		l.add(indent + v)
 		return
@@ -432,10 +418,10 @@ func (r *Result) JSON(w io.Writer) error {
 }
 
 // writeJSON writes v indented, without HTML escaping, with every
-// character past ASCII that visible would escape (the C1 controls, bidi
-// and other format characters) written \uXXXX: the same JSON value, but a
-// result printed to a terminal cannot rewrite it (encoding/json already
-// escapes the C0 controls).
+// character that visible would escape (DEL, the C1 controls, bidi and
+// other format characters; encoding/json escapes the C0 controls) written
+// \uXXXX: the same JSON value, but a result printed to a terminal cannot
+// rewrite it.
 func writeJSON(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -448,9 +434,10 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// jsonVisible is JSON text js with each non-ASCII character that
-// visible.Shown rejects as a \uXXXX escape (a surrogate pair above
-// U+FFFF). Such a character can only be inside a string.
+// jsonVisible is JSON text js with each character that visible.Shown
+// rejects, but the line feeds of its layout, as a \uXXXX escape (a
+// surrogate pair above U+FFFF). Such a character can only be inside a
+// string.
 func jsonVisible(js []byte) []byte {
 	if visible.Clean(strings.ReplaceAll(string(js), "\n", "")) {
 		return js
@@ -458,7 +445,7 @@ func jsonVisible(js []byte) []byte {
 	out := make([]byte, 0, len(js)+32)
 	for i := 0; i < len(js); {
 		r, n := utf8.DecodeRune(js[i:])
-		if r < utf8.RuneSelf || visible.Shown(r) || r == utf8.RuneError && n == 1 {
+		if r == '\n' || visible.Shown(r) || r == utf8.RuneError && n == 1 {
 			out = append(out, js[i:i+n]...)
 		} else if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
 			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
