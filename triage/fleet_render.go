@@ -160,7 +160,7 @@ func (f *FleetResult) textOutliers(l *lines) {
 		l.add(fmt.Sprintf("  %s: %d field%s", o.Name, n, plural(n)))
 		for i, d := range o.Differences {
 			words := []string{visible.Escape(d.Key), "[" + string(d.Group) + "]", fmt.Sprintf("(majority %d/%d)", d.Count, f.Documents)}
-			for _, s := range wrapWords("    ", words, Width) {
+			for _, s := range wrapWords("    ", 2, words, Width) {
 				l.add(s)
 			}
 			valueLines(l, "      node:     ", display(d.Value))
@@ -190,7 +190,7 @@ func (f *FleetResult) textGPUs(l *lines) {
 			}
 			words = append(words, visible.Escape(k))
 		}
-		for _, s := range wrapWords("  ", words, Width) {
+		for _, s := range wrapWords("  ", 2, words, Width) {
 			l.add(s)
 		}
 	}
@@ -209,7 +209,7 @@ func (f *FleetResult) textGroups(l *lines) {
 		for _, v := range g.Values {
 			valueLines(l, "    "+v.Key+": ", display(v.Value))
 		}
-		for _, s := range wrapWords("    ", f.groupWords(g), Width) {
+		for _, s := range wrapWords("    ", 0, f.groupWords(g), Width) {
 			l.add(s)
 		}
 	}

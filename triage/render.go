@@ -37,19 +37,20 @@ func (l *lines) add(s string) {
 // first after indent, the others after as many spaces. A word longer
 // than a line keeps a line of its own, whole.
 func wrap(indent, s string, width int) []string {
-	return wrapWords(indent, strings.Fields(visible.Escape(s)), width)
+	return wrapWords(indent, 0, strings.Fields(visible.Escape(s)), width)
 }
 
-// wrapWords lays words out as wrap does; a word may hold spaces (a
-// document name), which are never broken.
-func wrapWords(indent string, words []string, width int) []string {
+// wrapWords lays words out as wrap does, the lines after the first
+// indented hang more; a word may hold spaces (a document name), which
+// are never broken.
+func wrapWords(indent string, hang int, words []string, width int) []string {
 	var out []string
 	cur := indent
 	for _, w := range words {
 		if cur != indent && utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) > width {
 			out = append(out, cur)
-			indent = strings.Repeat(" ", utf8.RuneCountInString(indent))
-			cur = indent
+			indent = strings.Repeat(" ", utf8.RuneCountInString(indent)+hang)
+			cur, hang = indent, 0
 		}
 		if cur != indent {
 			cur += " "

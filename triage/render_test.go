@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -83,6 +84,48 @@ func TestMdText(t *testing.T) {
 	} {
 		if got := mdText(c.in); got != c.want {
 			t.Errorf("mdText(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// TestTextNeverCuts (issue 31.8): a fleet field's line too long for the
+// column wraps between its key, its group and the majority's count, never
+// inside one ("(majority 4999/500…" before); a verdict whose reason does
+// not fit is followed by the reason whole; a long document name is
+// printed whole. Nothing is cut: no "…" in either report.
+func TestTextNeverCuts(t *testing.T) {
+	key := gpusKey + ".devices[].available_compute_partition"
+	name := "/var/lib/aorta/fleet/" + strings.Repeat("node-with-a-long-name-", 4) + "0001.json"
+	f := hostileFleet("x")
+	f.Outliers[0].Name = name
+	f.Outliers[0].Differences[1].Key = key
+	f.Outliers[0].Differences[1].Value = Value{Present: true, JSON: `["SPX","DPX","QPX","CPX"]`}
+	var text bytes.Buffer
+	if err := f.Text(&text, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\n    " + key + " [hardware]\n      (majority 4999/5000)\n",
+		"\n      node:     [\"SPX\",\"DPX\",\"QPX\",\"CPX\"]\n",
+		"\n  " + name + ": 2 fields\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("fleet text lacks %q:\n%s", want, text.String())
+		}
+	}
+	r := hostileResult("x")
+	r.Because = []string{"probe_provenance.identity.mnt differs: mount namespace 4026531841 on A, 4026532999 on B (another container)"}
+	var diff bytes.Buffer
+	if err := r.Text(&diff, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(diff.String(), "cannot tell: probe_provenance.identity.mnt differs\n  - probe_provenance.identity.mnt differs: mount namespace 4026531841 on A,\n    4026532999 on B (another container)\n") {
+		t.Errorf("diff text starts:\n%s", diff.String())
+	}
+	for _, out := range []string{text.String(), diff.String()} {
+		checkWidth(t, out)
+		if strings.Contains(out, "…") {
+			t.Errorf("a cut in:\n%s", out)
 		}
 	}
 }
