@@ -32,8 +32,9 @@ const hostileLink = "0000:03:00.0\x1b]0;link\x07\u202e"
 // current_memory_partition and current_link_speed hold the strings
 // above (tree "strings"), or every render node's device link points to
 // a name holding ESC, BEL and U+202E (tree "links"). --summary, diff (text,
-// Markdown, JSON), diff --fleet (text, Markdown), metrics and a diff
-// error on stderr show no raw control or bidi character; the brief has as
+// Markdown, JSON), diff --fleet (text, Markdown), metrics, validate's
+// report on a file so named and a diff error on stderr show no raw
+// control or bidi character; the brief has as
 // many lines as the clean tree's, one rocm: line, and the planted
 // vbios_version escaped; the documents keep the exact bytes.
 func TestE2EHostileSysfsStrings(t *testing.T) {
@@ -110,7 +111,12 @@ func TestE2EHostileSysfsStrings(t *testing.T) {
 	if b, err := os.ReadFile(docs["strings"]); err != nil || !strings.Contains(string(b), `\u001b]0;owned\u0007\u001b[2J\r\n  rocm:      FORGED 9.9`) {
 		t.Errorf("the document does not keep vbios_version's bytes (as JSON escapes): %v", err)
 	}
+	badName := filepath.Join(dir, "bad\x1b]0;t\x07\u202e.json")
+	if err := os.WriteFile(badName, []byte(`{"schema_version": "1.16"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	runs := [][]string{
+		{"validate", badName},
 		{"diff", docs["clean"], docs["strings"]},
 		{"diff", "--format", "markdown", docs["clean"], docs["strings"]},
 		{"diff", "--format", "json", docs["clean"], docs["strings"]},

@@ -11,6 +11,7 @@ import (
 
 	"aorta-probe/cli"
 	"aorta-probe/internal/docread"
+	"aorta-probe/internal/visible"
 	"aorta-probe/schema/jsonschema"
 )
 
@@ -74,7 +75,9 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			var ps []jsonschema.Problem
 			if ps, err = jsonschema.ValidateJSON(text); err == nil {
 				for _, p := range ps {
-					fmt.Fprintf(stdout, "%s: %s\n", f, p)
+					// As visible shows text (docs/usage.md, "Control
+					// and bidi characters"): a file name is the user's.
+					fmt.Fprintln(stdout, visible.Escape(f+": "+fmt.Sprint(p)))
 				}
 				if len(ps) > 0 {
 					code = max(code, 1)
