@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testdoc"
 	"aorta-probe/internal/visible"
 )
 
@@ -161,5 +163,56 @@ func checkVisible(t *testing.T, name, out string) {
 	t.Helper()
 	if i := strings.IndexFunc(out, func(r rune) bool { return r != '\n' && !visible.Shown(r) }); i >= 0 {
 		t.Errorf("%s: a raw control or bidi character at byte %d: %q", name, i, out[max(0, i-60):min(len(out), i+20)])
+	}
+}
+
+// TestE2ETextKeepsValues (issue 31.8) runs the built binary's diff over
+// the golden rocm-classic-7.2 document and edits of it: a sha256 and a
+// JSON list too long for their lines are printed whole on one line (they
+// were broken at the column), a fleet field's line too long for the
+// column keeps "(majority 2/3)" whole (it was cut to "(majority 2/…"), a
+// fleet split in two shows a group's list whole after its long key, and
+// Markdown shows a knob value holding a pipe and backticks in a code span
+// that renders it exactly (the backticks were apostrophes).
+func TestE2ETextKeepsValues(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	const menu = "tensile_catalog.hipblaslt.menu.combined_content_hash"
+	hash := "sha256:" + strings.Repeat("0123456789abcdef", 4)
+	targets := []any{"gfx942", "gfx950", "gfx90a", "gfx1100", "gfx1101", "gfx1201", "gfx908", "gfx906", "gfx1030"}
+	list := `["gfx942","gfx950","gfx90a","gfx1100","gfx1101","gfx1201","gfx908","gfx906","gfx1030"]`
+	write := func(name string, edits ...testdoc.Edit) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, pyjson.Encode(testdoc.Edited(t, "rocm-classic-7.2.json", edits...)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.json")
+	b := write("b.json", testdoc.Set("gpu_arch.gfx_targets", targets), testdoc.Set("hipblaslt.lib_hash", hash),
+		testdoc.Set(menu, "content-sha256:"+strings.Repeat("fedcba9876543210", 4)), testdoc.Set("env_vars.HIP_VISIBLE_DEVICES", "0|1`x`"))
+	c := write("c.json", testdoc.Set("gpu_arch.gfx_targets", targets))
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"diff", a, b}, []string{"\n        B: " + hash + "\n", "\n        B: " + list + "\n"}},
+		{[]string{"diff", "--format", "markdown", a, b}, []string{"| `` 0\\|1`x` `` |", "| `" + hash + "` |"}},
+		{[]string{"diff", "--fleet", a, a, b}, []string{"\n    " + menu + " [catalogs]\n      (majority 2/3)\n", "\n      node:     " + list + "\n"}},
+		{[]string{"diff", "--fleet", a, a, c, c}, []string{"\n    gpu_arch.gfx_targets:\n      " + list + "\n"}},
+	} {
+		code, out, errs := runCmd(t, exec.Command(bin, tc.args...))
+		name := strings.Join(tc.args[:len(tc.args)-2], " ")
+		if code != 1 || errs != "" {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errs)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s lacks %q:\n%s", name, w, out)
+			}
+		}
+		if strings.Contains(out, "…") {
+			t.Errorf("%s cut something:\n%s", name, out)
+		}
 	}
 }

@@ -72,14 +72,14 @@ const ValueMax = 1024
 // never broken across lines (a JSON list or a hash split at the column,
 // or a link description wrapped at a space, reads as another value when
 // copied) and never cut, except past ValueMax, visibly, with a count.
-// When a long label (a fleet group's key) leaves the value too little
-// room, the value goes on the next line. So a line wider than Width holds
+// After a long label (a fleet group's key) a value that does not fit
+// goes on the next line. So a line wider than Width holds
 // one value, whole (docs/triage.md, "Formats").
 func valueLines(l *lines, prefix, v string) {
 	v = elide(visible.Escape(v))
-	plen, vlen := utf8.RuneCountInString(prefix), utf8.RuneCountInString(v)
+	plen := utf8.RuneCountInString(prefix)
 	indent := strings.Repeat(" ", len(prefix)-len(strings.TrimLeft(prefix, " "))+2)
-	if plen+vlen > Width && plen > 24 && len(indent)+vlen <= Width {
+	if plen > 24 && plen+utf8.RuneCountInString(v) > Width {
 		l.add(strings.TrimRight(prefix, " "))
 		l.add(indent + v)
 		return
