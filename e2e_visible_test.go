@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -213,6 +214,30 @@ func TestE2ETextKeepsValues(t *testing.T) {
 		}
 		if strings.Contains(out, "…") {
 			t.Errorf("%s cut something:\n%s", name, out)
+		}
+	}
+}
+
+// valueLine reports whether a line of diff's text holds one value after
+// its label ("      A: ", "      same: "), the only kind of line that may
+// be wider than 80 columns: a value is never broken (docs/triage.md,
+// "Formats").
+func valueLine(l string) bool {
+	label, _, ok := strings.Cut(strings.TrimLeft(l, " "), ": ")
+	return ok && slices.Contains([]string{"A", "B", "same", "node", "majority"}, label)
+}
+
+// TestValueLine: the lines diff's text may hold wider than 80 columns.
+func TestValueLine(t *testing.T) {
+	for l, want := range map[string]bool{
+		"      same: isolated: dockerenv, mnt_ns_not_initial, mnt_ns_differs_from_parent": true,
+		"        B: sha256:0123456789abcdef":                                              true,
+		"      node:     [\"SPX\"]":                                                       true,
+		"      why: the ROCm release: compiler, runtime and every math library come from": false,
+		"  - probe_namespace differs: A: mnt:1":                                           false,
+	} {
+		if valueLine(l) != want {
+			t.Errorf("valueLine(%q) = %v", l, !want)
 		}
 	}
 }
