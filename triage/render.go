@@ -72,16 +72,14 @@ const ValueMax = 1024
 // never broken across lines (a JSON list or a hash split at the column,
 // or a link description wrapped at a space, reads as another value when
 // copied) and never cut, except past ValueMax, visibly, with a count.
-// After a long label (a fleet group's key) a value that does not fit
-// goes on the next line. So a line wider than Width holds
-// one value, whole (docs/triage.md, "Formats").
+// After a long label (a fleet group's key) a value that does not fit goes
+// on the next line. So a line wider than Width holds one value, whole
+// (docs/triage.md, "Formats").
 func valueLines(l *lines, prefix, v string) {
 	v = elide(visible.Escape(v))
-	plen := utf8.RuneCountInString(prefix)
-	indent := strings.Repeat(" ", len(prefix)-len(strings.TrimLeft(prefix, " "))+2)
-	if plen > 24 && plen+utf8.RuneCountInString(v) > Width {
+	if plen := utf8.RuneCountInString(prefix); plen > 24 && plen+utf8.RuneCountInString(v) > Width {
 		l.add(strings.TrimRight(prefix, " "))
-		l.add(indent + v)
+		l.add(strings.Repeat(" ", len(prefix)-len(strings.TrimLeft(prefix, " "))+2) + v)
 		return
 	}
 	l.add(prefix + v)
@@ -102,12 +100,12 @@ func elide(v string) string {
 	return fmt.Sprintf("%s… (%d more characters; --format json has the whole value)", v[:i], n-keep)
 }
 
-// display is a value for people: a string unquoted when it is shown
-// exactly so; quoted as a Go string literal (visible.Quote) when it is
+// display is a value for people: a string unquoted when that shows it
+// exactly; quoted as a Go string literal (visible.Quote) when it is
 // empty, starts or ends with a space, starts with a quote, or holds a
-// character visible escapes, so that nothing of it is invisible or obeyed; other JSON
-// values as compact JSON with visible's escapes (which JSON reads the
-// same).
+// character visible escapes, so that nothing of it is invisible or
+// obeyed; any other value as compact JSON with visible's escapes (which
+// JSON reads the same).
 func display(v Value) string {
 	t := v.Text()
 	if !v.Present || v.Digest || !strings.HasPrefix(v.JSON, `"`) {
@@ -440,20 +438,28 @@ func writeJSON(w io.Writer, v any) error {
 // surrogate pair above U+FFFF). Such a character can only be inside a
 // string.
 func jsonVisible(js []byte) []byte {
-	if visible.Clean(strings.ReplaceAll(string(js), "\n", "")) {
-		return js
-	}
-	out := make([]byte, 0, len(js)+32)
+	var out []byte
 	for i := 0; i < len(js); {
 		r, n := utf8.DecodeRune(js[i:])
-		if r == '\n' || visible.Shown(r) || r == utf8.RuneError && n == 1 {
-			out = append(out, js[i:i+n]...)
-		} else if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
-			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
-		} else {
-			out = fmt.Appendf(out, `\u%04x`, r)
+		switch {
+		case r == '\n' || visible.Shown(r) || r == utf8.RuneError && n == 1:
+			if out != nil {
+				out = append(out, js[i:i+n]...)
+			}
+		default:
+			if out == nil {
+				out = append(make([]byte, 0, len(js)+32), js[:i]...)
+			}
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
 		}
 		i += n
+	}
+	if out == nil {
+		return js
 	}
 	return out
 }
