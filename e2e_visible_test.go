@@ -44,43 +44,7 @@ func TestE2EHostileSysfsStrings(t *testing.T) {
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)
-	tree := func(name string, edit func(root string)) string {
-		root := filepath.Join(dir, name)
-		if _, err := fakeroot.Materialize("testdata/roots/gpus-mi210-xgmi-pcie.txtar", root); err != nil {
-			t.Fatal(err)
-		}
-		edit(root)
-		return root
-	}
-	clean := tree("clean", func(string) {})
-	strs := tree("strings", func(root string) {
-		for _, dev := range gpuDevices(t, root) {
-			for attr, v := range hostileSysfs {
-				if err := os.WriteFile(filepath.Join(dev, attr), []byte(v+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	})
-	links := tree("links", func(root string) {
-		n := 0
-		for _, dev := range gpuDevices(t, root) {
-			renders, _ := filepath.Glob(filepath.Join(dev, "drm", "renderD*", "device"))
-			for _, l := range renders {
-				if err := os.Remove(l); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink("../../../"+hostileLink, l); err != nil {
-					t.Fatal(err)
-				}
-				n++
-			}
-		}
-		if n != 8 {
-			t.Fatalf("%d render device links, want the MI210 root's 8", n)
-		}
-	})
-
+	clean, strs, links := hostileTrees(t, dir)
 	summary := func(root string) string {
 		code, out, errs := runProbe(t, bin, dir, env, "--root", root, "--no-python", "--summary")
 		if code != 0 {
@@ -139,6 +103,51 @@ func TestE2EHostileSysfsStrings(t *testing.T) {
 		}
 		checkVisible(t, name, out+errs)
 	}
+}
+
+// hostileTrees expands the MI210 root three times under dir: as is, with
+// hostileSysfs in every GPU's attributes ("strings"), and with every
+// render node's device link pointing to hostileLink ("links").
+func hostileTrees(t *testing.T, dir string) (clean, strs, links string) {
+	t.Helper()
+	tree := func(name string, edit func(root string)) string {
+		root := filepath.Join(dir, name)
+		if _, err := fakeroot.Materialize("testdata/roots/gpus-mi210-xgmi-pcie.txtar", root); err != nil {
+			t.Fatal(err)
+		}
+		edit(root)
+		return root
+	}
+	clean = tree("clean", func(string) {})
+	strs = tree("strings", func(root string) {
+		for _, dev := range gpuDevices(t, root) {
+			for attr, v := range hostileSysfs {
+				if err := os.WriteFile(filepath.Join(dev, attr), []byte(v+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+	links = tree("links", func(root string) {
+		n := 0
+		for _, dev := range gpuDevices(t, root) {
+			renders, _ := filepath.Glob(filepath.Join(dev, "drm", "renderD*", "device"))
+			for _, l := range renders {
+				if err := os.Remove(l); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink("../../../"+hostileLink, l); err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+		}
+		if n != 8 {
+			t.Fatalf("%d render device links, want the MI210 root's 8", n)
+		}
+	})
+
+	return clean, strs, links
 }
 
 // gpuDevices are the PCI device directories of root's GPUs: those with a
