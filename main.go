@@ -31,6 +31,7 @@ import (
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
+	"aorta-probe/internal/visible"
 )
 
 func main() {
@@ -51,10 +52,12 @@ func main() {
 
 // run is the whole program behind main: the command args name, run with
 // the rest of args. It returns the exit status. sigs delivers SIGTERM,
-// SIGINT and SIGHUP (nil: none).
+// SIGINT and SIGHUP (nil: none). Every message to stderr shows a control
+// or bidi character (of a file name, a value) escaped
+// (internal/visible, docs/usage.md).
 func run(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) int {
 	c, rest := command(args)
-	return c.Run(rest, cli.Process{Signals: sigs, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr})
+	return c.Run(rest, cli.Process{Signals: sigs, Stdin: os.Stdin, Stdout: stdout, Stderr: visible.Writer(stderr)})
 }
 
 // plain is the capture without a subcommand: aorta-probe [OUT|-] [flags].

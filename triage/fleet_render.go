@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"aorta-probe/internal/visible"
 )
 
 // headlineKeys are the majority fields the text report always shows: the
@@ -93,7 +95,11 @@ func (f *FleetResult) majority(key string) (MajorityField, bool) {
 	return MajorityField{}, false
 }
 
-// Text writes the fleet report; every line fits Width columns.
+// Text writes the fleet report: the headline, the majority identity, the
+// outliers, then, where there are any, the GPUs that differ, the groups,
+// the places, the fields with no majority and the unreadable documents.
+// Every line fits Width columns except one holding a long value, which is
+// never broken or cut (valueLines).
 func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 	var l lines
 	head := f.headline()
@@ -102,77 +108,22 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 		if len(f.Outliers) > 0 || len(f.Unreadable) > 0 || len(f.Groups) > 1 {
 			c = ansiRed
 		}
-		l.b.WriteString(ansiBold + c + cut(head, Width) + ansiReset + "\n")
+		l.b.WriteString(ansiBold + c + head + ansiReset + "\n")
 	} else {
 		l.add(head)
 	}
 	l.add("")
 	l.add(fmt.Sprintf("Majority identity (%d fields with a strict majority; headline fields)", len(f.Majority)))
 	for _, k := range headlineKeys {
-		m, ok := f.majority(k)
-		if !ok {
-			continue
+		if m, ok := f.majority(k); ok {
+			kv(&l, fmt.Sprintf("  %s (%d/%d)", k, m.Count, m.Of), display(m.Value))
 		}
-		kv(&l, fmt.Sprintf("  %s (%d/%d)", k, m.Count, m.Of), display(m.Value))
 	}
 	l.add("")
-	if len(f.Outliers) == 0 {
-		l.add("Outliers: none")
-	} else {
-		l.add(fmt.Sprintf("Outliers (%d), each with the fields that leave the majority", len(f.Outliers)))
-		for _, o := range f.Outliers {
-			n := len(o.Differences)
-			l.add(fmt.Sprintf("  %s: %d field%s", o.Name, n, plural(n)))
-			for i, d := range o.Differences {
-				l.add(fmt.Sprintf("    %s [%s] (majority %d/%d)", d.Key, d.Group, d.Count, d.Of))
-				valueLines(&l, "      node:     ", display(d.Value))
-				valueLines(&l, "      majority: ", display(d.Majority))
-				if i+1 == n || o.Differences[i+1].Why != d.Why {
-					for _, s := range wrap("      why: ", d.Why, Width) {
-						l.add(s)
-					}
-				}
-			}
-		}
-	}
-	if gs := f.GPUOutliers(); len(gs) > 0 {
-		l.add("")
-		l.add(fmt.Sprintf("GPUs differ from the majority (%d node%s, group hardware)", len(gs), plural(len(gs))))
-		for _, g := range gs {
-			for i, s := range wrap("  ", g.Name+": "+strings.Join(g.Keys, ", "), Width-2) {
-				if i > 0 {
-					s = "  " + s
-				}
-				l.add(s)
-			}
-		}
-	}
-	if len(f.Groups) > 1 {
-		l.add("")
-		l.add(fmt.Sprintf("Groups (%d): no strict majority; the fields that split them", len(f.Groups)))
-		for i, g := range f.Groups {
-			l.add(fmt.Sprintf("  group %d: %d document%s", i+1, g.Size, plural(g.Size)))
-			for _, v := range g.Values {
-				valueLines(&l, "    "+v.Key+": ", display(v.Value))
-			}
-			for _, s := range wrap("    ", f.groupNames(g), Width) {
-				l.add(s)
-			}
-		}
-	}
-	if len(f.Places) > 0 {
-		l.add("")
-		l.add("Places (boot fingerprints, mount namespace ids and roots)")
-		n, note := f.cutPlaces()
-		for _, p := range f.Places[:n] {
-			for _, s := range wrap("  - ", p, Width) {
-				l.add(s)
-			}
-		}
-		if note != "" {
-			l.add("  " + note)
-		}
-	}
+	f.textOutliers(&l)
+	f.textGPUs(&l)
+	f.textGroups(&l)
+	f.textPlaces(&l)
 	if len(f.Split) > 0 {
 		l.add("")
 		l.add(fmt.Sprintf("No majority (%d field%s; host fields vary by node and split nothing)", len(f.Split), plural(len(f.Split))))
@@ -185,9 +136,7 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 		l.add(fmt.Sprintf("Unreadable (%d, not counted)", len(f.Unreadable)))
 		n, note := f.cutList(len(f.Unreadable), " unreadable")
 		for _, u := range f.Unreadable[:n] {
-			for _, s := range wrap("  ", OneLine(u.Err), Width) {
-				l.add(s)
-			}
+			l.add("  " + OneLine(u.Err)) // whole: it names the file
 		}
 		if note != "" {
 			l.add("  " + note)
@@ -195,6 +144,107 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 	}
 	_, err := io.WriteString(w, l.b.String())
 	return err
+}
+
+// textOutliers writes each outlier with the fields that leave the
+// majority: the field's line wraps between its key, its group and the
+// majority's count, never inside one of them.
+func (f *FleetResult) textOutliers(l *lines) {
+	if len(f.Outliers) == 0 {
+		l.add("Outliers: none")
+		return
+	}
+	l.add(fmt.Sprintf("Outliers (%d), each with the fields that leave the majority", len(f.Outliers)))
+	for _, o := range f.Outliers {
+		n := len(o.Differences)
+		l.add(fmt.Sprintf("  %s: %d field%s", o.Name, n, plural(n)))
+		for i, d := range o.Differences {
+			words := []string{visible.Escape(d.Key), "[" + string(d.Group) + "]", fmt.Sprintf("(majority %d/%d)", d.Count, d.Of)}
+			for _, s := range wrapWords("    ", 2, words, Width) {
+				l.add(s)
+			}
+			valueLines(l, "      node:     ", display(d.Value))
+			valueLines(l, "      majority: ", display(d.Majority))
+			if i+1 == n || o.Differences[i+1].Why != d.Why {
+				for _, s := range wrap("      why: ", d.Why, Width) {
+					l.add(s)
+				}
+			}
+		}
+	}
+}
+
+// textGPUs names the outliers whose GPUs differ, with the hardware fields.
+func (f *FleetResult) textGPUs(l *lines) {
+	gs := f.GPUOutliers()
+	if len(gs) == 0 {
+		return
+	}
+	l.add("")
+	l.add(fmt.Sprintf("GPUs differ from the majority (%d node%s, group hardware)", len(gs), plural(len(gs))))
+	for _, g := range gs {
+		words := []string{visible.Escape(g.Name) + ":"}
+		for i, k := range g.Keys {
+			if i+1 < len(g.Keys) {
+				k += ","
+			}
+			words = append(words, visible.Escape(k))
+		}
+		for _, s := range wrapWords("  ", 2, words, Width) {
+			l.add(s)
+		}
+	}
+}
+
+// textGroups writes the groups when no strict majority: each group's
+// size, the values that split them, and its document names (each whole).
+func (f *FleetResult) textGroups(l *lines) {
+	if len(f.Groups) <= 1 {
+		return
+	}
+	l.add("")
+	l.add(fmt.Sprintf("Groups (%d): no strict majority; the fields that split them", len(f.Groups)))
+	for i, g := range f.Groups {
+		l.add(fmt.Sprintf("  group %d: %d document%s", i+1, g.Size, plural(g.Size)))
+		for _, v := range g.Values {
+			valueLines(l, "    "+v.Key+": ", display(v.Value))
+		}
+		for _, s := range wrapWords("    ", 0, f.groupWords(g), Width) {
+			l.add(s)
+		}
+	}
+}
+
+// groupWords is groupNames as words to wrap: each name with its comma, a
+// name never broken; the note on the rest broken at its spaces.
+func (f *FleetResult) groupWords(g FleetGroup) []string {
+	n, note := f.cutList(len(g.Names), "")
+	var words []string
+	for i, name := range g.Names[:n] {
+		if i+1 < n || note != "" {
+			name += ","
+		}
+		words = append(words, visible.Escape(name))
+	}
+	return append(words, strings.Fields(note)...)
+}
+
+// textPlaces writes the boots and places (placeNotes' lines).
+func (f *FleetResult) textPlaces(l *lines) {
+	if len(f.Places) == 0 {
+		return
+	}
+	l.add("")
+	l.add("Places (boot fingerprints, mount namespace ids and roots)")
+	n, note := f.cutPlaces()
+	for _, p := range f.Places[:n] {
+		for _, s := range wrap("  - ", p, Width) {
+			l.add(s)
+		}
+	}
+	if note != "" {
+		l.add("  " + note)
+	}
 }
 
 func plural(n int) string {
@@ -210,7 +260,7 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 	fmt.Fprintf(&b, "**%s**\n\n### Majority identity (headline fields)\n\n| field | majority value | documents |\n|---|---|---|\n", f.headline())
 	for _, k := range headlineKeys {
 		if m, ok := f.majority(k); ok {
-			fmt.Fprintf(&b, "| `%s` | %s | %d/%d |\n", k, mdCell(m.Value), m.Count, m.Of)
+			fmt.Fprintf(&b, "| %s | %s | %d/%d |\n", mdCode(k, true), mdCell(m.Value), m.Count, m.Of)
 		}
 	}
 	b.WriteString("\n### Outliers\n\n")
@@ -220,21 +270,25 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 		b.WriteString("| document | field | this node | majority | why it matters |\n|---|---|---|---|---|\n")
 		for _, o := range f.Outliers {
 			for _, d := range o.Differences {
-				fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s (%d/%d) | %s |\n", mdText(o.Name), d.Key, mdCell(d.Value), mdCell(d.Majority), d.Count, d.Of, mdText(d.Why))
+				fmt.Fprintf(&b, "| %s | %s | %s | %s (%d/%d) | %s |\n", mdCode(o.Name, true), mdCode(d.Key, true), mdCell(d.Value), mdCell(d.Majority), d.Count, d.Of, mdText(d.Why))
 			}
 		}
 	}
 	if gs := f.GPUOutliers(); len(gs) > 0 {
 		b.WriteString("\n### GPUs differ from the majority\n\n")
 		for _, g := range gs {
-			fmt.Fprintf(&b, "- `%s`: %s\n", mdText(g.Name), mdText(strings.Join(g.Keys, ", ")))
+			keys := make([]string, len(g.Keys))
+			for i, k := range g.Keys {
+				keys[i] = mdCode(k, false)
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", mdCode(g.Name, false), strings.Join(keys, ", "))
 		}
 	}
 	if len(f.Groups) > 1 {
 		b.WriteString("\n### Groups (no strict majority)\n\n| group | documents | field | value |\n|---|---|---|---|\n")
 		for i, g := range f.Groups {
 			for _, v := range g.Values {
-				fmt.Fprintf(&b, "| %d | %d (%s) | `%s` | %s |\n", i+1, g.Size, mdText(f.groupNames(g)), v.Key, mdCell(v.Value))
+				fmt.Fprintf(&b, "| %d | %d (%s) | %s | %s |\n", i+1, g.Size, mdText(f.groupNames(g)), mdCode(v.Key, true), mdCell(v.Value))
 			}
 		}
 	}

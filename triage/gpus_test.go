@@ -313,7 +313,7 @@ func TestFleetGPUOutlier(t *testing.T) {
 	if err := r.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "### GPUs differ from the majority\n\n- `"+name(0)+"`: devices[].compute_partition, partition_count, devices[].partitions\n") {
+	if !strings.Contains(md.String(), "### GPUs differ from the majority\n\n- `"+name(0)+"`: `devices[].compute_partition`, `partition_count`, `devices[].partitions`\n") {
 		t.Errorf("markdown lacks the GPU section:\n%s", md.String())
 	}
 	if err := r.JSON(&js); err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"aorta-probe/internal/visible"
 )
 
 // Metrics renders d in the Prometheus text exposition format (version
@@ -204,20 +206,23 @@ func (d *Document) list(path, sep string) string {
 // distinct (docs/fleet.md, "Prometheus").
 const LabelValueMax = 128
 
-// boundValue is v as valid UTF-8 (invalid bytes become U+FFFD) no longer
-// than LabelValueMax bytes.
+// boundValue is v as a label value: a control or bidi character, or a
+// byte that is not UTF-8, written as visible.Escape writes it (the label
+// holds the characters \x1b, so that a terminal showing the file, or a
+// console showing the label, is not rewritten), no longer than
+// LabelValueMax bytes.
 func boundValue(v string) string {
-	v = strings.ToValidUTF8(v, "\uFFFD")
-	if len(v) <= LabelValueMax {
-		return v
+	e := visible.Escape(v)
+	if len(e) <= LabelValueMax {
+		return e
 	}
 	sum := sha256.Sum256([]byte(v))
 	suffix := "…" + hex.EncodeToString(sum[:6])
 	keep := LabelValueMax - len(suffix)
-	for keep > 0 && !utf8.RuneStart(v[keep]) {
+	for keep > 0 && !utf8.RuneStart(e[keep]) {
 		keep--
 	}
-	return v[:keep] + suffix
+	return e[:keep] + suffix
 }
 
 type label struct{ name, value string }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/testdoc"
+	"aorta-probe/internal/visible"
 	"aorta-probe/schema"
 )
 
@@ -169,17 +170,26 @@ func TestMetricsValues(t *testing.T) {
 	}
 }
 
-// TestMetricsHostileValues: quotes, backslashes, line feeds and invalid
-// UTF-8 are escaped or replaced; a long value is bounded and stays
-// distinct from another with the same beginning.
+// TestMetricsHostileValues: quotes, backslashes and line feeds are
+// escaped as the format requires; a control or bidi character, or a byte
+// that is not UTF-8, is first written as visible.Escape writes it (so the
+// label holds the characters \x1b, never a raw ESC that rewrites the
+// terminal showing the file); a long value is bounded and stays distinct
+// from another with the same beginning.
 func TestMetricsHostileValues(t *testing.T) {
 	long := strings.Repeat("é", 200)
 	text := string(Metrics(doc(t, "A", "mi350-host.json",
 		set("rocm.version", "7.2\"1\\x\ny"), set("hip.version", "a\xffb"),
+		set("gpu_arch.gfx_targets", []any{"gfx942\x1b]0;owned\x07", "\u009b2J\u202e"}),
 		set("host.kernel_release", long+"1"), set("pytorch_version", long+"2"))))
 	checkExposition(t, text)
-	if !strings.Contains(text, `rocm_version="7.2\"1\\x\ny"`) || !strings.Contains(text, `hip_version="a`+"\uFFFD"+`b"`) {
-		t.Errorf("escaping:\n%s", text)
+	for _, want := range []string{`rocm_version="7.2\"1\\x\\ny"`, `hip_version="a\\xffb"`, `gfx_targets="gfx942\\x1b]0;owned\\a,\\u009b2J\\u202e"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %s in:\n%s", want, text)
+		}
+	}
+	if i := strings.IndexFunc(text, func(r rune) bool { return r != '\n' && !visible.Shown(r) }); i >= 0 {
+		t.Errorf("a raw control or bidi character at byte %d: %q", i, text[max(0, i-40):i+4])
 	}
 	a, b := boundValue(long+"1"), boundValue(long+"2")
 	if a == b || len(a) > LabelValueMax || !utf8.ValidString(a) || !strings.Contains(text, `kernel_release="`+a+`"`) {

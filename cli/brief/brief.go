@@ -11,6 +11,7 @@ import (
 
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/visible"
 	"aorta-probe/schema"
 )
 
@@ -18,7 +19,8 @@ import (
 // (docs/usage.md#the-brief---summary): 31 lines, each starting with two
 // spaces, joined by LF, no trailing LF. Values print as Python's str() does
 // (None, True, False, list and dict reprs), since the brief must read the
-// same as the Python probe's.
+// same as the Python probe's, except that a control or bidi character is
+// shown as visible.Escape writes it.
 func Brief(s *schema.Snapshot) string {
 	rt, ec := s.RuntimeContext, s.ExecutionContext
 	h, r, a, hip, ga := s.Host, s.ROCm, s.AMDGPUDriver, s.HIP, s.GPUArch
@@ -91,6 +93,12 @@ func Brief(s *schema.Snapshot) string {
 		// (docs/hardware.md); none from an older document.
 		lines = append(lines, "  gpus:      "+gpusCell(*s.Provenance.GPUs))
 	}
+	// A value of the machine's (a sysfs string, a path) is shown, never
+	// obeyed: a control or bidi character in it is an escape, and every
+	// line stays one line (internal/visible, docs/usage.md).
+	for i := range lines {
+		lines[i] = visible.Escape(lines[i])
+	}
 	return strings.Join(lines, "\n")
 }
 
@@ -105,7 +113,7 @@ func Summary(s *schema.Snapshot) string {
 	if s.Partial {
 		text += "\nPartial reasons:\n"
 		for _, r := range s.PartialReasons {
-			text += "  - " + reasonText(r) + "\n"
+			text += "  - " + visible.Escape(reasonText(r)) + "\n"
 		}
 	}
 	return text

@@ -12,6 +12,7 @@ import (
 	"aorta-probe/cli"
 	"aorta-probe/cli/output"
 	"aorta-probe/internal/docread"
+	"aorta-probe/internal/visible"
 	"aorta-probe/schema/jsonschema"
 )
 
@@ -75,7 +76,9 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			var ps []jsonschema.Problem
 			if ps, err = jsonschema.ValidateJSON(text); err == nil {
 				for _, p := range ps {
-					if _, err := fmt.Fprintf(stdout, "%s: %s\n", f, p); err != nil {
+					// As visible shows text (docs/usage.md, "Control
+					// and bidi characters"): a file name is the user's.
+					if _, err := fmt.Fprintln(stdout, visible.Escape(f+": "+fmt.Sprint(p))); err != nil {
 						return output.FailedStdout(stderr, "aorta-probe validate", err, 2)
 					}
 				}
