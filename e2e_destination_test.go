@@ -97,7 +97,12 @@ func TestE2EDestinationFirst(t *testing.T) {
 			cmd.Dir, cmd.Env = work, env
 			code, stdout, stderr := runCmd(t, cmd)
 			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-			want := "aorta-probe: failed to write " + tc.shown
+			// The capture command names itself (docs/usage.md).
+			cmdName := "aorta-probe"
+			if tc.args[0] == "capture" {
+				cmdName = "aorta-probe capture"
+			}
+			want := cmdName + ": failed to write " + tc.shown
 			if code != 1 || stdout != "" || len(lines) != 1 || !strings.HasPrefix(lines[0], want) {
 				t.Errorf("exit %d, stdout %.80q, stderr %q; want exit 1 and one line %q…", code, stdout, stderr, want)
 			}
