@@ -54,7 +54,7 @@ func collectGPUs(root *machine.FS, workers int) schema.GPUs {
 	slices.SortStableFunc(groups, func(a, b []*kfdNode) int { return comparePCI(a[0], b[0]) })
 
 	devices := make([]schema.GPUDevice, len(groups))
-	spread(len(groups), workers, func(i int) { devices[i] = gpuDevice(root, groups[i]) })
+	spread(len(groups), workers, func(i int) { devices[i] = gpuDevice(root, groups[i], i < gpusMaxDRMDevices) })
 	hives := map[string]int{}
 	for _, d := range devices {
 		if d.HiveID != nil && d.PCI != nil {
@@ -119,8 +119,10 @@ func comparePCI(a, b *kfdNode) int {
 
 // gpuDevice is one physical GPU from its partitions (in node order).
 // Identity and firmware come from the first partition; counts are summed
-// over all of them, null when one lacks the property.
-func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
+// over all of them, null when one lacks the property. The amdgpu
+// attributes are read only with amdgpu (the first gpusMaxDRMDevices
+// GPUs), and kept within amdgpuValuesMax (gpus_bounds.go).
+func gpuDevice(root *machine.FS, parts []*kfdNode, amdgpu bool) schema.GPUDevice {
 	first := &parts[0].props
 	d := schema.GPUDevice{Partitions: make([]schema.GPUPartition, 0, len(parts))}
 	if u, ok := first.get(kfdUniqueID); ok && u != 0 {
@@ -178,6 +180,10 @@ func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
 		d.NumXCC = schema.Int(xcc)
 	}
 
+	if !amdgpu {
+		d.DRMReason = schema.Str(drmCapReason)
+		return d
+	}
 	minor, ok := first.get(kfdDRMRenderMinor)
 	if !ok {
 		d.DRMReason = schema.Str(fmt.Sprintf("kfd node %d has no drm_render_minor", parts[0].id))
@@ -198,6 +204,7 @@ func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
 	}
 	d.DRMDevice = schema.Str(dir)
 	readAMDGPUDevice(root, dir, &d)
+	boundAMDGPUValues(dir, &d)
 	return d
 }
 

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/pyjson"
+)
+
+// Bounds the built binary must keep over every hostile GPU tree (issue
+// 32 item 4, docs/hardware.md "Bounds"): peak resident memory and the
+// size of the document. Neither is a timing; the times are logged.
+const (
+	hostilePeakRSS = 64 << 20
+	hostileDocMax  = 4 << 20
+)
+
+// TestE2EHostileGPUBounds runs the binary with --root over the hostile
+// GPU trees of fakeroot.HostileGPUs, each inside the documented bounds
+// but large, and checks what it costs: peak RSS (wait4's ru_maxrss) at
+// most 64 MiB, the document at most 4 MiB, and the cap that stopped the
+// listing or the reads named where the block says why. Before the caps
+// counted every entry, the shared-render tree took 64 s, 12 GB and a
+// 3.4 GB document (docs/design-notes.md, "Bounds on a hostile tree").
+func TestE2EHostileGPUBounds(t *testing.T) {
+	bin := e2eBinary(t)
+	for _, tc := range []struct {
+		name string
+		tree fakeroot.HostileGPUs
+		// want is in the block's reason or a device's drm_reason.
+		want string
+		// read and capped: devices whose amdgpu attributes were read,
+		// and devices past the cap on DRM devices.
+		read, capped int
+	}{
+		{"nodes/ of 5000 non-node names", fakeroot.HostileGPUs{GPUs: 2, NonNodes: 5000},
+			"/sys/class/kfd/kfd/topology/nodes holds more than 1024 entries: not read (the cap on kfd nodes)", 0, 0},
+		{"fw_version of FIFOs and directories", fakeroot.HostileGPUs{GPUs: 4, FIFOs: 300, Dirs: 30},
+			"/sys/class/drm/renderD128/device/fw_version holds more than 128 entries: not read (the cap on firmware files)", 4, 0},
+		{"fw_version of 5000 files", fakeroot.HostileGPUs{GPUs: 1, Firmware: 5000},
+			"/sys/class/drm/renderD128/device/fw_version holds more than 128 entries: not read (the cap on firmware files)", 1, 0},
+		{"1024 GPUs on one render device, page-sized values", fakeroot.HostileGPUs{GPUs: 1024, SharedRender: true, Firmware: 128, Page: true},
+			"/sys/class/drm/renderD128/device: amdgpu values over 4096 bytes in all: vbios_version and the rest not kept (the cap on amdgpu values)", 64, 960},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := tc.tree.Build(root); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "env.json")
+			p := startProbe(t, bin, t.TempDir(), baseEnv(t), "--root", root, "--no-python", out)
+			start := time.Now()
+			if code := p.wait(t); code != 0 {
+				t.Fatalf("exit %d: %s", code, p.stderr.String())
+			}
+			wall := time.Since(start)
+			rss := p.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+			fi, err := os.Stat(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%v wall, peak RSS %.1f MiB, document %.2f MiB", wall.Round(time.Millisecond), float64(rss)/(1<<20), float64(fi.Size())/(1<<20))
+			if rss > hostilePeakRSS {
+				t.Errorf("peak RSS %d bytes, more than %d", rss, hostilePeakRSS)
+			}
+			if fi.Size() > hostileDocMax {
+				t.Errorf("document of %d bytes, more than %d", fi.Size(), hostileDocMax)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGPUReasons(t, checkDocument(t, string(b)), tc.want, tc.read, tc.capped)
+		})
+	}
+}
+
+// checkGPUReasons checks that want is the gpus block's reason or some
+// device's drm_reason, and counts the devices whose amdgpu attributes
+// were read (drm_device set) and those past the cap on DRM devices.
+func checkGPUReasons(t *testing.T, doc pyjson.Map[any], want string, read, capped int) {
+	t.Helper()
+	found := field(doc, "probe_provenance.gpus.reason") == want
+	devices, _ := field(doc, "probe_provenance.gpus.devices").([]any)
+	gotRead, gotCapped := 0, 0
+	for _, d := range devices {
+		m, _ := d.(pyjson.Map[any])
+		if v, _ := m.Get("drm_device"); v != nil {
+			gotRead++
+		}
+		v, _ := m.Get("drm_reason")
+		r, _ := v.(string)
+		found = found || r == want
+		if strings.HasSuffix(r, "(the cap on DRM devices)") {
+			gotCapped++
+		}
+	}
+	if !found {
+		t.Errorf("no reason %q; block reason %v, %d devices", want, field(doc, "probe_provenance.gpus.reason"), len(devices))
+	}
+	if gotRead != read || gotCapped != capped {
+		t.Errorf("%d devices read and %d past the cap, want %d and %d", gotRead, gotCapped, read, capped)
+	}
+}
