@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -105,5 +107,79 @@ func checkGPUReasons(t *testing.T, doc pyjson.Map[any], want string, read, cappe
 	}
 	if gotRead != read || gotCapped != capped {
 		t.Errorf("%d devices read and %d past the cap, want %d and %d", gotRead, gotCapped, read, capped)
+	}
+}
+
+// memoryHog is a fake rocm_agent_enumerator that grows as the real one
+// does over an endless properties line: 1 MiB after 1 MiB, touched, to
+// 1 GiB, then it would print a target. Arguments are unexpected.
+const memoryHog = `package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		fmt.Fprintln(os.Stderr, "fake rocm_agent_enumerator: unexpected arguments", os.Args[1:])
+		os.Exit(3)
+	}
+	var keep [][]byte
+	for range 1024 {
+		b := make([]byte, 1<<20)
+		for i := range b {
+			b[i] = 1
+		}
+		keep = append(keep, b)
+	}
+	fmt.Println("gfx942", len(keep))
+}
+`
+
+// buildGoTool compiles the one-file Go program src into dir as name.
+func buildGoTool(t *testing.T, dir, name, src string) {
+	t.Helper()
+	srcDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(srcDir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	cmd := exec.Command(goTool, "build", "-o", filepath.Join(dir, name), "main.go")
+	cmd.Dir, cmd.Env = srcDir, append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", name, err, out)
+	}
+}
+
+// TestE2EToolMemoryLimit: a tool that grows past its memory limit
+// (RLIMIT_DATA 256 MiB, docs/design-notes.md "A tool's memory") is
+// stopped there, not at its timeout, and its reason says the limit
+// stopped it; the probe's own peak RSS stays small. Without the limit
+// the fake would print a target and gpu_arch would hold it.
+func TestE2EToolMemoryLimit(t *testing.T) {
+	bin := e2eBinary(t)
+	tools := t.TempDir()
+	buildGoTool(t, tools, "rocm_agent_enumerator", memoryHog)
+	code, stdout, stderr := runProbe(t, bin, t.TempDir(), baseEnv(t, tools), "--no-python", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc := checkDocument(t, stdout)
+	var got []string
+	for _, r := range reasonsOf(doc) {
+		if strings.HasPrefix(r, "gpu_arch:") {
+			got = append(got, r)
+		}
+	}
+	want := "gpu_arch: rocm_agent_enumerator exited 2 (aorta-probe: stopped by its memory limit (RLIMIT_DATA 256 MiB; peak RSS "
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) || !strings.HasSuffix(got[0], " MiB))") {
+		t.Errorf("gpu_arch reasons %q, want one starting %q", got, want)
+	}
+	if v := field(doc, "gpu_arch.agent_count"); v != nil {
+		t.Errorf("gpu_arch.agent_count %v: the fake ran to its end", v)
 	}
 }

@@ -87,6 +87,12 @@ const DefaultPythonTimeout = 40 * time.Second
 const (
 	pythonMaxOutput = 16 << 20
 	pythonMaxStderr = 4 << 20
+	// pythonMemoryLimit bounds the helper's data (RLIMIT_DATA, as every
+	// tool's: machine.DefaultMemoryLimit, docs/python.md): importing
+	// torch maps its libraries' writable data and allocates its
+	// operator registry, several hundred MiB, so the helper gets room
+	// for many times that, and still a bound on a runaway.
+	pythonMemoryLimit = 8 << 30
 )
 
 // Bridge outcomes (pyFacts.outcome).
@@ -276,7 +282,7 @@ func runPythonBridge(c *collector) *pyFacts {
 	// Path stays empty for a bare name which did not find: s.run then
 	// fails the way exec does (ENOENT naming the program).
 	cmd := machine.Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelperStdin, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput, MaxStderr: pythonMaxStderr,
-		Env: []string{HelperMarker + "=" + strconv.Itoa(os.Getpid())}}
+		MemoryLimit: pythonMemoryLimit, Env: []string{HelperMarker + "=" + strconv.Itoa(os.Getpid())}}
 	// Stdin is a seekable file with the coding line (pythonHelperSeekable)
 	// where a memory or temporary file can be made; the bootstrap alone
 	// through a pipe otherwise, or when the interpreter got the file
