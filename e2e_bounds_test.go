@@ -183,3 +183,50 @@ func TestE2EToolMemoryLimit(t *testing.T) {
 		t.Errorf("gpu_arch.agent_count %v: the fake ran to its end", v)
 	}
 }
+
+// TestE2EInterpreterLoopOneLevel: AORTA_PROBE_PYTHON names a wrapper that
+// starts the probe (or a copy of it) without the helper-run marker, as
+// sudo or `env -i` would: the probe it starts runs no interpreter (one of
+// its ancestors is this binary, or a copy), so the wrapper runs exactly
+// once, and the outer document names the copy's answer. Before the
+// ancestor check the chain grew until the deadline (20 copies at once
+// after 3 s). The deadline only bounds a regression.
+func TestE2EInterpreterLoopOneLevel(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "aorta-probe-copy")
+	if err := os.WriteFile(cp, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, wrapper string }{
+		{"the binary, marker dropped", `exec env -u ` + "AORTA_PROBE_HELPER_OF" + ` "` + bin + `" "$@"`},
+		{"a copy, environment cleared", `exec env -i AORTA_PROBE_PYTHON="$AORTA_PROBE_PYTHON" E2E_PIDS="$E2E_PIDS" PATH="$PATH" "` + cp + `" "$@"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := fakeTools(t, map[string]string{"python-wrapper": "#!/bin/sh\necho $$ >> \"$E2E_PIDS\"\n" + tc.wrapper + "\n"})
+			pids, env := pidFile(t, baseEnv(t))
+			env = append(env, "AORTA_PROBE_PYTHON="+filepath.Join(tools, "python-wrapper"))
+			code, stdout, stderr := runProbe(t, bin, dir, env, "--deadline", "8s", "-")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if n := len(readPids(t, pids)); n != 1 {
+				t.Errorf("the wrapper ran %d times, want once", n)
+			}
+			want := "python_version: interpreter " + filepath.Join(tools, "python-wrapper") + " printed no complete helper document (an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself)"
+			var got []string
+			for _, r := range reasonsOf(checkDocument(t, stdout)) {
+				if strings.HasPrefix(r, "python_version:") {
+					got = append(got, r)
+				}
+			}
+			if len(got) != 1 || got[0] != want {
+				t.Errorf("python_version reasons %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -346,8 +346,10 @@ func heldInterpreters(held []string) string {
 // PythonOptions.Self, /proc/self/exe by default; a symbolic or hard link
 // to it as well), or this probe itself runs inside another probe's helper
 // run (HelperMarker set), where any interpreter may be a copy of the probe
-// or a wrapper that starts one. Either would loop: the probe running
-// itself, each copy starting the next (docs/python.md, "Loops").
+// or a wrapper that starts one, or this binary or a copy of it is one of
+// the probe's ancestor processes (ancestorProbe: a wrapper that dropped
+// the marker). Either would loop: the probe running itself, each copy
+// starting the next (docs/python.md, "Loops").
 func refuseInterpreter(opt Options, path string) string {
 	if v, ok := opt.Env(HelperMarker); ok && v != "" {
 		return "this probe runs inside the Python helper run of another aorta-probe (" + HelperMarker + " is set), where running an interpreter could loop"
@@ -367,6 +369,9 @@ func refuseInterpreter(opt Options, path string) string {
 	}
 	if b, err := os.Stat(self); err == nil && os.SameFile(a, b) {
 		return "it is this aorta-probe binary, which would run itself"
+	}
+	if pid := ancestorProbe("/proc", os.Getppid(), self); pid != 0 {
+		return "this probe runs under another aorta-probe (process " + strconv.Itoa(pid) + ", this binary or a copy of it), where running an interpreter could loop"
 	}
 	return ""
 }
