@@ -1,6 +1,7 @@
 package main
 
 import (
+	"aorta-probe/internal/testtree"
 	"fmt"
 	"os"
 	"os/exec"
@@ -118,7 +119,7 @@ func TestDiffRealPlaces(t *testing.T) {
 			t.Errorf("rocm.version not among the differences:\n%s", out)
 		}
 		bin2 := filepath.Join(root, "aorta-probe")
-		if b, err := os.ReadFile(bin); err != nil || os.WriteFile(bin2, b, 0o755) != nil {
+		if b, err := os.ReadFile(bin); err != nil || testtree.WriteFile(bin2, b, 0o755) != nil {
 			t.Fatalf("copy the binary into the root: %v", err)
 		}
 		if out, err := exec.Command("chroot", root, "/aorta-probe", "/chroot.json", "--no-python").CombinedOutput(); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"aorta-probe/internal/testtree"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -249,7 +250,7 @@ func (p *places) chrootShared(ctx context.Context, out string, launcherEnv []str
 	}
 	bin, err := os.ReadFile(p.bin)
 	if err == nil {
-		err = os.WriteFile(filepath.Join(root, sandbox.ProbeName), bin, 0o755)
+		err = testtree.WriteFile(filepath.Join(root, sandbox.ProbeName), bin, 0o755)
 	}
 	if err != nil {
 		return placeDoc{err: err.Error()}

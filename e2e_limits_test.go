@@ -1,6 +1,7 @@
 package main
 
 import (
+	"aorta-probe/internal/testtree"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,7 +70,7 @@ func shared(t *testing.T, bin string) (dir, copy string) {
 		t.Fatal(err)
 	}
 	copy = filepath.Join(dir, "aorta-probe")
-	if err := os.WriteFile(copy, b, 0o755); err != nil {
+	if err := testtree.WriteFile(copy, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return dir, copy
@@ -110,7 +111,7 @@ func TestE2ETightLimits(t *testing.T) {
 		dir, copy := shared(t, bin)
 		sharedTools := filepath.Join(dir, "bin")
 		os.Mkdir(sharedTools, 0o755)
-		os.WriteFile(filepath.Join(sharedTools, "hipconfig"), []byte("#!/bin/sh\necho \"v$1\"\n"), 0o755)
+		testtree.WriteFile(filepath.Join(sharedTools, "hipconfig"), []byte("#!/bin/sh\necho \"v$1\"\n"), 0o755)
 		nobody := &syscall.Credential{Uid: 65534, Gid: 65534}
 		env := []string{"PATH=" + sharedTools + ":/usr/bin:/bin", "HOME=" + dir, "LC_ALL=C"}
 		// The runtime starts its threads before any code of the probe

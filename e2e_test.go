@@ -50,7 +50,7 @@ func fakeTools(t *testing.T, scripts map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range scripts {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+		if err := testtree.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -480,11 +480,11 @@ func TestE2EHostileEnvironment(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "marker")
 	for _, p := range []string{"bin/python3", "bin/hipconfig", "python3", "hipconfig", "rel/python3", "rel/aorta-e2e-child", "aorta-e2e-child"} {
 		os.MkdirAll(filepath.Join(work, filepath.Dir(p)), 0o755)
-		if err := os.WriteFile(filepath.Join(work, p), []byte(loud), 0o755); err != nil {
+		if err := testtree.WriteFile(filepath.Join(work, p), []byte(loud), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(marker+".file", nil, 0o755); err != nil {
+	if err := testtree.WriteFile(marker+".file", nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	dirs := t.TempDir() // holds directories named python3 and hipconfig
@@ -609,7 +609,7 @@ func TestE2EWriteFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			os.WriteFile(cmdBin, b, 0o755)
+			testtree.WriteFile(cmdBin, b, 0o755)
 			cred = &syscall.Credential{Uid: 65534, Gid: 65534, NoSetGroups: true}
 		}
 		out := filepath.Join(ro, "env.json")
@@ -796,7 +796,7 @@ func TestE2EInterpreterIsTheProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp := filepath.Join(dir, "python-copy")
-	if err := os.WriteFile(cp, data, 0o755); err != nil {
+	if err := testtree.WriteFile(cp, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, python, want string }{

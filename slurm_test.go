@@ -1,6 +1,7 @@
 package main
 
 import (
+	"aorta-probe/internal/testtree"
 	"bufio"
 	"bytes"
 	"context"
@@ -421,7 +422,7 @@ func (c *slurmCluster) bundle(t *testing.T, bin string) (bundle, inner string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(bundle, "rootfs", "aorta-probe"), b, 0o755); err != nil {
+	if err := testtree.WriteFile(filepath.Join(bundle, "rootfs", "aorta-probe"), b, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("runc", "spec", "--bundle", bundle).CombinedOutput(); err != nil {

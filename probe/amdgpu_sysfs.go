@@ -2,6 +2,8 @@ package probe
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"path"
 	"strconv"
 	"strings"
@@ -18,8 +20,10 @@ import (
 // not one and reads as missing.
 const sysfsAttrMax = 4096
 
-// amdgpuFirmwareMax bounds the fw_version entries kept: amdgpu writes about
-// 25 (one per firmware it knows).
+// amdgpuFirmwareMax bounds the fw_version directory: amdgpu writes about
+// 25 files (one per firmware it knows); one with more entries, of any
+// kind, is listed no further and its files are not read
+// (docs/hardware.md, "Bounds").
 const amdgpuFirmwareMax = 128
 
 // drmRenderDevice is the device directory of a DRM render node: a PCI
@@ -101,24 +105,29 @@ func readAMDGPUDevice(root *machine.FS, dir string, d *schema.GPUDevice) {
 		MaxLinkSpeed:     a.speed("max_link_speed"),
 		MaxLinkWidth:     a.width("max_link_width"),
 	}
-	d.Firmware = readAMDGPUFirmware(root, dir+"/fw_version")
+	var reason string
+	d.Firmware, reason = readAMDGPUFirmware(root, dir+"/fw_version")
+	if reason != "" {
+		d.DRMReason = &reason
+	}
 }
 
 // readAMDGPUFirmware lists amdgpu's fw_version directory: one entry per
 // readable file, by name without "_fw_version", in name order; nil when
-// the directory is missing or unreadable, the first amdgpuFirmwareMax
-// entries when it holds more.
-func readAMDGPUFirmware(root *machine.FS, dir string) []schema.GPUFirmware {
-	es, err := root.ReadDir(dir)
+// the directory is missing or unreadable, and nil with a reason when it
+// holds more than amdgpuFirmwareMax entries (FIFOs, directories and
+// everything else counted: none is then read).
+func readAMDGPUFirmware(root *machine.FS, dir string) ([]schema.GPUFirmware, string) {
+	es, more, err := root.ReadDirMax(dir, amdgpuFirmwareMax)
 	if err != nil {
-		return nil
+		return nil, ""
+	}
+	if more {
+		return nil, fmt.Sprintf("%s holds more than %d entries: not read (the cap on firmware files)", dir, amdgpuFirmwareMax)
 	}
 	out := []schema.GPUFirmware{}
 	for _, e := range es {
-		if len(out) == amdgpuFirmwareMax {
-			break
-		}
-		if e.IsDir() {
+		if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
 			continue
 		}
 		v := sysfsText(root, dir+"/"+e.Name())
@@ -127,7 +136,7 @@ func readAMDGPUFirmware(root *machine.FS, dir string) []schema.GPUFirmware {
 		}
 		out = append(out, schema.GPUFirmware{Name: strings.TrimSuffix(e.Name(), "_fw_version"), Version: *v})
 	}
-	return out
+	return out, ""
 }
 
 // drmDeviceName is the name of the device the DRM device link dir points

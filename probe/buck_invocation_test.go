@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/testtree"
 	"bytes"
 	"context"
 	"fmt"
@@ -339,7 +340,7 @@ func TestBuckLaunchFailure(t *testing.T) {
 	t.Parallel()
 	bin := t.TempDir()
 	// A buck2 whose interpreter does not exist: found by which, fails at exec.
-	if err := os.WriteFile(filepath.Join(bin, "buck2"), []byte("#!/nonexistent/sh\n"), 0o755); err != nil {
+	if err := testtree.WriteFile(filepath.Join(bin, "buck2"), []byte("#!/nonexistent/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	_, app := fakeProject(t, map[string]string{})

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/testtree"
 	"bytes"
 	"context"
 	"flag"
@@ -163,7 +164,7 @@ func TestWarning(t *testing.T) {
 // default.
 func TestCollectPanicKeepsRequestedBuckInvocation(t *testing.T) {
 	opt := dpkgRoot(t)
-	os.WriteFile(filepath.Join(opt.Root, "bin/buck2"), []byte("#!/bin/sh\nexit 99\n"), 0o755)
+	testtree.WriteFile(filepath.Join(opt.Root, "bin/buck2"), []byte("#!/bin/sh\nexit 99\n"), 0o755)
 	opt.Runner = runnerFunc(func(context.Context, machine.Command) machine.Result { panic("runner exploded") })
 	requestTarget(t, &opt, "config=build.profile=debug")
 	snap := Collect(context.Background(), opt)
@@ -219,7 +220,7 @@ func TestCollectPanicReasonRedacted(t *testing.T) {
 // the abandoned hip probe asks for more after the first are cancelled.
 func TestCollectReapsCommands(t *testing.T) {
 	opt := dpkgRoot(t)
-	if err := os.WriteFile(filepath.Join(opt.Root, "bin", "hipconfig"), []byte("#!/bin/sh\nexit 99\n"), 0o755); err != nil {
+	if err := testtree.WriteFile(filepath.Join(opt.Root, "bin", "hipconfig"), []byte("#!/bin/sh\nexit 99\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var (
@@ -280,7 +281,7 @@ func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
-	os.WriteFile(filepath.Join(dir, "bin", "python3"), []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
+	testtree.WriteFile(filepath.Join(dir, "bin", "python3"), []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".dockerenv"), nil, 0o644)
 	opt := Options{
 		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,

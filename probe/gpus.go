@@ -36,7 +36,7 @@ func collectGPUs(root *machine.FS, workers int) schema.GPUs {
 	sortGroups(groups)
 	devices := make([]schema.GPUDevice, len(groups))
 	spread(len(groups), workers, func(i int) {
-		devices[i] = gpuDevice(root, groups[i].nodes)
+		devices[i] = gpuDevice(root, groups[i].nodes, i < gpusMaxDRMDevices)
 		if notes := groups[i].notes; len(notes) > 0 {
 			if devices[i].Reasons != nil {
 				notes = append(notes, *devices[i].Reasons...)
@@ -94,9 +94,11 @@ func comparePCI(a, b *kfdNode) int {
 
 // gpuDevice is one physical GPU from its partitions (in node order).
 // Identity and firmware come from the first partition, the hive from all
-// (setHive); counts are summed over all of them, null when one
-// lacks the property.
-func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
+// (setHive); counts are summed over all of them, null when one lacks the
+// property. The amdgpu attributes are read only with amdgpu (the first
+// gpusMaxDRMDevices GPUs), and kept within amdgpuValuesMax
+// (gpus_bounds.go).
+func gpuDevice(root *machine.FS, parts []*kfdNode, amdgpu bool) schema.GPUDevice {
 	first := &parts[0].props
 	d := schema.GPUDevice{Partitions: make([]schema.GPUPartition, 0, len(parts))}
 	if u, ok := first.get(kfdUniqueID); ok && u != 0 {
@@ -152,6 +154,10 @@ func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
 		d.NumXCC = schema.Int(xcc)
 	}
 
+	if !amdgpu {
+		d.DRMReason = schema.Str(drmCapReason)
+		return d
+	}
 	minor, ok := first.get(kfdDRMRenderMinor)
 	if !ok {
 		d.DRMReason = schema.Str(fmt.Sprintf("kfd node %d has no drm_render_minor", parts[0].id))
@@ -172,6 +178,7 @@ func gpuDevice(root *machine.FS, parts []*kfdNode) schema.GPUDevice {
 	}
 	d.DRMDevice = schema.Str(dir)
 	readAMDGPUDevice(root, dir, &d)
+	boundAMDGPUValues(dir, &d)
 	return d
 }
 

@@ -17,13 +17,16 @@ import (
 // (docs/hardware.md#probe_provenancegpus--the-gpus-as-they-really-are).
 const kfdNodesDir = "/sys/class/kfd/kfd/topology/nodes"
 
-// Bounds of the kfd read: a real properties file is about 1 KiB and a real
-// node count below a few hundred (8 GPUs × 8 partitions + CPUs); more is
-// not a kfd topology, and reading it whole would cost what a hostile tree
-// asks.
+// Bounds of the kfd read (docs/hardware.md, "Bounds"): a real properties
+// file is about 1 KiB, and a real topology holds a few dozen nodes (8
+// GPUs × 8 partitions + the CPUs). A nodes/ directory with more than
+// kfdMaxNodes entries of any kind is not a kfd topology: it is listed no
+// further and not read, so what it costs is bounded by the cap, never by
+// the directory. kfdMaxNodes also bounds the document: each node can be
+// a GPU of its own (gpusDocumentMax).
 const (
 	kfdPropertiesMax = 64 << 10
-	kfdMaxNodes      = 4096
+	kfdMaxNodes      = 1024
 )
 
 // kfdProp names the properties the gpus block uses, as kfd writes them
@@ -221,23 +224,24 @@ func kfdGeneration(root *machine.FS) (uint64, bool) {
 // is not as kfd writes it (kfdUnusable), is left out, and the reason names
 // the first such node.
 func readKFDNodes(root *machine.FS, workers int) (nodes []kfdNode, reason string) {
-	names, err := root.ReadDirNames(kfdNodesDir)
+	ents, more, err := root.ReadDirMax(kfdNodesDir, kfdMaxNodes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, "no kfd topology (" + kfdNodesDir + " does not exist: amdgpu not loaded, no AMD GPU, or /sys not mounted in this container)"
 		}
 		return nil, fmt.Sprintf("%s unreadable (%s: %s)", kfdNodesDir, pyfmt.ExcType(err), pyfmt.ExcStr(err))
 	}
-	ids := make([]int, 0, len(names))
-	for _, name := range names {
+	if more {
+		return nil, fmt.Sprintf("%s holds more than %d entries: not read (the cap on kfd nodes)", kfdNodesDir, kfdMaxNodes)
+	}
+	ids := make([]int, 0, len(ents))
+	for _, e := range ents {
+		name := e.Name()
 		id, err := strconv.Atoi(name)
 		if err != nil || id < 0 || strconv.Itoa(id) != name {
 			continue
 		}
 		ids = append(ids, id)
-	}
-	if len(ids) > kfdMaxNodes {
-		return nil, fmt.Sprintf("%s lists %d nodes (more than %d): not read", kfdNodesDir, len(ids), kfdMaxNodes)
 	}
 	sort.Ints(ids)
 	type read struct {

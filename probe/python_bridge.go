@@ -87,6 +87,12 @@ const DefaultPythonTimeout = 40 * time.Second
 const (
 	pythonMaxOutput = 16 << 20
 	pythonMaxStderr = 4 << 20
+	// pythonMemoryLimit bounds the helper's data (RLIMIT_DATA, as every
+	// tool's: machine.DefaultMemoryLimit, docs/python.md): importing
+	// torch maps its libraries' writable data and allocates its
+	// operator registry, several hundred MiB, so the helper gets room
+	// for many times that, and still a bound on a runaway.
+	pythonMemoryLimit = 8 << 30
 )
 
 // Bridge outcomes (pyFacts.outcome).
@@ -276,7 +282,7 @@ func runPythonBridge(c *collector) *pyFacts {
 	// Path stays empty for a bare name which did not find: s.run then
 	// fails the way exec does (ENOENT naming the program).
 	cmd := machine.Command{Path: path, Argv: []string{argv0, "-"}, Stdin: pythonHelperStdin, Timeout: pythonTimeout(c.opt), MaxOutput: pythonMaxOutput, MaxStderr: pythonMaxStderr,
-		Env: []string{HelperMarker + "=" + strconv.Itoa(os.Getpid())}}
+		MemoryLimit: pythonMemoryLimit, Env: []string{HelperMarker + "=" + strconv.Itoa(os.Getpid())}}
 	// Stdin is a seekable file with the coding line (pythonHelperSeekable)
 	// where a memory or temporary file can be made; the bootstrap alone
 	// through a pipe otherwise, or when the interpreter got the file
@@ -340,8 +346,10 @@ func heldInterpreters(held []string) string {
 // PythonOptions.Self, /proc/self/exe by default; a symbolic or hard link
 // to it as well), or this probe itself runs inside another probe's helper
 // run (HelperMarker set), where any interpreter may be a copy of the probe
-// or a wrapper that starts one. Either would loop: the probe running
-// itself, each copy starting the next (docs/python.md, "Loops").
+// or a wrapper that starts one, or this binary or a copy of it is one of
+// the probe's ancestor processes (ancestorProbe: a wrapper that dropped
+// the marker). Either would loop: the probe running itself, each copy
+// starting the next (docs/python.md, "Loops").
 func refuseInterpreter(opt Options, path string) string {
 	if v, ok := opt.Env(HelperMarker); ok && v != "" {
 		return "this probe runs inside the Python helper run of another aorta-probe (" + HelperMarker + " is set), where running an interpreter could loop"
@@ -361,6 +369,9 @@ func refuseInterpreter(opt Options, path string) string {
 	}
 	if b, err := os.Stat(self); err == nil && os.SameFile(a, b) {
 		return "it is this aorta-probe binary, which would run itself"
+	}
+	if pid := ancestorProbe("/proc", os.Getppid(), self); pid != 0 {
+		return "this probe runs under another aorta-probe (process " + strconv.Itoa(pid) + ", this binary or a copy of it), where running an interpreter could loop"
 	}
 	return ""
 }

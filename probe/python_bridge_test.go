@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/testtree"
 	"archive/zip"
 	"bytes"
 	"compress/zlib"
@@ -48,7 +49,7 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 		if strings.HasPrefix(body, "#!") {
 			mode = 0o755
 		}
-		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+		if err := testtree.WriteFile(p, []byte(body), mode); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"aorta-probe/internal/testtree"
 	"context"
 	"encoding/binary"
 	"os"
@@ -138,7 +139,7 @@ func TestROCmInstallsVersionSources(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"opt/rocm-6.0.0/bin/hipconfig", "opt/rocm-6.1.0/lib/libamdhip64.so.6.1.40091"} {
 		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(root, p), []byte("#!/bin/sh\n"), 0o755)
+		testtree.WriteFile(filepath.Join(root, p), []byte("#!/bin/sh\n"), 0o755)
 	}
 	os.Symlink("libamdhip64.so.6.1.40091", filepath.Join(root, "opt/rocm-6.1.0/lib/libamdhip64.so"))
 	c := newCollector(context.Background(), Options{Root: root, Cwd: "/", Path: []string{filepath.Join(root, "opt/rocm-6.0.0/bin")},

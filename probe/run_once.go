@@ -71,7 +71,7 @@ func onceKey(c machine.Command) (key string, ok bool) {
 		field("stdin:" + string(c.Stdin))
 	}
 	field(c.Timeout.String())
-	field(strconv.Itoa(c.MaxOutput) + "/" + strconv.Itoa(c.MaxStderr))
+	field(strconv.Itoa(c.MaxOutput) + "/" + strconv.Itoa(c.MaxStderr) + "/" + strconv.FormatInt(c.MemoryLimit, 10))
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 

@@ -262,8 +262,13 @@ func (a *Archive) Expand(dir string) error {
 }
 
 // writeFile writes a regular file: Data, the sparse chunks, then a hole
-// up to Size.
+// up to Size. It holds syscall.ForkLock while the file is open, so that
+// no child forked meanwhile inherits it open for writing: a script of the
+// archive run by a test would otherwise fail with ETXTBSY while another
+// test's child still held the descriptor between its fork and exec.
 func writeFile(p string, f File) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
 	w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err

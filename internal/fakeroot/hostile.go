@@ -64,7 +64,10 @@ func Hostile(dir string) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+		if err := writeFile(p, File{Data: []byte(data), Size: -1}); err != nil {
+			return "", err
+		}
+		if err := os.Chmod(p, 0o755); err != nil {
 			return "", err
 		}
 	}

@@ -641,12 +641,49 @@ func (r *FS) ReadDir(p string) ([]fs.DirEntry, error) {
 		}
 		return es, nil
 	}
-	f, err := r.openDir(p)
+	es, _, err := r.readDirents(p, -1)
 	if err != nil {
 		return nil, err
 	}
+	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	if r.watch != nil {
+		r.watch.Listed(p, direntNames(es))
+	}
+	return es, nil
+}
+
+// ReadDirMax is ReadDir for a directory that may hold any number of
+// entries (a hostile or broken sysfs): it lists p a buffer of getdents(2)
+// at a time and stops as soon as it has more than max entries, every entry
+// counted whatever its type. more reports that the directory holds more
+// than max: es then holds max+1 entries in directory order, unsorted, and
+// the caller reads none of them. Otherwise es is sorted by name, as
+// ReadDir. Memory and time are bounded by max, never by the directory
+// (docs/hardware.md, "Bounds"); a capture records the entries listed, so
+// a replay stops at the same place.
+func (r *FS) ReadDirMax(p string, max int) (es []fs.DirEntry, more bool, err error) {
+	es, more, err = r.readDirents(p, max)
+	if err != nil {
+		return nil, false, err
+	}
+	if !more {
+		slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	}
+	if r.watch != nil {
+		r.watch.Listed(p, direntNames(es))
+	}
+	return es, more, nil
+}
+
+// readDirents lists p with getdents(2) into a fixed buffer, in directory
+// order; with max >= 0 it stops once it holds more than max entries (more
+// is then true and es holds max+1).
+func (r *FS) readDirents(p string, max int) (es []fs.DirEntry, more bool, err error) {
+	f, err := r.openDir(p)
+	if err != nil {
+		return nil, false, err
+	}
 	defer f.Close()
-	var es []fs.DirEntry
 	buf := make([]byte, 8<<10)
 	for {
 		n, err := syscall.ReadDirent(int(f.Fd()), buf)
@@ -654,18 +691,16 @@ func (r *FS) ReadDir(p string) ([]fs.DirEntry, error) {
 			continue
 		}
 		if err != nil {
-			return nil, PathErr("readdirent", p, err)
+			return nil, false, PathErr("readdirent", p, err)
 		}
 		if n <= 0 {
-			break
+			return es, false, nil
 		}
 		es = parseDirents(r, p, buf[:n], es)
+		if max >= 0 && len(es) > max {
+			return es[:max+1], true, nil
+		}
 	}
-	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	if r.watch != nil {
-		r.watch.Listed(p, direntNames(es))
-	}
-	return es, nil
 }
 
 func direntNames(es []fs.DirEntry) []string {

@@ -362,3 +362,59 @@ func TestReadAtMost(t *testing.T) {
 		t.Errorf("a failing reader: %v", err)
 	}
 }
+
+// TestReadDirMax: a listing stops once it holds more than max entries,
+// FIFOs, directories and links counted like files; under the cap it is
+// whole and sorted, as ReadDir; a link to a directory is listed where it
+// leads inside the root; a FIFO where the directory should be fails at
+// once. The same under a root and live.
+func TestReadDirMax(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "d")
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"c", "a"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/d", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, fsys := range []struct {
+		name string
+		r    *FS
+		base string
+	}{{"root", NewFS(root, "/", false), ""}, {"live", NewFS("/", "/", false), root}} {
+		t.Run(fsys.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				max  int
+				n    int
+				more bool
+			}{{4, 4, false}, {5, 4, false}, {3, 4, true}, {0, 1, true}} {
+				es, more, err := fsys.r.ReadDirMax(fsys.base+"/d", tc.max)
+				if err != nil || more != tc.more || len(es) != tc.n {
+					t.Errorf("max %d: %d entries, more %v, %v; want %d, %v", tc.max, len(es), more, err, tc.n, tc.more)
+				}
+				if !more && err == nil && strings.Join(direntNames(es), " ") != "a b c sub" {
+					t.Errorf("max %d: %q, want sorted", tc.max, direntNames(es))
+				}
+			}
+			if fsys.name == "root" {
+				if es, _, err := fsys.r.ReadDirMax("/link", 10); err != nil || len(es) != 4 || es[1].Type()&fs.ModeNamedPipe == 0 {
+					t.Errorf("through the link: %v, %v", es, err)
+				}
+			}
+			if _, _, err := fsys.r.ReadDirMax(fsys.base+"/fifo", 10); !errors.Is(err, syscall.ENOTDIR) {
+				t.Errorf("a FIFO: %v, want ENOTDIR", err)
+			}
+		})
+	}
+}

@@ -39,6 +39,9 @@ type Command struct {
 	MaxOutput int
 	// MaxStderr caps stderr; 0 means DefaultMaxStderr.
 	MaxStderr int
+	// MemoryLimit bounds the child's data (RLIMIT_DATA, memlimit.go) in
+	// bytes; 0 means DefaultMemoryLimit, a negative value none.
+	MemoryLimit int64
 	// Env holds NAME=VALUE pairs added to the probe's environment for this
 	// command only (the Python helper's loop marker, docs/python.md).
 	Env []string
@@ -68,6 +71,10 @@ type Result struct {
 	Truncated            bool
 	StdoutCut, StderrCut bool
 	Duration             time.Duration
+	// MemoryStopped is set when the child failed at its memory limit
+	// (Command.MemoryLimit, memlimit.go): a last line saying so is then
+	// added to Stderr, so that a reason quoting it names the limit.
+	MemoryStopped bool
 	// Cut is set on the replayed result of a command that the end of the
 	// captured collection killed (its deadline or a signal,
 	// docs/capture.md): the replay takes it as the live collection took
@@ -159,7 +166,12 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 	stdout := &capped{max: orDefault(c.MaxOutput, DefaultMaxOutput), sink: c.StdoutTo}
 	stderr := &capped{max: orDefault(c.MaxStderr, DefaultMaxStderr)}
 	cmd := newExecCmd(ctx, c, stdout, stderr)
-	if err := startChild(cmd.Start, func() int { return cmd.Process.Pid }); err != nil {
+	limit := c.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit
+	}
+	pid := func() int { return cmd.Process.Pid }
+	if err := startChild(func() error { return startLimited(cmd.Start, pid, limit) }, pid); err != nil {
 		return Result{Err: fmt.Errorf("%q: %w", c.Argv, err), ExitCode: -1, Duration: time.Since(start)}
 	}
 	werr := cmd.Wait()
@@ -190,6 +202,16 @@ func (ExecRunner) Run(ctx context.Context, c Command) Result {
 	case werr != nil && !errors.Is(werr, exec.ErrWaitDelay):
 		r.ExitCode = -1
 		r.Err = fmt.Errorf("%q: %w", c.Argv, werr)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && r.Err != nil {
+		peak := ru.Maxrss << 10 // KiB on Linux
+		if atMemoryLimit(limit, peak, r.Stderr) {
+			r.MemoryStopped = true
+			if len(r.Stderr) > 0 && r.Stderr[len(r.Stderr)-1] != '\n' {
+				r.Stderr = append(r.Stderr, '\n')
+			}
+			r.Stderr = append(r.Stderr, memoryLimitLine(limit, peak)...)
+		}
 	}
 	return r
 }

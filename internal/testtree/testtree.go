@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -39,8 +40,20 @@ func Make(tb testing.TB, root string, specs ...string) {
 func Script(tb testing.TB, script string) string {
 	tb.Helper()
 	p := filepath.Join(tb.TempDir(), "tool")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+	if err := WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// WriteFile is os.WriteFile holding syscall.ForkLock, so that no child
+// the test process forks meanwhile inherits the file open for writing. A
+// tool a test writes and then runs would otherwise fail to start with
+// ETXTBSY ("Text file busy") whenever a parallel test's child still held
+// that descriptor between its fork and its exec. Every executable a test
+// writes goes through it.
+func WriteFile(name string, data []byte, perm os.FileMode) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	return os.WriteFile(name, data, perm)
 }
