@@ -48,7 +48,7 @@ type cmakeCache struct {
 // later duplicates overwrite), sorted by NAME.
 func parseCMakeCache(text string) pyjson.Map[schema.CMakeCacheEntry] {
 	c, _ := scanCMakeCache(strings.NewReader(text))
-	return sortedMap(c.entries)
+	return pyjson.Sorted(c.entries)
 }
 
 // scanCMakeCache streams a CMakeCache.txt: it is split at the ASCII line
@@ -152,7 +152,7 @@ func collectCMakeCache(s *state, kind string, src *string) schema.CMakeCache {
 	if !ok {
 		return schema.CMakeCache{}
 	}
-	c := schema.CMakeCache{SourceFile: &p, Entries: sortedMap(cc.entries)}
+	c := schema.CMakeCache{SourceFile: &p, Entries: pyjson.Sorted(cc.entries)}
 	if cc.dropped > 0 {
 		s.reason("pytorch_build.cmake_cache: dropped %d allowlisted entry(ies) of %s past the caps (%d entries, %d bytes of names, types and values, lines of %d bytes)",
 			cc.dropped, p, cmakeMaxEntries, cmakeMaxBytes, cmakeMaxLine)

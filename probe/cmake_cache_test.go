@@ -10,6 +10,7 @@ import (
 
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )
 
@@ -32,13 +33,13 @@ func wholeTextCMakeCache(b []byte) map[string]schema.CMakeCacheEntry {
 
 func checkCMakeStream(t *testing.T, text string) {
 	t.Helper()
-	want := mapText(sortedMap(wholeTextCMakeCache([]byte(text))), func(e schema.CMakeCacheEntry) string { return e.Type + ":" + e.Value })
+	want := mapText(pyjson.Sorted(wholeTextCMakeCache([]byte(text))), func(e schema.CMakeCacheEntry) string { return e.Type + ":" + e.Value })
 	// One byte per read: every line break and UTF-8 sequence is cut.
 	c, err := scanCMakeCache(iotest.OneByteReader(strings.NewReader(text)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := mapText(sortedMap(c.entries), func(e schema.CMakeCacheEntry) string { return e.Type + ":" + e.Value })
+	got := mapText(pyjson.Sorted(c.entries), func(e schema.CMakeCacheEntry) string { return e.Type + ":" + e.Value })
 	if got != want || c.dropped != 0 {
 		t.Errorf("%q:\n got %s (dropped %d)\nwant %s", text, got, c.dropped, want)
 	}

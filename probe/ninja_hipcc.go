@@ -174,7 +174,7 @@ func parseNinja(r io.Reader) (map[string]*ninjaCollected, error) {
 // defines from the DEFINES strings (or blobs) in sorted order, later
 // overwriting; codegen flags and offload archs from the FLAGS strings.
 func ninjaTargetBlock(defs map[string]*string, flagTexts []string, archs map[string]bool) schema.NinjaTarget {
-	t := schema.NinjaTarget{Defines: sortedMap(defs), OffloadArchs: []string{}}
+	t := schema.NinjaTarget{Defines: pyjson.Sorted(defs), OffloadArchs: []string{}}
 	for _, d := range ninjaUseDefines {
 		_, ok := defs[d]
 		t.UseDefinesPresent = append(t.UseDefinesPresent, pyjson.Entry[bool]{Key: d, Value: ok})
