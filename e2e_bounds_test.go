@@ -1,7 +1,6 @@
 package main
 
 import (
-	"aorta-probe/internal/testtree"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 // Bounds the built binary must keep over every hostile GPU tree (issue

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"aorta-probe/internal/testtree"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 // TestDiffRealPlaces runs the static binary in real places and diffs the

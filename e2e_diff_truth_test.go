@@ -1,7 +1,6 @@
 package main
 
 import (
-	"aorta-probe/internal/testtree"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/sandbox"
+	"aorta-probe/internal/testtree"
 )
 
 // truthRows is the truth table of docs/triage.md ("The truth table"):

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"aorta-probe/internal/testtree"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"aorta-probe/internal/testtree"
 )
 
 // TestE2EChildrenDieWithKilledProbe: SIGKILL runs no handler, so the probe

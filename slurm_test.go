@@ -1,7 +1,6 @@
 package main
 
 import (
-	"aorta-probe/internal/testtree"
 	"bufio"
 	"bytes"
 	"context"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"aorta-probe/cli/capture"
+	"aorta-probe/internal/testtree"
 )
 
 // TestSlurmCluster runs the static binary on a real Slurm cluster, the way

@@ -6,6 +6,7 @@ import (
 	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -151,4 +152,54 @@ func parseModinfo(out, field string) *string {
 		return &v
 	}
 	return nil
+}
+
+// dpkgStatus is what one streamed pass over dpkg's status database
+// (source.FS.DpkgStatus) tells its two readers: the names of amdgpu
+// packages (dpkgKnows) and the first installed HIP runtime
+// (hipRuntimePackage, rocm_installs).
+type dpkgStatus struct {
+	source.DpkgStatus
+	// unknown: the database could not be read whole: missing,
+	// unreadable, not a regular file, or larger than
+	// source.DpkgStatusMax, before or while it was read.
+	unknown bool
+}
+
+// readDpkgStatus streams dpkg's status database under root once.
+func readDpkgStatus(root *machine.FS) dpkgStatus {
+	st, err := source.NewFS(root).DpkgStatus(amdgpuPackages, hipRuntimePackage)
+	return dpkgStatus{DpkgStatus: st, unknown: err != nil}
+}
+
+// dpkgKnows reports, for each candidate (one of amdgpuPackages), whether
+// dpkg's status database (the file dpkg-query -W reads) may have a package
+// whose name starts with it: true when a Package: line does, or for every
+// candidate when the database is unknown (dpkg-query then decides). Where
+// it is known not to, the query's answer is known to be empty, and the
+// 10–20 ms it costs are saved.
+func dpkgKnows(st dpkgStatus, cands []string) map[string]bool {
+	known := map[string]bool{}
+	for _, c := range cands {
+		if st.unknown {
+			known[c] = true
+			continue
+		}
+		for _, name := range st.Names {
+			if strings.HasPrefix(name, c) {
+				known[c] = true
+				break
+			}
+		}
+	}
+	return known
+}
+
+// dpkgStatus is dpkg's status database of the probed root, streamed once
+// per collection (readDpkgStatus) whichever block asks first.
+func (c *collector) dpkgStatus() dpkgStatus {
+	if c.dpkg == nil { // a partial collector some tests build
+		return readDpkgStatus(c.root)
+	}
+	return c.dpkg()
 }

@@ -46,3 +46,29 @@ func TestDpkgStatusNotRegular(t *testing.T) {
 		})
 	})
 }
+
+// TestDpkgKnows: a candidate is known where a Package: name starts with
+// it, and every candidate is when the database could not be read.
+func TestDpkgKnows(t *testing.T) {
+	root := t.TempDir()
+	testtree.Make(t, root, "var/lib/dpkg/")
+	status := "Package: amdgpu-dkms\nStatus: install ok installed\nVersion: 1:6.8.5-1\n\n" +
+		"Package: libamdhip64-5\nStatus: install ok installed\nVersion: 5.2.3-8\n"
+	if err := os.WriteFile(filepath.Join(root, "var/lib/dpkg/status"), []byte(status), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := readDpkgStatus(machine.NewFS(root, "/", false))
+	if st.unknown || st.RuntimeName != "libamdhip64-5" || st.RuntimeVersion != "5.2.3-8" {
+		t.Errorf("readDpkgStatus = %+v", st)
+	}
+	if got := dpkgKnows(st, []string{"amdgpu-dkms", "amdgpu-kmod"}); !got["amdgpu-dkms"] || got["amdgpu-kmod"] {
+		t.Errorf("dpkgKnows = %v", got)
+	}
+	missing := readDpkgStatus(machine.NewFS(t.TempDir(), "/", false))
+	if !missing.unknown || missing.RuntimeVersion != "" {
+		t.Errorf("no database: %+v, want unknown", missing)
+	}
+	if got := dpkgKnows(missing, []string{"amdgpu-kmod"}); !got["amdgpu-kmod"] {
+		t.Errorf("dpkgKnows without a database = %v, want every candidate unknown", got)
+	}
+}

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"aorta-probe/internal/testtree"
 	"bytes"
 	"context"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"aorta-probe/buck"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 

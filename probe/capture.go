@@ -103,7 +103,7 @@ func replayOptions(r *machine.Replay, opt Options) Options {
 	// the Python helper's share of it); the replay's own --deadline
 	// bounds only this run.
 	if d, err := time.ParseDuration(r.Setting("deadline")); err == nil && d > 0 {
-		opt.bound = cmp.Or(opt.Deadline, DefaultDeadline)
+		opt.bound = cmp.Or(opt.Deadline, machine.DefaultDeadline)
 		opt.Deadline = d
 	}
 	return opt

@@ -55,7 +55,7 @@ type Options struct {
 	// component walk even where the kernel has openat2 (machine.FS), so
 	// that tests cover both resolvers on one machine.
 	PortableResolve bool
-	// Deadline bounds the whole collection; default DefaultDeadline.
+	// Deadline bounds the whole collection; default machine.DefaultDeadline.
 	Deadline time.Duration
 	// Extended keeps the per-file catalog lists (detail "full").
 	Extended bool
@@ -97,11 +97,6 @@ type Options struct {
 	// gives the captured names (docs/capture.md).
 	TempName func(attempt int) string
 }
-
-// DefaultDeadline bounds a collection when Options.Deadline is zero. It is
-// above the longest single command timeout (30 s, rocm_agent_enumerator on a
-// large host takes ~16 s) so that a slow but healthy tool still answers.
-const DefaultDeadline = 60 * time.Second
 
 // probeGrace is how long probes may still finish after the deadline or an
 // interruption, once their commands have been killed.
@@ -1023,7 +1018,7 @@ func withDefaults(opt Options) Options {
 		opt.Cwd, _ = os.Getwd()
 	}
 	if opt.Deadline <= 0 {
-		opt.Deadline = DefaultDeadline
+		opt.Deadline = machine.DefaultDeadline
 	}
 	if opt.ExecutionContext == "" {
 		opt.ExecutionContext = "direct"

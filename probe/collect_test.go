@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"aorta-probe/internal/testtree"
 	"bytes"
 	"context"
 	"flag"
@@ -21,6 +20,7 @@ import (
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 

@@ -1,13 +1,13 @@
 package probe
 
 import (
-	"aorta-probe/internal/machine"
-	"aorta-probe/internal/pyfmt"
-
 	"fmt"
 	"strconv"
 	"strings"
 
+	"aorta-probe/internal/machine"
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -147,7 +147,7 @@ type isoInputs struct {
 	selfRead         bool
 	procOK, procRead bool
 	foreignProc      bool
-	status           *procStatus
+	status           *source.ProcStatus
 	statusErr        error
 	fixed            *fixedNS
 	mounts           *mountView
@@ -157,21 +157,21 @@ type isoInputs struct {
 }
 
 type ancestorStatus struct {
-	st  procStatus
+	st  source.ProcStatus
 	err error
 }
 
 // ancestorStatus is /proc/<pid>/status of an ancestor, read once.
-func (in *isoInputs) ancestorStatus(pid int) (procStatus, error) {
+func (in *isoInputs) ancestorStatus(pid int) (source.ProcStatus, error) {
 	if a, ok := in.ancestors[pid]; ok {
 		return a.st, a.err
 	}
 	var a ancestorStatus
-	b, err := in.s.root.ReadFile(fmt.Sprintf("/proc/%d/status", pid), machine.MaxTextFile)
+	st, err := source.NewFS(in.s.root).ProcStatus(strconv.Itoa(pid))
 	if err != nil {
-		a.err = err
+		a.err = source.Cause(err)
 	} else {
-		a.st = parseProcStatus(string(b))
+		a.st = st
 	}
 	if in.ancestors == nil {
 		in.ancestors = map[int]ancestorStatus{}
@@ -200,11 +200,12 @@ func (in *isoInputs) proc() (ok, foreign bool) {
 	return in.procOK, in.foreignProc
 }
 
-// procStatus is /proc/self/status (readProcStatus), read once.
-func (in *isoInputs) procStatus() (procStatus, error) {
+// procStatus is /proc/self/status, read once; an unreadable one reads
+// empty, with the read's error.
+func (in *isoInputs) procStatus() (source.ProcStatus, error) {
 	if in.status == nil {
-		st, err := readProcStatus(in.s.root)
-		in.status, in.statusErr = &st, err
+		st, err := source.NewFS(in.s.root).ProcStatus("self")
+		in.status, in.statusErr = &st, source.Cause(err)
 	}
 	return *in.status, in.statusErr
 }
@@ -320,13 +321,13 @@ func buildIsolationSignals() []isoSignal {
 	procOK := func(in *isoInputs) bool { ok, _ := in.proc(); return ok }
 	return append(t,
 		isoSignal{name: "user_ns_uid_map", check: uidMap},
-		isoSignal{name: "nested_pid_ns", check: statusSignal("NSpid", func(_ *isoInputs, st procStatus) finding {
+		isoSignal{name: "nested_pid_ns", check: statusSignal("NSpid", func(_ *isoInputs, st source.ProcStatus) finding {
 			return finding{observed: schema.Str(joinInts(st.NSpid)), fired: len(st.NSpid) > 1}
 		})},
-		isoSignal{name: "probe_is_pid1", check: statusSignal("Pid", func(_ *isoInputs, st procStatus) finding {
+		isoSignal{name: "probe_is_pid1", check: statusSignal("Pid", func(_ *isoInputs, st source.ProcStatus) finding {
 			return finding{observed: schema.Str(strconv.Itoa(st.Pid)), fired: st.Has["Pid"] && st.Pid == 1}
 		})},
-		isoSignal{name: "proot_tracer", check: statusSignal("TracerPid", func(in *isoInputs, st procStatus) finding {
+		isoSignal{name: "proot_tracer", check: statusSignal("TracerPid", func(in *isoInputs, st source.ProcStatus) finding {
 			src, obs, err, fired := prootTracer(in.s, st)
 			return finding{src, obs, err, fired}
 		})},
@@ -373,12 +374,12 @@ func selfCgroupRuntime(in *isoInputs) finding {
 	}
 	obs := firstLine(*cg)
 	for _, line := range strings.Split(*cg, "\n") {
-		if len(cgroupTokens(line)) > 0 {
+		if len(source.CgroupTokens(line)) > 0 {
 			obs = line
 			break
 		}
 	}
-	return finding{source: p, observed: schema.Str(obs), fired: len(cgroupTokens(*cg)) > 0}
+	return finding{source: p, observed: schema.Str(obs), fired: len(source.CgroupTokens(*cg)) > 0}
 }
 
 // procfsMissing and procfsForeign tell a chroot without a procfs from the
@@ -445,7 +446,7 @@ func uidMap(in *isoInputs) finding {
 
 // statusSignal is a signal read from the /proc/self/status line named
 // field; an unreadable status is its error.
-func statusSignal(field string, check func(*isoInputs, procStatus) finding) func(*isoInputs) finding {
+func statusSignal(field string, check func(*isoInputs, source.ProcStatus) finding) func(*isoInputs) finding {
 	return func(in *isoInputs) finding {
 		st, err := in.procStatus()
 		if err != nil {
@@ -577,7 +578,7 @@ func kernelMajorMinor(release string) ([2]int, bool) {
 // namespaces). Any other tracer (strace, gdb) is recorded but does not
 // fire: a debugger on a bare host is no sandbox. Source:
 // /proc/self/status TracerPid, /proc/<TracerPid>/comm.
-func prootTracer(s *state, st procStatus) (source string, observed *string, err error, fired bool) {
+func prootTracer(s *state, st source.ProcStatus) (source string, observed *string, err error, fired bool) {
 	if !st.Has["TracerPid"] {
 		return "/proc/self/status TracerPid", schema.Str("no TracerPid line"), nil, false
 	}
@@ -735,4 +736,39 @@ func joinInts(ns []int) string {
 		parts[i] = strconv.Itoa(n)
 	}
 	return strings.Join(parts, " ")
+}
+
+// mountView is the root mount as /proc/self/mountinfo lists it.
+type mountView struct {
+	obs                     *string
+	err                     error
+	unlisted, containerLike bool
+}
+
+// readMountView reads /proc/self/mountinfo of root and finds the root
+// mount in it.
+func readMountView(root *machine.FS) *mountView {
+	v := &mountView{}
+	all, err := source.NewFS(root).SelfMountInfo()
+	if err != nil {
+		v.err = source.Cause(err)
+		return v
+	}
+	m, ok := source.RootMount(all)
+	obs := "no mount on /"
+	// A readable, non-empty mount table without "/" is a chroot into a
+	// directory (with /proc mounted inside): the kernel hides mounts whose
+	// mount point lies outside the process root, so the real root mount
+	// is not listed.
+	v.unlisted = !ok && len(all) > 0
+	if ok {
+		obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
+		switch m.FSType {
+		case "overlay", "fuse-overlayfs", "aufs", "tmpfs":
+			v.containerLike = true
+		}
+		v.containerLike = v.containerLike || m.Root != "/"
+	}
+	v.obs = schema.Str(obs)
+	return v
 }

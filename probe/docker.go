@@ -3,6 +3,7 @@ package probe
 import (
 	"aorta-probe/internal/knobs"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -25,7 +26,7 @@ func collectDocker(s *state) *schema.Docker {
 		s.reason("docker.digest: AORTA_DOCKER_DIGEST env var not set by the launcher")
 	}
 	if cg := s.root.ReadText("/proc/self/cgroup"); cg != nil {
-		if id, ok := cgroupContainerID(*cg); ok {
+		if id, ok := source.CgroupContainerID(*cg); ok {
 			d.ContainerID = &id
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"aorta-probe/internal/lazyre"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -136,4 +137,20 @@ func scanLibcBanner(r io.Reader) (string, bool) {
 		}
 		keep = copy(buf, data[len(data)-overlap:])
 	}
+}
+
+// osRelease is the image the probe's filesystem comes from (recorded in
+// probe_provenance): /etc/os-release, else /usr/lib/os-release.
+func osRelease(r *machine.FS) *schema.OSRelease {
+	o, err := source.NewFS(r).OSRelease()
+	if err != nil {
+		return nil
+	}
+	get := func(k string) *string {
+		if v, ok := o.Fields[k]; ok {
+			return &v
+		}
+		return nil
+	}
+	return &schema.OSRelease{Path: o.Path, ID: get("ID"), VersionID: get("VERSION_ID"), PrettyName: get("PRETTY_NAME")}
 }

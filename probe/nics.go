@@ -3,6 +3,7 @@ package probe
 import (
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -45,7 +46,8 @@ func collectNICs(s *state) schema.NICs {
 	}
 	// lspci -d reads the same sysfs tree; when it shows no function of a
 	// vendor, lspci's answer is known to be empty and is not asked for.
-	pci, complete := pciIDs(s.root)
+	pci, err := source.NewFS(s.root).PCIIDs()
+	complete := err == nil
 	var jobs []func(*state)
 	for _, v := range nicVendors {
 		if complete && !pci[v.lspciID] {
@@ -72,7 +74,8 @@ func collectNIC(s *state, v nicVendor) schema.NIC {
 	}
 	d := &schema.NICDetail{RDMADevices: []string{}, Links: []schema.RDMALink{}}
 
-	ifaces := netInterfacesOfVendor(s.root, v.sysfsID)
+	src := source.NewFS(s.root)
+	ifaces, _ := src.NetInterfacesOfVendor(v.sysfsID)
 	d.DriverVersion = s.root.ReadText("/sys/module/" + v.driver + "/version")
 	var eth, ibv, rl *string
 	var t2 *schema.AINICDetail
@@ -93,22 +96,23 @@ func collectNIC(s *state, v nicVendor) schema.NIC {
 		},
 	)
 	if eth != nil {
+		info := source.ParseEthtoolInfo(*eth)
 		if d.DriverVersion == nil {
-			d.DriverVersion = ethtoolField(*eth, "version")
+			d.DriverVersion = info.Version
 		}
-		d.Firmware, d.PkgVersion = splitFirmware(ethtoolField(*eth, "firmware-version"))
+		d.Firmware, d.PkgVersion = source.SplitFirmware(info.FirmwareVersion)
 	}
 	if ibv != nil {
-		for _, dev := range parseIBVDevices(*ibv) {
-			if drv, ok := rdmaDeviceDriver(s.root, dev); ok && drv == v.driver {
+		for _, dev := range source.ParseIBVDevices(*ibv) {
+			if drv, err := src.RDMADeviceDriver(dev); err == nil && drv == v.driver {
 				d.RDMADevices = append(d.RDMADevices, dev)
 			}
 		}
 	}
 	if rl != nil {
-		for _, l := range parseRDMALinks(*rl) {
-			if linkDriver(s.root, l) == v.driver {
-				d.Links = append(d.Links, l)
+		for _, l := range source.ParseRDMALinks(*rl) {
+			if linkDriver(src, l) == v.driver {
+				d.Links = append(d.Links, schema.RDMALink(l))
 			}
 		}
 	}
@@ -121,13 +125,13 @@ func collectNIC(s *state, v nicVendor) schema.NIC {
 
 // linkDriver is the driver a link binds to: its netdev's when it has one
 // that resolves, else its RDMA device's; "" when neither resolves.
-func linkDriver(root *machine.FS, l schema.RDMALink) string {
+func linkDriver(src source.FS, l source.RDMALink) string {
 	if l.Netdev != nil {
-		if drv, ok := netdevDriver(root, *l.Netdev); ok {
+		if drv, err := src.NetdevDriver(*l.Netdev); err == nil {
 			return drv
 		}
 	}
-	drv, _ := rdmaDeviceDriver(root, l.Device)
+	drv, _ := src.RDMADeviceDriver(l.Device)
 	return drv
 }
 
@@ -141,17 +145,17 @@ func ainicTier2Identity(s *state) *schema.AINICDetail {
 	s.parallel(
 		func(s *state) {
 			if out := nicRun(s, []string{"nicctl", "--version"}, "nics.ainic.nicctl_version", true); out != nil {
-				t.NicctlVersion = parseNicctlVersion(*out)
+				t.NicctlVersion = source.ParseNicctlVersion(*out)
 			}
 		},
 		func(s *state) {
 			if out := nicRun(s, []string{"nicctl", "show", "version", "firmware", "--json"}, "nics.ainic.card.firmware", true); out != nil {
-				fw = parseVersionOutput(*out)
+				fw = source.ParseNicctlShowVersion(*out)
 			}
 		},
 		func(s *state) {
 			if out := nicRun(s, []string{"nicctl", "show", "version", "host-software", "--json"}, "nics.ainic.card.host_sw", true); out != nil {
-				t.Card.HostSW = parseVersionOutput(*out)
+				t.Card.HostSW = source.ParseNicctlShowVersion(*out)
 			}
 		},
 		func(s *state) {
@@ -160,10 +164,10 @@ func ainicTier2Identity(s *state) *schema.AINICDetail {
 	)
 	t.Card.Firmware = fw
 	if card != nil && *card != "" {
-		c := parseCardDetail(*card)
-		t.Card.UUID, t.Card.ASIC = c.uuid, c.asic
+		c := source.ParseCardDetail(*card)
+		t.Card.UUID, t.Card.ASIC = c.UUID, c.ASIC
 		if t.Card.Firmware == nil {
-			t.Card.Firmware = c.firmware
+			t.Card.Firmware = c.Firmware
 		}
 	}
 	return t
@@ -179,14 +183,14 @@ func ainicTier2Settings(s *state, t *schema.AINICDetail, rdmaDevices []string) {
 				return
 			}
 			if out := nicRun(s, []string{"nicctl", "show", "card", "profile", "-c", *t.Card.UUID}, "nics.ainic.profile", true); out != nil {
-				t.Profile = parseCardProfile(*out)
+				t.Profile = schema.AINICProfile(source.ParseCardProfile(*out))
 			}
 		},
 		func(s *state) {
 			if len(rdmaDevices) == 0 {
 				s.reason("nics.ainic.dcqcn: no AINIC RDMA device resolved; cannot query dcqcn")
 			} else if out := nicRun(s, []string{"nicctl", "show", "dcqcn", "--roce-device", rdmaDevices[0], "--profile-id", "1"}, "nics.ainic.dcqcn", true); out != nil {
-				t.DCQCN = parseDCQCN(*out)
+				t.DCQCN = schema.AINICDCQCN(source.ParseDCQCN(*out))
 			}
 		},
 	)

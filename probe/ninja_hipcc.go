@@ -1,9 +1,6 @@
 package probe
 
 import (
-	"bufio"
-	"errors"
-	"io"
 	"os"
 	"sort"
 	"strings"
@@ -13,6 +10,7 @@ import (
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -38,7 +36,6 @@ var ninjaCodegenFlags = []string{
 }
 
 var (
-	ninjaBuildRe      = lazyre.New(`^build [^:]*:` + pyfmt.ReSpace + `+(` + pyfmt.ReNotSpace + `+)`)
 	ninjaDefineRe     = lazyre.New(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpace + `+))?`)
 	offloadArchRe     = lazyre.New(`--offload-arch=(` + pyfmt.ReNotSpace + `+)`)
 	findHIPSetRe      = lazyre.New(`(?m)^` + pyfmt.ReSpace + `*set` + pyfmt.ReSpace + `*\(` + pyfmt.ReSpace + `*(HIP_HIPCC_FLAGS|HIP_CLANG_FLAGS|HIP_HCC_FLAGS)(?:_[A-Z]+)?` + pyfmt.ReSpace + `+([^)]*)\)` + pyfmt.ReSpace + `*$`)
@@ -46,135 +43,11 @@ var (
 	blobSplitRe       = lazyre.New(`[;\t\n\v\f\r \x1c-\x1f]+`)
 )
 
-// ninjaCollected is what one parser gathered per target: the distinct
-// DEFINES strings (or FindHIP blobs) and FLAGS strings.
-type ninjaCollected struct {
-	defines map[string]bool
-	flags   map[string]bool
-}
-
-// ninjaScanner is the modern build.ninja parser of pytorch_build.ninja_hipcc,
-// fed one logical line at a time (continuations already folded).
-type ninjaScanner struct {
-	inHIP     bool
-	pending   string
-	linesLeft int
-	targets   map[string]*ninjaCollected
-}
-
-func (n *ninjaScanner) line(l string) {
-	if m := ninjaBuildRe().FindStringSubmatch(l); m != nil {
-		n.inHIP = strings.HasPrefix(m[1], "HIP_COMPILER")
-		n.pending = ""
-		return
-	}
-	if !n.inHIP {
-		return
-	}
-	switch {
-	case strings.HasPrefix(l, "  DEFINES = "):
-		d := l[len("  DEFINES = "):]
-		t, ok := exportsTarget(d)
-		if ok && isNinjaTarget(t) {
-			n.add(t).defines[d] = true
-			n.pending, n.linesLeft = t, 10
-		} else {
-			n.pending = ""
-		}
-	case n.pending != "" && strings.HasPrefix(l, "  FLAGS = "):
-		n.add(n.pending).flags[l[len("  FLAGS = "):]] = true
-		n.pending = ""
-	case n.pending != "":
-		n.linesLeft--
-		if n.linesLeft <= 0 || !strings.HasPrefix(l, "  ") {
-			n.pending = ""
-		}
-	}
-}
-
-func (n *ninjaScanner) add(t string) *ninjaCollected {
-	if n.targets == nil {
-		n.targets = map[string]*ninjaCollected{}
-	}
-	c := n.targets[t]
-	if c == nil {
-		c = &ninjaCollected{defines: map[string]bool{}, flags: map[string]bool{}}
-		n.targets[t] = c
-	}
-	return c
-}
-
-func isNinjaTarget(t string) bool {
-	for _, x := range ninjaTargets {
-		if t == x {
-			return true
-		}
-	}
-	return false
-}
-
-// exportsTarget finds the first -D<IDENT>_EXPORTS that ends at a word
-// boundary and returns IDENT (greedy: -Dfoo_EXPORTS_EXPORTS gives
-// foo_EXPORTS).
-func exportsTarget(d string) (string, bool) {
-	for i := 0; ; {
-		j := strings.Index(d[i:], "-D")
-		if j < 0 {
-			return "", false
-		}
-		start := i + j + 2
-		k := start
-		for k < len(d) && pyfmt.IsASCIIWord(d[k]) {
-			k++
-		}
-		run := d[start:k]
-		if len(run) > len("_EXPORTS") && strings.HasSuffix(run, "_EXPORTS") && !(run[0] >= '0' && run[0] <= '9') && !pyfmt.IsWordAt(d, k) {
-			return run[:len(run)-len("_EXPORTS")], true
-		}
-		i = i + j + 1
-	}
-}
-
-// foldNinjaLines splits build.ninja text into logical lines: a physical
-// line ending in "$" is joined to the next with one space.
-func foldNinjaLines(r io.Reader, each func(string)) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	var parts []string
-	for {
-		raw, err := br.ReadString('\n')
-		if raw != "" || err == nil {
-			l := pyfmt.DecodeReplace([]byte(strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")))
-			if strings.HasSuffix(l, "$") {
-				parts = append(parts, l[:len(l)-1])
-			} else {
-				each(strings.Join(append(parts, l), " "))
-				parts = nil
-			}
-		}
-		if err == io.EOF {
-			if parts != nil {
-				each(strings.Join(parts, " "))
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// parseNinja runs the modern parser over a whole build.ninja stream.
-func parseNinja(r io.Reader) (map[string]*ninjaCollected, error) {
-	var n ninjaScanner
-	err := foldNinjaLines(r, n.line)
-	return n.targets, err
-}
-
 // ninjaTargetBlock turns collected strings into one target's object:
 // defines from the DEFINES strings (or blobs) in sorted order, later
 // overwriting; codegen flags and offload archs from the FLAGS strings.
 func ninjaTargetBlock(defs map[string]*string, flagTexts []string, archs map[string]bool) schema.NinjaTarget {
-	t := schema.NinjaTarget{Defines: sortedMap(defs), OffloadArchs: []string{}}
+	t := schema.NinjaTarget{Defines: pyjson.Sorted(defs), OffloadArchs: []string{}}
 	for _, d := range ninjaUseDefines {
 		_, ok := defs[d]
 		t.UseDefinesPresent = append(t.UseDefinesPresent, pyjson.Entry[bool]{Key: d, Value: ok})
@@ -206,12 +79,12 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // modernTargets builds the targets object of the ninja_defines parser.
-func modernTargets(coll map[string]*ninjaCollected) pyjson.Map[schema.NinjaTarget] {
+func modernTargets(coll map[string]*source.NinjaTarget) pyjson.Map[schema.NinjaTarget] {
 	out := pyjson.Map[schema.NinjaTarget]{}
 	for _, name := range sortedKeys(keysOf(coll)) {
 		c := coll[name]
 		defs := map[string]*string{}
-		for _, d := range sortedKeys(c.defines) {
+		for _, d := range sortedKeys(c.Defines) {
 			for _, sm := range ninjaDefineRe().FindAllStringSubmatchIndex(d, -1) {
 				var v *string
 				if sm[4] >= 0 {
@@ -220,7 +93,7 @@ func modernTargets(coll map[string]*ninjaCollected) pyjson.Map[schema.NinjaTarge
 				defs[d[sm[2]:sm[3]]] = v
 			}
 		}
-		flags := sortedKeys(c.flags)
+		flags := sortedKeys(c.Flags)
 		archs := map[string]bool{}
 		for _, f := range flags {
 			for _, m := range offloadArchRe().FindAllStringSubmatch(f, -1) {
@@ -410,20 +283,9 @@ func collectNinjaHIPCC(s *state, kind string, src *string) schema.NinjaHIPCC {
 }
 
 // readNinja streams build.ninja (it can be hundreds of MiB) through the
-// modern parser. It is opened non-blocking and must be a regular file, so
-// a FIFO put in its place since the check cannot hang the probe.
-func readNinja(root *machine.FS, p string) (map[string]*ninjaCollected, error) {
-	f, _, err := root.OpenRegular(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	coll, err := parseNinja(f)
-	if err != nil {
-		var pe *os.PathError
-		if !errors.As(err, &pe) {
-			err = &os.PathError{Op: "read", Path: p, Err: err}
-		}
-	}
-	return coll, err
+// modern parser (source.FS.Ninja); the error is the machine's, which the
+// reason names.
+func readNinja(root *machine.FS, p string) (map[string]*source.NinjaTarget, error) {
+	coll, err := source.NewFS(root).Ninja(p, ninjaTargets)
+	return coll, source.Cause(err)
 }

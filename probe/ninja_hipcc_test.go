@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -46,7 +47,7 @@ func TestParseNinjaFixture(t *testing.T) {
 	in := "build x.o: HIP_COMPILER__torch_hip_unscanned src/x.hip\n" +
 		"  DEFINES = -Dtorch_hip_EXPORTS -DUSE_ROCM_CK_SDPA\n" +
 		"  FLAGS = -O3 --offload-arch=gfx942\n"
-	coll, err := parseNinja(strings.NewReader(in))
+	coll, err := source.ParseNinja(strings.NewReader(in), ninjaTargets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestParseNinja(t *testing.T) {
 		{"three spaces is not DEFINES", "build a.o: HIP_COMPILER x\n   DEFINES = -Dtorch_cpu_EXPORTS\n", ""},
 		{"empty", "", ""},
 	} {
-		coll, err := parseNinja(strings.NewReader(tc.in))
+		coll, err := source.ParseNinja(strings.NewReader(tc.in), ninjaTargets)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,7 @@ func FuzzParseNinja(f *testing.F) {
 	f.Add("build x.o: HIP_COMPILER__torch_hip_unscanned src/x.hip\n  DEFINES = -Dtorch_hip_EXPORTS -DUSE_ROCM_CK_SDPA\n  FLAGS = -O3 --offload-arch=gfx942\n")
 	f.Add("set(HIP_HIPCC_FLAGS -DA=1;-DB)\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		coll, err := parseNinja(strings.NewReader(s))
+		coll, err := source.ParseNinja(strings.NewReader(s), ninjaTargets)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"aorta-probe/internal/testtree"
 	"archive/zip"
 	"bytes"
 	"compress/zlib"
@@ -22,6 +21,7 @@ import (
 
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 

@@ -6,6 +6,7 @@ import (
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -213,10 +214,10 @@ func torchFlags(s *state, f *pyFacts) schema.PytorchFlags {
 		s.reason("pytorch_build.flags: torch.__config__.show unavailable")
 		return fl
 	}
-	fl.BuildSettings = parseBuildSettings(t.ConfigShow.Text)
+	fl.BuildSettings = source.ParseBuildSettings(t.ConfigShow.Text)
 	if v, ok := fl.BuildSettings.Get("CXX_FLAGS"); ok {
 		fl.CXXFlagsRaw = &v
-		fl.CXXDefines = parseCXXDefines(v)
+		fl.CXXDefines = source.ParseCXXDefines(v)
 	}
 	if v, ok := fl.BuildSettings.Get("CUDA_FLAGS"); ok {
 		fl.CUDAFlagsRaw = &v
@@ -258,4 +259,52 @@ func truthyStr(v any) *string {
 	}
 	s := pyjson.Str(v)
 	return &s
+}
+
+// coerceFlag is build_flags' coerce: ON/TRUE/1 → true, OFF/FALSE/0 → false
+// (upper-cased, stripped, trailing commas removed), else the raw string.
+func coerceFlag(raw string) any {
+	u := strings.TrimRight(pyfmt.Strip(strings.ToUpper(raw)), ",")
+	switch u {
+	case "ON", "TRUE", "1":
+		return true
+	case "OFF", "FALSE", "0":
+		return false
+	}
+	return raw
+}
+
+// projectBuildFlags is pytorch_build.build_flags (docs/python.md): the 17
+// canonical names, each from build_settings (any alias) first, else from
+// cxx_defines (a bare -DNAME is true), else null.
+func projectBuildFlags(settings pyjson.Map[string], defines pyjson.Map[*string]) pyjson.Map[any] {
+	out := make(pyjson.Map[any], 0, len(schema.BuildFlagNames))
+	for _, name := range schema.BuildFlagNames {
+		aliases := []string{name}
+		if name == "USE_MIOPEN" {
+			aliases = append(aliases, "CAFFE2_USE_MIOPEN")
+		}
+		var v any
+		found := false
+		for _, a := range aliases {
+			if raw, ok := settings.Get(a); ok {
+				v, found = coerceFlag(raw), true
+				break
+			}
+		}
+		if !found {
+			for _, a := range aliases {
+				if d, ok := defines.Get(a); ok {
+					if d == nil {
+						v = true
+					} else {
+						v = coerceFlag(*d)
+					}
+					break
+				}
+			}
+		}
+		out = append(out, pyjson.Entry[any]{Key: name, Value: v})
+	}
+	return out
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
 )
 
 // TestDifferentialRegex compares the hand-written parsers with the Python
@@ -85,7 +87,7 @@ json.dump(res, sys.stdout)
 	}
 	for i, s := range inputs {
 		var gs any
-		if m := parseBuildSettings(s); m != nil {
+		if m := source.ParseBuildSettings(s); m != nil {
 			pairs := [][2]string{}
 			for _, e := range m {
 				pairs = append(pairs, [2]string{e.Key, e.Value})
@@ -93,7 +95,7 @@ json.dump(res, sys.stdout)
 			gs = pairs
 		}
 		gd := [][2]any{}
-		for _, e := range parseCXXDefines(s) {
+		for _, e := range source.ParseCXXDefines(s) {
 			var v any
 			if e.Value != nil {
 				v = *e.Value
@@ -186,5 +188,95 @@ json.dump(res, sys.stdout)
 	}
 	if compared < 500 {
 		t.Errorf("only %d inputs compared", compared)
+	}
+}
+
+// The Python probe's __config__.show() fixture (internal/source's
+// torch_config_test.go parses the same text).
+const configShowFixture = "PyTorch built with:\n" +
+	"  - GCC 13.3\n" +
+	"  - HIP Runtime 7.2.53211\n" +
+	"  - MIOpen 3.5.1\n" +
+	"  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, COMMIT_SHA=ff65f5bc672795c5e5033900ea0a0c4f8566c8cf, CXX_COMPILER=/opt/rocm/llvm/bin/clang++, CXX_FLAGS= -D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall, LAPACK_INFO=mkl, TORCH_VERSION=2.9.1, USE_CUDA=OFF, USE_CUDNN=OFF, USE_MKL=ON, USE_MKLDNN=ON, USE_NCCL=ON, USE_OPENMP=ON, USE_ROCM=ON, USE_ROCM_KERNEL_ASSERT=OFF, \n"
+
+const fixtureCXXFlags = "-D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall"
+
+func mapText[V any](m pyjson.Map[V], f func(V) string) string {
+	if m == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	for _, e := range m {
+		b.WriteString(e.Key + "=" + f(e.Value) + ";")
+	}
+	return b.String()
+}
+
+func strV(s string) string { return s }
+func ptrV(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+func anyV(v any) string { return pyjson.Str(v) }
+
+func TestProjectBuildFlags(t *testing.T) {
+	settings := source.ParseBuildSettings(configShowFixture)
+	cxx, _ := settings.Get("CXX_FLAGS")
+	got := mapText(projectBuildFlags(settings, source.ParseCXXDefines(cxx)), anyV)
+	want := "USE_FLASH_ATTENTION=None;USE_ROCM_CK_SDPA=True;USE_AOTRITON=None;USE_MEM_EFF_ATTENTION=None;DISABLE_AOTRITON=None;" +
+		"USE_ROCM=True;USE_CUDA=False;USE_CUDNN=False;USE_MIOPEN=None;USE_FBGEMM=True;USE_FBGEMM_GENAI=None;USE_NCCL=True;" +
+		"USE_MKL=True;USE_MKLDNN=True;USE_OPENMP=True;USE_KINETO=True;BUILD_TYPE=Release;"
+	if got != want {
+		t.Errorf("build_flags\n got %s\nwant %s", got, want)
+	}
+	get := func(s pyjson.Map[string], d pyjson.Map[*string], k string) any {
+		v, _ := projectBuildFlags(s, d).Get(k)
+		return v
+	}
+	set := func(kv ...string) pyjson.Map[string] {
+		var m pyjson.Map[string]
+		for i := 0; i < len(kv); i += 2 {
+			m.Set(kv[i], kv[i+1])
+		}
+		return m
+	}
+	if v := get(set("CAFFE2_USE_MIOPEN", "ON"), nil, "USE_MIOPEN"); v != true {
+		t.Errorf("CAFFE2_USE_MIOPEN=ON: %v", v)
+	}
+	if v := get(set("USE_MIOPEN", "ON", "CAFFE2_USE_MIOPEN", "OFF"), nil, "USE_MIOPEN"); v != true {
+		t.Errorf("USE_MIOPEN=ON, CAFFE2=OFF: %v", v)
+	}
+	if v := get(set("CAFFE2_USE_MIOPEN", "OFF"), source.ParseCXXDefines("-DUSE_MIOPEN"), "USE_MIOPEN"); v != false {
+		t.Errorf("settings beat defines: %v", v)
+	}
+	if v := get(nil, source.ParseCXXDefines("-DUSE_AOTRITON=ON"), "USE_AOTRITON"); v != true {
+		t.Errorf("define USE_AOTRITON=ON: %v", v)
+	}
+	if v := get(set("BUILD_TYPE", " release,"), nil, "BUILD_TYPE"); v != " release," {
+		t.Errorf("raw kept: %q", v)
+	}
+	if v := get(set("USE_CUDA", " true,"), nil, "USE_CUDA"); v != true {
+		t.Errorf("coerce: %v", v)
+	}
+}
+
+func TestHasDefine(t *testing.T) {
+	for _, tc := range []struct {
+		text, name string
+		want       bool
+	}{
+		{fixtureCXXFlags, "USE_FBGEMM", true},
+		{fixtureCXXFlags, "USE_FBGEMM_GENAI", false},
+		{"-DUSE_FBGEMM_GENAI", "USE_FBGEMM", false},
+		{"-DUSE_FBGEMM_GENAI -DUSE_FBGEMM", "USE_FBGEMM", true},
+		{"-DUSE_ROCM_CK_GEMM", "USE_ROCM_CK_GEMM", true},
+		{"-DUSE_ROCM_CK_GEMM=1", "USE_ROCM_CK_GEMM", true},
+		{"", "X", false},
+	} {
+		if got := hasDefine(tc.text, tc.name); got != tc.want {
+			t.Errorf("hasDefine(%q, %q) = %v", tc.text, tc.name, got)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -229,9 +230,9 @@ func installVersion(c *collector, in *rocmInstall, hipconfig string, hipVersion 
 		}
 	}
 	if in.Kind == "distro" {
-		if st := c.dpkgStatus(); st.hipVersion != "" {
-			ver := st.hipVersion
-			p := st.hipName + "=" + ver
+		if st := c.dpkgStatus(); st.RuntimeVersion != "" {
+			ver := st.RuntimeVersion
+			p := st.RuntimeName + "=" + ver
 			set(debianUpstream(ver), "dpkg", &p)
 			return
 		}
@@ -351,14 +352,11 @@ func resolveLibrary(c *collector, cache map[string]string, lib string, installs 
 }
 
 // readLDCache is where the probed root's /etc/ld.so.cache sends each of
-// loaderLibraries (ldCacheFind); empty when it is missing, too large or
-// not a cache.
+// loaderLibraries (source.LDCacheFind); empty when it is missing, too
+// large or not a cache.
 func readLDCache(root *machine.FS) map[string]string {
-	b, err := root.ReadFile("/etc/ld.so.cache", ldCacheMax)
-	if err != nil {
-		return nil
-	}
-	return ldCacheFind(b, loaderLibraries)
+	m, _ := source.NewFS(root).LDCache(loaderLibraries)
+	return m
 }
 
 // installOf is the root of the install holding the library file p (as

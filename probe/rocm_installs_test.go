@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"aorta-probe/internal/testtree"
 	"context"
 	"encoding/binary"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 
@@ -55,10 +56,11 @@ func installsRoot(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	cache := ldCacheImage("new", binary.LittleEndian, []ldCacheEntry{
-		{Name: "librocblas.so.4", Path: "/opt/rocm/lib/librocblas.so.4", Flags: ldCacheArch()},
-		{Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6", Flags: ldCacheArch() ^ 0x0100}, // another architecture
-		{Name: "libamdhip64.so.5", Path: multi + "/libamdhip64.so.5", Flags: ldCacheArch()},
+	arch := source.LDCacheArch()
+	cache := testtree.LDCache("new", binary.LittleEndian, []testtree.LDCacheEntry{
+		{Name: "librocblas.so.4", Path: "/opt/rocm/lib/librocblas.so.4", Flags: arch},
+		{Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6", Flags: arch ^ 0x0100}, // another architecture
+		{Name: "libamdhip64.so.5", Path: multi + "/libamdhip64.so.5", Flags: arch},
 	})
 	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
 	if err := os.WriteFile(filepath.Join(root, "etc/ld.so.cache"), cache, 0o644); err != nil {
@@ -68,7 +70,7 @@ func installsRoot(t *testing.T) string {
 }
 
 func TestROCmInstalls(t *testing.T) {
-	if ldCacheArch() == -1 {
+	if source.LDCacheArch() == -1 {
 		t.Skip("no ld.so.cache architecture flags known for this GOARCH")
 	}
 	root := installsRoot(t)

@@ -1,30 +1,32 @@
 package schema
 
 import (
-	"math"
 	"strconv"
 	"strings"
 )
 
 // LinkSpeed is the number of a sysfs link speed as the kernel writes it
 // in current_link_speed and max_link_speed ("16.0 GT/s PCIe", older
-// kernels "8 GT/s"), in GT/s; false for "Unknown" and anything else
-// (NaN, infinities and negative numbers included).
+// kernels "8 GT/s"), in GT/s: the first of its whitespace-separated
+// fields, when the second is "GT/s"; false for "Unknown" and anything
+// else (zero, negative, NaN, infinite or above 10^6 GT/s included). It is
+// the one reader of a link speed: the brief, diff and metrics all use it.
 func LinkSpeed(s string) (float64, bool) {
-	n, unit, ok := strings.Cut(s, " ")
-	if !ok || !strings.HasPrefix(unit, "GT/s") {
+	f := strings.Fields(s)
+	if len(f) < 2 || f[1] != "GT/s" {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(n, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+	g, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || !(g > 0 && g <= 1e6) { // NaN, Inf, negative: no speed
 		return 0, false
 	}
-	return f, true
+	return g, true
 }
 
 // BelowMax reports whether the link trained below its maximum: a known
-// current speed below a known maximum speed, or a known width below a
-// known maximum width (docs/hardware.md).
+// current speed (LinkSpeed) below a known maximum speed, or a known width
+// below a known maximum width (docs/hardware.md). It is the one
+// below-max rule: the brief counts with it and diff marks a link with it.
 func (p GPUPCIe) BelowMax() bool {
 	speed := func(s *string) (float64, bool) {
 		if s == nil {

@@ -22,6 +22,19 @@ func TestLinkSpeed(t *testing.T) {
 		{"16.0 MT/s PCIe", 0, false},
 		{"x GT/s PCIe", 0, false},
 		{"16.0GT/s", 0, false},
+		// Whitespace as fields (a value read unstripped), and what no
+		// kernel writes: zero, negative, not finite, above 10^6 GT/s.
+		{"32.0 GT/s PCIe\n", 32, true},
+		{" 8.0  GT/s ", 8, true},
+		{"16.0", 0, false},
+		{"16.0 Gb/s", 0, false},
+		{"16.0 GT/sPCIe", 0, false},
+		{"NaN GT/s", 0, false},
+		{"Inf GT/s", 0, false},
+		{"-8 GT/s", 0, false},
+		{"0 GT/s", 0, false},
+		{"1e400 GT/s", 0, false},
+		{"2e6 GT/s", 0, false},
 	} {
 		got, ok := LinkSpeed(c.in)
 		if got != c.want || ok != c.ok {
@@ -49,13 +62,13 @@ func TestBelowMax(t *testing.T) {
 	}
 }
 
-// FuzzLinkSpeed: any text gives a finite number or false.
+// FuzzLinkSpeed: any text gives a number in (0, 10^6] or false.
 func FuzzLinkSpeed(f *testing.F) {
-	for _, s := range []string{"32.0 GT/s PCIe", "Unknown", "1e400 GT/s", "NaN GT/s"} {
+	for _, s := range []string{"32.0 GT/s PCIe", "2.5 GT/s", "Unknown", "1e400 GT/s", "NaN GT/s", "0x10 GT/s"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if v, ok := LinkSpeed(s); ok && (math.IsInf(v, 0) || math.IsNaN(v)) {
+		if v, ok := LinkSpeed(s); ok && (math.IsInf(v, 0) || math.IsNaN(v) || !(v > 0 && v <= 1e6)) {
 			t.Errorf("LinkSpeed(%q) = %v", s, v)
 		}
 	})

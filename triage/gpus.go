@@ -364,7 +364,7 @@ func pcieLink(v any) (link, maximum any) {
 		return nil, mx
 	}
 	s := cur.(string)
-	if below(cs, ms) || below(cw, mw) {
+	if belowMax(cs, cw, ms, mw) {
 		s += " (below max " + mx.(string) + ")"
 	}
 	return s, mx
@@ -386,21 +386,23 @@ func linkText(speed, width any) any {
 	return s + " x" + w
 }
 
-// below reports whether current is a known number below a known maximum:
-// a width, or a speed (schema.LinkSpeed: the kernel writes "Unknown"
-// when it cannot tell).
-func below(current, maximum any) bool {
-	n := func(v any) (float64, bool) {
-		switch x := v.(type) {
-		case number:
-			f, err := strconv.ParseFloat(string(x), 64)
-			return f, err == nil
-		case string:
-			return schema.LinkSpeed(x)
+// belowMax is schema's below-max rule (GPUPCIe.BelowMax) over a decoded
+// link: speeds are text, widths integers; anything else is unknown.
+func belowMax(cs, cw, ms, mw any) bool {
+	text := func(v any) *string {
+		if x, ok := v.(string); ok {
+			return &x
 		}
-		return 0, false
+		return nil
 	}
-	c, ok1 := n(current)
-	m, ok2 := n(maximum)
-	return ok1 && ok2 && c < m
+	width := func(v any) *int {
+		if x, ok := v.(number); ok {
+			if n, err := strconv.Atoi(string(x)); err == nil {
+				return &n
+			}
+		}
+		return nil
+	}
+	p := schema.GPUPCIe{CurrentLinkSpeed: text(cs), CurrentLinkWidth: width(cw), MaxLinkSpeed: text(ms), MaxLinkWidth: width(mw)}
+	return p.BelowMax()
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/visible"
+	"aorta-probe/schema"
 )
 
 // Metrics renders d in the Prometheus text exposition format (version
@@ -117,8 +118,8 @@ func (e *exposition) gpus(d *Document) {
 					value = strconv.Itoa(len(p))
 				}
 			case strings.HasSuffix(g.path, "_speed"):
-				if t, ok := ParseLinkSpeed(textAt(m, g.path)); ok {
-					value = formatFloat(t)
+				if gts, ok := schema.LinkSpeed(textAt(m, g.path)); ok {
+					value = formatFloat(gts * 1e9) // transfers per second
 				}
 			default:
 				if f, ok := finite(lookupIn(m, g.path)); ok {
@@ -138,21 +139,6 @@ func lookupIn(m object, path string) any {
 }
 
 func textAt(m object, path string) string { return scalarText(lookupIn(m, path)) }
-
-// ParseLinkSpeed reads a PCIe link speed as sysfs writes it
-// (current_link_speed, max_link_speed: "16.0 GT/s PCIe", "2.5 GT/s") as
-// transfers per second; ok is false for anything else ("Unknown", "").
-func ParseLinkSpeed(s string) (float64, bool) {
-	f := strings.Fields(s)
-	if len(f) < 2 || f[1] != "GT/s" {
-		return 0, false
-	}
-	g, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || !(g > 0 && g <= 1e6) { // NaN, Inf, negative: no speed
-		return 0, false
-	}
-	return g * 1e9, true
-}
 
 // text is the value at path as a label value: a string as is, a number
 // or boolean as its JSON text, "" when absent or null, and an array or

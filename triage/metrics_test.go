@@ -251,29 +251,6 @@ func withoutGPUs(t testing.TB, m testdoc.Object) testdoc.Object {
 	return m
 }
 
-func TestParseLinkSpeed(t *testing.T) {
-	for in, want := range map[string]float64{
-		"16.0 GT/s PCIe": 16e9, "2.5 GT/s": 2.5e9, "32.0 GT/s PCIe\n": 32e9, " 8.0  GT/s ": 8e9,
-		"Unknown": -1, "": -1, "16.0": -1, "16.0 Gb/s": -1, "NaN GT/s": -1, "Inf GT/s": -1, "-8 GT/s": -1, "0 GT/s": -1, "x GT/s": -1,
-	} {
-		got, ok := ParseLinkSpeed(in)
-		if (want < 0) == ok || (ok && got != want) {
-			t.Errorf("ParseLinkSpeed(%q) = %v, %v; want %v", in, got, ok, want)
-		}
-	}
-}
-
-func FuzzParseLinkSpeed(f *testing.F) {
-	for _, s := range []string{"16.0 GT/s PCIe", "2.5 GT/s", "Unknown", "1e400 GT/s", "0x10 GT/s"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if v, ok := ParseLinkSpeed(s); ok && !(v > 0 && v <= 1e15) {
-			t.Fatalf("ParseLinkSpeed(%q) = %v", s, v)
-		}
-	})
-}
-
 // k8sLabelValue is Kubernetes' label value rule (validation.IsValidLabelValue).
 var k8sLabelValue = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
 

@@ -11,6 +11,7 @@ import (
 
 	"aorta-probe/cli"
 	"aorta-probe/cli/output"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/probe"
@@ -81,7 +82,7 @@ func (c Derived) Run(args []string, p cli.Process) int {
 			if !ok {
 				select {} // a signal came first: cli.Interruptible reports it
 			}
-			return c.write(ctx, output.WriteBy(start, probe.DefaultDeadline), cfg.out, d, p)
+			return c.write(ctx, output.WriteBy(start, machine.DefaultDeadline), cfg.out, d, p)
 		})
 	}
 
@@ -102,7 +103,7 @@ func (c Derived) Run(args []string, p cli.Process) int {
 	}
 	deadline := cfg.options.Deadline
 	if deadline <= 0 {
-		deadline = probe.DefaultDeadline
+		deadline = machine.DefaultDeadline
 	}
 	return c.write(w.Writing(), output.WriteBy(start, deadline), cfg.out, d, p)
 }

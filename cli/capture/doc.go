@@ -9,9 +9,9 @@ import (
 	"aorta-probe/cli"
 	"aorta-probe/cli/brief"
 	"aorta-probe/cli/output"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
-	"aorta-probe/probe"
 	"aorta-probe/schema"
 	"aorta-probe/triage"
 )
@@ -78,7 +78,7 @@ func fromDocument(cfg config, p cli.Process) int {
 		if !ok {
 			select {} // a signal came first: cli.Interruptible reports it
 		}
-		if err := output.WriteStdout(ctx, output.WriteBy(start, probe.DefaultDeadline), p.Stdout, out); err != nil {
+		if err := output.WriteStdout(ctx, output.WriteBy(start, machine.DefaultDeadline), p.Stdout, out); err != nil {
 			return output.FailedStdout(p.Stderr, cfg.cmd, err, 1)
 		}
 		return 0

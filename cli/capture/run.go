@@ -72,7 +72,7 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rc *re
 	}
 	deadline := cfg.options.Deadline
 	if deadline <= 0 {
-		deadline = probe.DefaultDeadline
+		deadline = machine.DefaultDeadline
 	}
 	// emit writes to stdout; a failed or short write is exit 1.
 	emit := func(b []byte) int {

@@ -13,7 +13,7 @@ import (
 
 	"aorta-probe/cli"
 	"aorta-probe/cli/output"
-	"aorta-probe/probe"
+	"aorta-probe/internal/machine"
 	"aorta-probe/triage"
 )
 
@@ -84,7 +84,7 @@ func writer(w *cli.Watch, stdout io.Writer) func(string, []byte) error {
 		if !ok {
 			select {} // a signal came first: cli.Interruptible reports it
 		}
-		by := output.WriteBy(start, probe.DefaultDeadline)
+		by := output.WriteBy(start, machine.DefaultDeadline)
 		if out == "-" {
 			return output.WriteStdout(ctx, by, stdout, b)
 		}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"aorta-probe/probe"
+	"aorta-probe/internal/machine"
 )
 
 // Start prepares the process for tight resource limits (docs/usage.md,
@@ -31,10 +31,10 @@ func Start() {
 	if f, err := os.Open(os.DevNull); err == nil {
 		f.Close()
 	}
-	// Under low limits the collection runs serially (probe.LowLimits,
+	// Under low limits the collection runs serially (machine.LowLimits,
 	// probe.Options.Workers); one P also keeps the runtime from starting
 	// threads to run goroutines in parallel.
-	if _, low := probe.LowLimits(); low {
+	if _, low := machine.LowLimits(); low {
 		runtime.GOMAXPROCS(1)
 	}
 }

@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"reflect"
+	"sort"
 	"strings"
 )
 
@@ -46,6 +47,21 @@ func (m Map[V]) Keys() []string {
 		ks[i] = e.Key
 	}
 	return ks
+}
+
+// Sorted is m as a Map in key order (Go's byte order, as Python's
+// sorted() orders str keys that are ASCII).
+func Sorted[V any](m map[string]V) Map[V] {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(Map[V], 0, len(keys))
+	for _, k := range keys {
+		out = append(out, Entry[V]{Key: k, Value: m[k]})
+	}
+	return out
 }
 
 // Number is a JSON number literal exactly as it was read. Integers are

@@ -1,4 +1,4 @@
-package probe
+package source
 
 import (
 	"strings"
@@ -34,10 +34,9 @@ func ptrV(p *string) string {
 	}
 	return *p
 }
-func anyV(v any) string { return pyjson.Str(v) }
 
 func TestParseBuildSettingsFixture(t *testing.T) {
-	got := mapText(parseBuildSettings(configShowFixture), strV)
+	got := mapText(ParseBuildSettings(configShowFixture), strV)
 	want := "BLAS_INFO=mkl;BUILD_TYPE=Release;COMMIT_SHA=ff65f5bc672795c5e5033900ea0a0c4f8566c8cf;CXX_COMPILER=/opt/rocm/llvm/bin/clang++;" +
 		"CXX_FLAGS=" + fixtureCXXFlags + ";LAPACK_INFO=mkl;TORCH_VERSION=2.9.1;USE_CUDA=OFF;USE_CUDNN=OFF;USE_MKL=ON;USE_MKLDNN=ON;" +
 		"USE_NCCL=ON;USE_OPENMP=ON;USE_ROCM=ON;USE_ROCM_KERNEL_ASSERT=OFF;"
@@ -71,14 +70,14 @@ func TestParseBuildSettings(t *testing.T) {
 		{"Build settings: A=1\nBuild settings: B=2", "A=1\nBuild settings: B=2;"},
 		{"Build settings: A=ü, B=2", "A=ü;B=2;"},
 	} {
-		if got := mapText(parseBuildSettings(tc.in), strV); got != tc.want {
-			t.Errorf("parseBuildSettings(%q)\n got %s\nwant %s", tc.in, got, tc.want)
+		if got := mapText(ParseBuildSettings(tc.in), strV); got != tc.want {
+			t.Errorf("ParseBuildSettings(%q)\n got %s\nwant %s", tc.in, got, tc.want)
 		}
 	}
 }
 
 func TestParseCXXDefinesFixture(t *testing.T) {
-	got := mapText(parseCXXDefines(fixtureCXXFlags), ptrV)
+	got := mapText(ParseCXXDefines(fixtureCXXFlags), ptrV)
 	want := "FLASH_NAMESPACE=pytorch_flash;LIBKINETO_NOXPUPTI=ON;NDEBUG=null;USE_FBGEMM=null;USE_KINETO=null;USE_PTHREADPOOL=null;USE_ROCM_CK_SDPA=null;_GLIBCXX_USE_CXX11_ABI=1;"
 	if got != want {
 		t.Errorf("cxx_defines\n got %s\nwant %s", got, want)
@@ -90,68 +89,8 @@ func TestParseCXXDefinesFixture(t *testing.T) {
 		{"x-DA=1,2 -DB= -DA=3", "A=3;B=null;"},
 		{"-DA=\vx", "A=null;"},
 	} {
-		if got := mapText(parseCXXDefines(tc.in), ptrV); got != tc.want {
-			t.Errorf("parseCXXDefines(%q) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestProjectBuildFlags(t *testing.T) {
-	settings := parseBuildSettings(configShowFixture)
-	cxx, _ := settings.Get("CXX_FLAGS")
-	got := mapText(projectBuildFlags(settings, parseCXXDefines(cxx)), anyV)
-	want := "USE_FLASH_ATTENTION=None;USE_ROCM_CK_SDPA=True;USE_AOTRITON=None;USE_MEM_EFF_ATTENTION=None;DISABLE_AOTRITON=None;" +
-		"USE_ROCM=True;USE_CUDA=False;USE_CUDNN=False;USE_MIOPEN=None;USE_FBGEMM=True;USE_FBGEMM_GENAI=None;USE_NCCL=True;" +
-		"USE_MKL=True;USE_MKLDNN=True;USE_OPENMP=True;USE_KINETO=True;BUILD_TYPE=Release;"
-	if got != want {
-		t.Errorf("build_flags\n got %s\nwant %s", got, want)
-	}
-	get := func(s pyjson.Map[string], d pyjson.Map[*string], k string) any {
-		v, _ := projectBuildFlags(s, d).Get(k)
-		return v
-	}
-	set := func(kv ...string) pyjson.Map[string] {
-		var m pyjson.Map[string]
-		for i := 0; i < len(kv); i += 2 {
-			m.Set(kv[i], kv[i+1])
-		}
-		return m
-	}
-	if v := get(set("CAFFE2_USE_MIOPEN", "ON"), nil, "USE_MIOPEN"); v != true {
-		t.Errorf("CAFFE2_USE_MIOPEN=ON: %v", v)
-	}
-	if v := get(set("USE_MIOPEN", "ON", "CAFFE2_USE_MIOPEN", "OFF"), nil, "USE_MIOPEN"); v != true {
-		t.Errorf("USE_MIOPEN=ON, CAFFE2=OFF: %v", v)
-	}
-	if v := get(set("CAFFE2_USE_MIOPEN", "OFF"), parseCXXDefines("-DUSE_MIOPEN"), "USE_MIOPEN"); v != false {
-		t.Errorf("settings beat defines: %v", v)
-	}
-	if v := get(nil, parseCXXDefines("-DUSE_AOTRITON=ON"), "USE_AOTRITON"); v != true {
-		t.Errorf("define USE_AOTRITON=ON: %v", v)
-	}
-	if v := get(set("BUILD_TYPE", " release,"), nil, "BUILD_TYPE"); v != " release," {
-		t.Errorf("raw kept: %q", v)
-	}
-	if v := get(set("USE_CUDA", " true,"), nil, "USE_CUDA"); v != true {
-		t.Errorf("coerce: %v", v)
-	}
-}
-
-func TestHasDefine(t *testing.T) {
-	for _, tc := range []struct {
-		text, name string
-		want       bool
-	}{
-		{fixtureCXXFlags, "USE_FBGEMM", true},
-		{fixtureCXXFlags, "USE_FBGEMM_GENAI", false},
-		{"-DUSE_FBGEMM_GENAI", "USE_FBGEMM", false},
-		{"-DUSE_FBGEMM_GENAI -DUSE_FBGEMM", "USE_FBGEMM", true},
-		{"-DUSE_ROCM_CK_GEMM", "USE_ROCM_CK_GEMM", true},
-		{"-DUSE_ROCM_CK_GEMM=1", "USE_ROCM_CK_GEMM", true},
-		{"", "X", false},
-	} {
-		if got := hasDefine(tc.text, tc.name); got != tc.want {
-			t.Errorf("hasDefine(%q, %q) = %v", tc.text, tc.name, got)
+		if got := mapText(ParseCXXDefines(tc.in), ptrV); got != tc.want {
+			t.Errorf("ParseCXXDefines(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }
@@ -160,12 +99,12 @@ func FuzzParseBuildSettings(f *testing.F) {
 	f.Add(configShowFixture)
 	f.Add("Build settings: A=1,\n B=2, ")
 	f.Fuzz(func(t *testing.T, s string) {
-		m := parseBuildSettings(s)
+		m := ParseBuildSettings(s)
 		for _, e := range m {
 			if e.Key == "" || strings.ContainsAny(e.Key, "= ,") {
 				t.Fatalf("bad key %q", e.Key)
 			}
 		}
-		_ = parseCXXDefines(s)
+		_ = ParseCXXDefines(s)
 	})
 }

@@ -1,4 +1,4 @@
-package probe
+package source
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// parseIBVDevices returns the device names of `ibv_devices` output, in
+// ParseIBVDevices returns the device names of `ibv_devices` output, in
 // output order:
 //
 //	device                 node GUID
@@ -16,7 +16,7 @@ import (
 // Each line is stripped; blank lines, the header (starts with "device") and
 // rulers (only '-' and spaces) are skipped; the first whitespace-separated
 // token is the name (docs/hardware.md#nics).
-func parseIBVDevices(out string) []string {
+func ParseIBVDevices(out string) []string {
 	var devs []string
 	for _, line := range pyfmt.Splitlines(out) {
 		l := pyfmt.Strip(line)

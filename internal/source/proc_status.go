@@ -1,14 +1,15 @@
-package probe
+package source
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	"aorta-probe/internal/machine"
 )
 
-// procStatus is the part of /proc/<pid>/status the isolation evidence uses.
-type procStatus struct {
+// ProcStatus is the part of /proc/<pid>/status the isolation evidence uses.
+type ProcStatus struct {
 	Pid, PPid, TracerPid int
 	// NSpid is the pid in each nested pid namespace, outermost first; more
 	// than one value means the process is in a child pid namespace.
@@ -17,11 +18,24 @@ type procStatus struct {
 	Has map[string]bool
 }
 
-// parseProcStatus parses the "Key:\tvalue" lines of /proc/<pid>/status.
+// ProcStatus reads and parses /proc/<pid>/status ("self" or a number); an
+// unreadable one is ErrRead with an empty ProcStatus.
+//
+// Source: /proc/<pid>/status.
+func (fs FS) ProcStatus(pid string) (ProcStatus, error) {
+	p := fmt.Sprintf("/proc/%s/status", pid)
+	b, err := fs.m.ReadFile(p, machine.MaxTextFile)
+	if err != nil {
+		return ProcStatus{Has: map[string]bool{}}, readErr(p, err)
+	}
+	return ParseProcStatus(string(b)), nil
+}
+
+// ParseProcStatus parses the "Key:\tvalue" lines of /proc/<pid>/status.
 // Unknown keys and malformed lines are ignored; a malformed number leaves
 // its field unset.
-func parseProcStatus(text string) procStatus {
-	st := procStatus{Has: map[string]bool{}}
+func ParseProcStatus(text string) ProcStatus {
+	st := ProcStatus{Has: map[string]bool{}}
 	for _, line := range strings.Split(text, "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
@@ -60,15 +74,4 @@ func parseProcStatus(text string) procStatus {
 		}
 	}
 	return st
-}
-
-// readProcStatus reads and parses /proc/self/status of root; an
-// unreadable one reads empty.
-func readProcStatus(root *machine.FS) (procStatus, error) {
-	st := procStatus{Has: map[string]bool{}}
-	b, err := root.ReadFile("/proc/self/status", machine.MaxTextFile)
-	if err == nil {
-		st = parseProcStatus(string(b))
-	}
-	return st, err
 }

@@ -1,4 +1,4 @@
-package probe
+package source
 
 import (
 	"regexp"
@@ -8,7 +8,6 @@ import (
 	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
-	"aorta-probe/schema"
 )
 
 // Parsers of AMD AINIC nicctl output (docs/hardware.md#nics). Python's \w and
@@ -35,10 +34,10 @@ var (
 	dcqcnEnabledRe = lazyre.New(`(?im)^\s*enabled[\s:=]+(true|false|1|0)`)
 )
 
-// parseNicctlVersion is nicctl_version from `nicctl --version` stdout
+// ParseNicctlVersion is nicctl_version from `nicctl --version` stdout
 // (already stripped): the first version-looking run, else the whole output;
 // nil when the output is empty.
-func parseNicctlVersion(out string) *string {
+func ParseNicctlVersion(out string) *string {
 	if out == "" {
 		return nil
 	}
@@ -48,12 +47,12 @@ func parseNicctlVersion(out string) *string {
 	return &out
 }
 
-// parseVersionOutput is the version-parse of `nicctl show version firmware
+// ParseNicctlShowVersion is the version-parse of `nicctl show version firmware
 // --json` and `... host-software --json`: JSON text is walked depth-first
 // (object values in key order, then array elements) for the first string
 // holding a version; failing that, or for non-JSON text, the first version
 // in the whole text; nil when there is none.
-func parseVersionOutput(out string) *string {
+func ParseNicctlShowVersion(out string) *string {
 	t := pyfmt.Strip(out)
 	if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
 		if v, err := pyjson.Decode(t); err == nil {
@@ -90,42 +89,57 @@ func firstVersionIn(v any) (string, bool) {
 	return "", false
 }
 
-// cardDetail is what `nicctl show card --detail` gives.
-type cardDetail struct {
-	uuid, asic, firmware *string
+// CardDetail is what `nicctl show card --detail` gives.
+type CardDetail struct {
+	UUID, ASIC, Firmware *string
 }
 
-// parseCardDetail takes the first canonical UUID, the first ASIC name
+// ParseCardDetail takes the first canonical UUID, the first ASIC name
 // (salina, elba, giglio; whole word, any case) upper-cased, and a
 // "Firmware ...: <version>" / "fw ... = <version>" line's value.
-func parseCardDetail(out string) cardDetail {
-	var c cardDetail
+func ParseCardDetail(out string) CardDetail {
+	var c CardDetail
 	if m := uuidRe().FindString(out); m != "" {
-		c.uuid = &m
+		c.UUID = &m
 	}
 	if m := asicRe().FindString(out); m != "" {
 		u := strings.ToUpper(m)
-		c.asic = &u
+		c.ASIC = &u
 	}
 	if m := cardFWRe().FindStringSubmatch(out); m != nil {
-		c.firmware = &m[1]
+		c.Firmware = &m[1]
 	}
 	return c
 }
 
-// parseCardProfile is `nicctl show card profile -c <uuid>`: the first
+// CardProfile is `nicctl show card profile -c <uuid>`.
+type CardProfile struct {
+	DeviceConfig *string // the first device_config_<word> token
+	SRIOV        *bool   // whether it names an SR-IOV (_vf) profile
+}
+
+// ParseCardProfile is `nicctl show card profile -c <uuid>`: the first
 // device_config_<word> token, and whether it names an SR-IOV (_vf) profile.
 // Both stay nil without a match.
-func parseCardProfile(out string) schema.AINICProfile {
-	var p schema.AINICProfile
+func ParseCardProfile(out string) CardProfile {
+	var p CardProfile
 	if m := profileRe().FindString(out); m != "" {
-		p.DeviceConfig = &m
-		p.SRIOV = schema.Bool(strings.Contains(m, "_vf"))
+		sriov := strings.Contains(m, "_vf")
+		p.DeviceConfig, p.SRIOV = &m, &sriov
 	}
 	return p
 }
 
-// parseDCQCN is `nicctl show dcqcn --roce-device <dev> --profile-id 1`:
+// DCQCN is DCQCN profile 1 of an RDMA device.
+type DCQCN struct {
+	Enabled         *bool // enabled
+	TokenBucketSize *int  // token-bucket-size
+	AIRate          *int  // ai-rate
+	HAIRate         *int  // hai-rate
+	CNPDSCP         *int  // cnp-dscp
+}
+
+// ParseDCQCN is `nicctl show dcqcn --roce-device <dev> --profile-id 1`:
 //
 //	dcqcn-profile 1
 //	  enabled true
@@ -134,8 +148,8 @@ func parseCardProfile(out string) schema.AINICProfile {
 // Each key is matched at a line start (case-insensitive) followed by
 // whitespace, ':' or '='; the integers are decimal, enabled is
 // true|false|1|0.
-func parseDCQCN(out string) schema.AINICDCQCN {
-	var d schema.AINICDCQCN
+func ParseDCQCN(out string) DCQCN {
+	var d DCQCN
 	for _, f := range dcqcnInts {
 		m := f.re().FindStringSubmatch(out)
 		if m == nil {
@@ -158,7 +172,8 @@ func parseDCQCN(out string) schema.AINICDCQCN {
 	}
 	if m := dcqcnEnabledRe().FindStringSubmatch(out); m != nil {
 		v := strings.ToLower(m[1])
-		d.Enabled = schema.Bool(v == "true" || v == "1")
+		on := v == "true" || v == "1"
+		d.Enabled = &on
 	}
 	return d
 }

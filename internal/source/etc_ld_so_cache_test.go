@@ -1,73 +1,32 @@
-package probe
+package source
 
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/machine"
+	"aorta-probe/internal/testtree"
 )
 
-// ldCacheImage builds an ld.so.cache image the way ldconfig lays it out:
-// new alone, old alone, or old then new (aligned to 8), in byte order bo.
-func ldCacheImage(format string, bo binary.ByteOrder, entries []ldCacheEntry) []byte {
-	newTable := func() []byte {
-		var strs bytes.Buffer
-		head := ldCacheHeaderNew + len(entries)*ldCacheEntryNew
-		b := make([]byte, head)
-		copy(b, ldCacheMagicNew)
-		bo.PutUint32(b[20:], uint32(len(entries)))
-		if bo == binary.BigEndian {
-			b[28] = 3
-		} else {
-			b[28] = 2
-		}
-		for i, e := range entries {
-			p := b[ldCacheHeaderNew+i*ldCacheEntryNew:]
-			bo.PutUint32(p[0:], uint32(e.Flags))
-			bo.PutUint32(p[4:], uint32(head+strs.Len()))
-			strs.WriteString(e.Name + "\x00")
-			bo.PutUint32(p[8:], uint32(head+strs.Len()))
-			strs.WriteString(e.Path + "\x00")
-			bo.PutUint64(p[16:], e.HWCap)
-		}
-		bo.PutUint32(b[24:], uint32(strs.Len()))
-		return append(b, strs.Bytes()...)
+// ldCacheImage is testtree.LDCache of entries.
+func ldCacheImage(format string, bo binary.ByteOrder, entries []LDCacheEntry) []byte {
+	es := make([]testtree.LDCacheEntry, len(entries))
+	for i, e := range entries {
+		es[i] = testtree.LDCacheEntry(e)
 	}
-	oldTable := func(tail []byte) []byte {
-		var strs bytes.Buffer
-		b := make([]byte, ldCacheHeaderOld+len(entries)*ldCacheEntryOld)
-		copy(b, ldCacheMagicOld)
-		binary.LittleEndian.PutUint32(b[12:], uint32(len(entries)))
-		if tail != nil {
-			for len(b)%8 != 0 {
-				b = append(b, 0)
-			}
-			strs.Write(tail) // offsets of the old strings count past it
-		}
-		for i, e := range entries {
-			p := b[ldCacheHeaderOld+i*ldCacheEntryOld:]
-			binary.LittleEndian.PutUint32(p[0:], uint32(e.Flags))
-			binary.LittleEndian.PutUint32(p[4:], uint32(strs.Len()))
-			strs.WriteString(e.Name + "\x00")
-			binary.LittleEndian.PutUint32(p[8:], uint32(strs.Len()))
-			strs.WriteString(e.Path + "\x00")
-		}
-		return append(b, strs.Bytes()...)
-	}
-	switch format {
-	case "new":
-		return newTable()
-	case "old":
-		return oldTable(nil)
-	}
-	return oldTable(newTable())
+	return testtree.LDCache(format, bo, es)
 }
 
 func TestParseLDCache(t *testing.T) {
-	entries := []ldCacheEntry{
+	entries := []LDCacheEntry{
 		{Name: "libamdhip64.so.6", Path: "/opt/rocm-6.4.1/lib/libamdhip64.so.6", Flags: 0x0303},
 		{Name: "libamdhip64.so.5", Path: "/lib/x86_64-linux-gnu/libamdhip64.so.5", Flags: 0x0303, HWCap: 0},
 		{Name: "libc.so.6", Path: "/lib/i386-linux-gnu/libc.so.6", Flags: 0x0003},
@@ -76,7 +35,7 @@ func TestParseLDCache(t *testing.T) {
 		format string
 		bo     binary.ByteOrder
 	}{{"new", binary.LittleEndian}, {"new", binary.BigEndian}, {"old", binary.LittleEndian}, {"both", binary.LittleEndian}} {
-		got, err := parseLDCache(ldCacheImage(tc.format, tc.bo, entries))
+		got, err := ParseLDCache(ldCacheImage(tc.format, tc.bo, entries))
 		if err != nil || !reflect.DeepEqual(got, entries) {
 			t.Errorf("%s %v: %+v, %v", tc.format, tc.bo, got, err)
 		}
@@ -100,7 +59,7 @@ func TestParseLDCache(t *testing.T) {
 			return b
 		}(),
 	} {
-		if got, err := parseLDCache(b); err == nil {
+		if got, err := ParseLDCache(b); err == nil {
 			t.Errorf("%s: no error, %+v", name, got)
 		}
 	}
@@ -129,7 +88,7 @@ func TestParseLDCacheReal(t *testing.T) {
 			want = append(want, name+" "+path)
 		}
 	}
-	entries, err := parseLDCache(b)
+	entries, err := ParseLDCache(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,13 +102,13 @@ func TestParseLDCacheReal(t *testing.T) {
 }
 
 func FuzzParseLDCache(f *testing.F) {
-	e := []ldCacheEntry{{Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6", Flags: 0x0303}}
+	e := []LDCacheEntry{{Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6", Flags: 0x0303}}
 	for _, format := range []string{"new", "old", "both"} {
 		f.Add(ldCacheImage(format, binary.LittleEndian, e))
 	}
 	f.Add(ldCacheImage("new", binary.BigEndian, e))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		entries, err := parseLDCache(b)
+		entries, err := ParseLDCache(b)
 		if err != nil && entries != nil {
 			t.Fatal("entries with an error")
 		}
@@ -159,21 +118,21 @@ func FuzzParseLDCache(f *testing.F) {
 			}
 		}
 		libs := []string{"libamdhip64.so", "libc.so"}
-		if got, want := ldCacheFind(b, libs), lookupEntries(entries, libs); !reflect.DeepEqual(got, want) {
-			t.Fatalf("ldCacheFind = %q, the parsed entries say %q", got, want)
+		if got, want := LDCacheFind(b, libs), lookupEntries(entries, libs); !reflect.DeepEqual(got, want) {
+			t.Fatalf("LDCacheFind = %q, the parsed entries say %q", got, want)
 		}
 	})
 }
 
-// lookupEntries is ldCacheFind over parsed entries, written plainly: for
+// lookupEntries is LDCacheFind over parsed entries, written plainly: for
 // each lib the first entry of this architecture named lib, else the first
 // named lib.N….
-func lookupEntries(entries []ldCacheEntry, libs []string) map[string]string {
+func lookupEntries(entries []LDCacheEntry, libs []string) map[string]string {
 	out := map[string]string{}
 	for _, lib := range libs {
 		soname := ""
 		for _, e := range entries {
-			if arch := ldCacheArch(); arch != -1 && e.Flags != arch {
+			if arch := LDCacheArch(); arch != -1 && e.Flags != arch {
 				continue
 			}
 			if e.Name == lib {
@@ -195,11 +154,11 @@ func lookupEntries(entries []ldCacheEntry, libs []string) map[string]string {
 // architecture's entry is passed over, the first of two wins, a library
 // the cache lacks is absent, and a corrupt image answers nothing.
 func TestLDCacheFind(t *testing.T) {
-	arch := ldCacheArch()
+	arch := LDCacheArch()
 	if arch == -1 {
 		t.Skip("no ld.so.cache architecture flags known for this GOARCH")
 	}
-	entries := []ldCacheEntry{
+	entries := []LDCacheEntry{
 		{Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6", Flags: arch},
 		{Name: "libamdhip64.so", Path: "/opt/rocm/lib/libamdhip64.so", Flags: arch},
 		{Name: "librocblas.so", Path: "/other/arch/librocblas.so", Flags: arch ^ 0x0100},
@@ -211,13 +170,38 @@ func TestLDCacheFind(t *testing.T) {
 	want := map[string]string{"libamdhip64.so": "/opt/rocm/lib/libamdhip64.so", "librocblas.so": "/opt/rocm/lib/librocblas.so.4"}
 	for _, format := range []string{"new", "old", "both"} {
 		b := ldCacheImage(format, binary.LittleEndian, entries)
-		if got := ldCacheFind(b, libs); !reflect.DeepEqual(got, want) {
+		if got := LDCacheFind(b, libs); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %q, want %q", format, got, want)
 		}
 		// (In "both" the old table's strings come last, and the new
 		// table the loader reads is whole.)
-		if got := ldCacheFind(b[:len(b)-3], libs); len(got) != 0 && format != "both" {
+		if got := LDCacheFind(b[:len(b)-3], libs); len(got) != 0 && format != "both" {
 			t.Errorf("%s cut short: %q, want nothing", format, got)
 		}
+	}
+}
+
+func TestLDCacheRead(t *testing.T) {
+	if LDCacheArch() == -1 {
+		t.Skip("no ld.so.cache architecture flags known for this GOARCH")
+	}
+	root := t.TempDir()
+	img := ldCacheImage("new", binary.LittleEndian, []LDCacheEntry{{Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6", Flags: LDCacheArch()}})
+	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc/ld.so.cache"), img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := NewFS(machine.NewFS(root, "/", false)).LDCache([]string{"libamdhip64.so", "librocblas.so"})
+	if err != nil || !reflect.DeepEqual(got, map[string]string{"libamdhip64.so": "/opt/rocm/lib/libamdhip64.so.6"}) {
+		t.Errorf("LDCache = %v, %v", got, err)
+	}
+	got, err = NewFS(machine.NewFS(t.TempDir(), "/", false)).LDCache([]string{"libamdhip64.so"})
+	if got != nil || !errors.Is(err, ErrRead) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("no cache: %v, %v; want ErrRead over ErrNotExist", got, err)
+	}
+	if _, err := ParseLDCache([]byte("not a cache")); !errors.Is(err, ErrParse) {
+		t.Errorf("ParseLDCache of garbage = %v, want ErrParse", err)
 	}
 }

@@ -1,19 +1,17 @@
-package probe
+package source
 
 import (
-	"sort"
 	"strings"
 
 	"aorta-probe/internal/lazyre"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
-	"aorta-probe/schema"
 )
 
-// parseBuildSettings is the Build-settings parser of pytorch_build.flags
-// (docs/python.md) over
-// torch.__config__.show() text. Python splits it with a lazy value and a
-// look-ahead, which RE2 cannot express, so it is written out by hand:
+// ParseBuildSettings is the Build-settings parser of pytorch_build.flags
+// (docs/python.md) over torch.__config__.show() text. Python splits it
+// with a lazy value and a look-ahead, which RE2 cannot express, so it is
+// written out by hand:
 //
 //	region R: after the first "Build settings:" and the whitespace after it
 //	pairs:    KEY=VALUE, KEY = [A-Z_][A-Z0-9_]* at the leftmost position
@@ -24,7 +22,7 @@ import (
 //	          overwrites but keeps its first position.
 //
 // It returns nil when there is no region or no pair.
-func parseBuildSettings(text string) pyjson.Map[string] {
+func ParseBuildSettings(text string) pyjson.Map[string] {
 	i := strings.Index(text, "Build settings:")
 	if i < 0 {
 		return nil
@@ -90,78 +88,18 @@ func pairFollows(r []rune, i int) bool {
 
 var cxxDefineRe = lazyre.New(`-D([A-Za-z_][A-Za-z0-9_]*)(?:=(` + pyfmt.ReNotSpaceOrComma + `+))?`)
 
-// parseCXXDefines is pytorch_build.cxx_defines (docs/python.md): every
+// ParseCXXDefines is pytorch_build.cxx_defines (docs/python.md): every
 // -DNAME[=VALUE] in the CXX_FLAGS text (VALUE: no whitespace, no comma; none
 // → null), later duplicates overwriting, sorted by NAME.
-func parseCXXDefines(flags string) pyjson.Map[*string] {
+func ParseCXXDefines(flags string) pyjson.Map[*string] {
 	m := map[string]*string{}
 	for _, sm := range cxxDefineRe().FindAllStringSubmatchIndex(flags, -1) {
 		var v *string
 		if sm[4] >= 0 {
-			v = schema.Str(flags[sm[4]:sm[5]])
+			s := flags[sm[4]:sm[5]]
+			v = &s
 		}
 		m[flags[sm[2]:sm[3]]] = v
 	}
-	return sortedMap(m)
-}
-
-func sortedMap[V any](m map[string]V) pyjson.Map[V] {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make(pyjson.Map[V], 0, len(keys))
-	for _, k := range keys {
-		out = append(out, pyjson.Entry[V]{Key: k, Value: m[k]})
-	}
-	return out
-}
-
-// coerceFlag is build_flags' coerce: ON/TRUE/1 → true, OFF/FALSE/0 → false
-// (upper-cased, stripped, trailing commas removed), else the raw string.
-func coerceFlag(raw string) any {
-	u := strings.TrimRight(pyfmt.Strip(strings.ToUpper(raw)), ",")
-	switch u {
-	case "ON", "TRUE", "1":
-		return true
-	case "OFF", "FALSE", "0":
-		return false
-	}
-	return raw
-}
-
-// projectBuildFlags is pytorch_build.build_flags (docs/python.md): the 17
-// canonical names, each from build_settings (any alias) first, else from
-// cxx_defines (a bare -DNAME is true), else null.
-func projectBuildFlags(settings pyjson.Map[string], defines pyjson.Map[*string]) pyjson.Map[any] {
-	out := make(pyjson.Map[any], 0, len(schema.BuildFlagNames))
-	for _, name := range schema.BuildFlagNames {
-		aliases := []string{name}
-		if name == "USE_MIOPEN" {
-			aliases = append(aliases, "CAFFE2_USE_MIOPEN")
-		}
-		var v any
-		found := false
-		for _, a := range aliases {
-			if raw, ok := settings.Get(a); ok {
-				v, found = coerceFlag(raw), true
-				break
-			}
-		}
-		if !found {
-			for _, a := range aliases {
-				if d, ok := defines.Get(a); ok {
-					if d == nil {
-						v = true
-					} else {
-						v = coerceFlag(*d)
-					}
-					break
-				}
-			}
-		}
-		out = append(out, pyjson.Entry[any]{Key: name, Value: v})
-	}
-	return out
+	return pyjson.Sorted(m)
 }

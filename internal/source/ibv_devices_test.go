@@ -1,4 +1,4 @@
-package probe
+package source
 
 import (
 	"reflect"
@@ -27,8 +27,8 @@ func TestParseIBVDevices(t *testing.T) {
 		{"tabs", "\trdma2\tguid\n", []string{"rdma2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := parseIBVDevices(tc.in); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("parseIBVDevices = %q, want %q", got, tc.want)
+			if got := ParseIBVDevices(tc.in); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("ParseIBVDevices = %q, want %q", got, tc.want)
 			}
 		})
 	}
@@ -37,7 +37,7 @@ func TestParseIBVDevices(t *testing.T) {
 func FuzzParseIBVDevices(f *testing.F) {
 	f.Add("    device                 node GUID\n    ------    ---\n    bnxt_re0  d604\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		for _, d := range parseIBVDevices(in) {
+		for _, d := range ParseIBVDevices(in) {
 			if d == "" || strings.IndexFunc(d, pyfmt.IsSpace) >= 0 || strings.HasPrefix(d, "device") {
 				t.Fatalf("bad device %q", d)
 			}

@@ -1,4 +1,4 @@
-package probe
+package source
 
 import (
 	"reflect"
@@ -21,9 +21,9 @@ func TestCgroupContainerID(t *testing.T) {
 		{"x\n0::/docker/0123456789ab\n0::/docker/ffffffffffffffff", "0123456789ab"},
 		{"", ""},
 	} {
-		got, ok := cgroupContainerID(tc.in)
+		got, ok := CgroupContainerID(tc.in)
 		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("cgroupContainerID(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+			t.Errorf("CgroupContainerID(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
 		}
 	}
 }
@@ -35,15 +35,15 @@ func TestCgroupTokens(t *testing.T) {
 		"0::/init.scope":                            "",
 		"12:cpu:/lxc/x\n0::/crio-y":                 "lxc crio",
 	} {
-		if got := strings.Join(cgroupTokens(in), " "); got != want {
-			t.Errorf("cgroupTokens(%q) = %q, want %q", in, got, want)
+		if got := strings.Join(CgroupTokens(in), " "); got != want {
+			t.Errorf("CgroupTokens(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
 func TestParseCgroup(t *testing.T) {
-	got := parseCgroup("12:cpu,cpuacct:/docker/x\n0::/a:b\nmalformed\n4:memory\n")
-	want := []cgroupLine{{"12", []string{"cpu", "cpuacct"}, "/docker/x"}, {"0", nil, "/a:b"}}
+	got := ParseCgroup("12:cpu,cpuacct:/docker/x\n0::/a:b\nmalformed\n4:memory\n")
+	want := []CgroupLine{{"12", []string{"cpu", "cpuacct"}, "/docker/x"}, {"0", nil, "/a:b"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -53,14 +53,14 @@ func FuzzParseCgroup(f *testing.F) {
 	f.Add("12:cpu,cpuacct:/docker/abc123def456\n0::/\n")
 	f.Add("0::/kubepods.slice/x:y")
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, l := range parseCgroup(s) {
+		for _, l := range ParseCgroup(s) {
 			if strings.Contains(l.ID, ":") {
 				t.Fatalf("id %q holds a colon", l.ID)
 			}
 		}
-		if id, ok := cgroupContainerID(s); ok && (len(id) < 12 || len(id) > 64 || !strings.Contains(s, id)) {
+		if id, ok := CgroupContainerID(s); ok && (len(id) < 12 || len(id) > 64 || !strings.Contains(s, id)) {
 			t.Fatalf("bad container id %q", id)
 		}
-		cgroupTokens(s)
+		CgroupTokens(s)
 	})
 }

@@ -1,4 +1,4 @@
-package probe
+package source
 
 import (
 	"bytes"
@@ -7,9 +7,9 @@ import (
 	"runtime"
 )
 
-// ldCacheEntry is one library of /etc/ld.so.cache: the name the loader
+// LDCacheEntry is one library of /etc/ld.so.cache: the name the loader
 // looks up (a soname such as libamdhip64.so.5) and the file it opens.
-type ldCacheEntry struct {
+type LDCacheEntry struct {
 	Name, Path string
 	// Flags are the entry's type and architecture bits (FLAG_ELF_LIBC6 |
 	// FLAG_X8664_LIB64 = 0x0303 on x86-64).
@@ -34,19 +34,35 @@ const (
 	ldCacheEntryNew  = 24 // flags, key, value, osversion, hwcap
 )
 
-// ldCacheMax bounds the ld.so.cache read: real caches are tens to a few
+// LDCacheMax bounds the ld.so.cache read: real caches are tens to a few
 // hundred KiB.
-const ldCacheMax = 16 << 20
+const LDCacheMax = 16 << 20
 
-var errLDCache = errors.New("not an ld.so.cache")
+// errLDCache is the error of an image that is not an ld.so.cache, or a
+// corrupt or truncated one.
+var errLDCache = &Error{Kind: ErrParse, Path: "ld.so.cache", Err: errors.New("not an ld.so.cache")}
 
-// parseLDCache reads the entries of an ld.so.cache image in file order
+// LDCache is, for each of libs, the path the loader of this architecture
+// takes from the root's /etc/ld.so.cache (LDCacheFind); a missing or
+// larger file is ErrRead.
+//
+// Source: /etc/ld.so.cache.
+func (fs FS) LDCache(libs []string) (map[string]string, error) {
+	const p = "/etc/ld.so.cache"
+	b, err := fs.m.ReadFile(p, LDCacheMax)
+	if err != nil {
+		return nil, readErr(p, err)
+	}
+	return LDCacheFind(b, libs), nil
+}
+
+// ParseLDCache reads the entries of an ld.so.cache image in file order
 // (ldconfig sorts them so that the first match is the loader's choice);
 // see walkLDCache.
-func parseLDCache(b []byte) ([]ldCacheEntry, error) {
-	var out []ldCacheEntry
+func ParseLDCache(b []byte) ([]LDCacheEntry, error) {
+	var out []LDCacheEntry
 	err := walkLDCache(b, func(name, path []byte, flags int32, hwcap uint64) bool {
-		out = append(out, ldCacheEntry{Name: string(name), Path: string(path), Flags: flags, HWCap: hwcap})
+		out = append(out, LDCacheEntry{Name: string(name), Path: string(path), Flags: flags, HWCap: hwcap})
 		return true
 	})
 	if err != nil {
@@ -55,14 +71,14 @@ func parseLDCache(b []byte) ([]ldCacheEntry, error) {
 	return out, nil
 }
 
-// ldCacheFind is, for each of libs, the path the loader of this
-// architecture takes from the ld.so.cache image b (ldCacheArch): the first
+// LDCacheFind is, for each of libs, the path the loader of this
+// architecture takes from the ld.so.cache image b (LDCacheArch): the first
 // entry named lib (its path even when empty), else the first named lib.N…
 // with a path; libs without one, and all of them when b is not a cache,
 // are absent. It copies only what it returns: a cache lists a thousand
 // libraries, the probe asks for three.
-func ldCacheFind(b []byte, libs []string) map[string]string {
-	arch := ldCacheArch()
+func LDCacheFind(b []byte, libs []string) map[string]string {
+	arch := LDCacheArch()
 	exact := map[string]string{}
 	soname := map[string]string{}
 	walkLDCache(b, func(name, path []byte, flags int32, _ uint64) bool {
@@ -196,10 +212,10 @@ func cString(b []byte, off uint32) ([]byte, bool) {
 	return s[:i], true
 }
 
-// ldCacheArch is the entry flags the loader of this architecture accepts
+// LDCacheArch is the entry flags the loader of this architecture accepts
 // (glibc's _DL_CACHE_DEFAULT_ID: FLAG_ELF_LIBC6 plus the architecture's
 // required bits), or -1 when any entry is taken.
-func ldCacheArch() int32 {
+func LDCacheArch() int32 {
 	switch runtime.GOARCH {
 	case "amd64":
 		return 0x0303

@@ -1,29 +1,35 @@
-package probe
+package source
 
 import (
 	"strings"
 
 	"aorta-probe/internal/pyfmt"
-	"aorta-probe/schema"
 )
 
-// parseRDMALinks parses `rdma link` output (docs/hardware.md#nics):
+// RDMALink is one link of `rdma link` output.
+type RDMALink struct {
+	Device string  // the second token up to its first '/'
+	State  *string // the token after "state"
+	Netdev *string // the token after "netdev"
+}
+
+// ParseRDMALinks parses `rdma link` output (docs/hardware.md#nics):
 //
 //	link bnxt_re0/1 state ACTIVE physical_state LINK_UP netdev benic7p1
 //
 // A line needs at least two whitespace-separated tokens, the first being
-// "link". device is the second token up to its first '/'; state and netdev
+// "link". Device is the second token up to its first '/'; State and Netdev
 // are the tokens after the first "state" and "netdev" tokens (nil when
 // missing or last).
-func parseRDMALinks(out string) []schema.RDMALink {
-	var links []schema.RDMALink
+func ParseRDMALinks(out string) []RDMALink {
+	var links []RDMALink
 	for _, line := range pyfmt.Splitlines(out) {
 		t := pyfmt.Fields(line)
 		if len(t) < 2 || t[0] != "link" {
 			continue
 		}
 		dev, _, _ := strings.Cut(t[1], "/")
-		links = append(links, schema.RDMALink{Device: dev, State: tokenAfter(t, "state"), Netdev: tokenAfter(t, "netdev")})
+		links = append(links, RDMALink{Device: dev, State: tokenAfter(t, "state"), Netdev: tokenAfter(t, "netdev")})
 	}
 	return links
 }

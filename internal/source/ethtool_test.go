@@ -1,6 +1,7 @@
-package probe
+package source
 
 import (
+	"strings"
 	"testing"
 
 	"aorta-probe/internal/pyfmt"
@@ -46,9 +47,9 @@ func TestSplitFirmware(t *testing.T) {
 		{"second /pkg stays right", strp("a/pkg b/pkg c"), "a", "b/pkg c"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fw, pkg := splitFirmware(tc.in)
+			fw, pkg := SplitFirmware(tc.in)
 			if derefOr(fw, "<nil>") != tc.fw || derefOr(pkg, "<nil>") != tc.pkg {
-				t.Errorf("splitFirmware = %v, %v, want %v, %v", derefOr(fw, "<nil>"), derefOr(pkg, "<nil>"), tc.fw, tc.pkg)
+				t.Errorf("SplitFirmware = %v, %v, want %v, %v", derefOr(fw, "<nil>"), derefOr(pkg, "<nil>"), tc.fw, tc.pkg)
 			}
 		})
 	}
@@ -62,7 +63,7 @@ func FuzzEthtool(f *testing.F) {
 		if v != nil && (*v == "" || pyfmt.Strip(*v) != *v) {
 			t.Fatalf("bad value %q", *v)
 		}
-		fw, pkg := splitFirmware(v)
+		fw, pkg := SplitFirmware(v)
 		if pkg != nil && fw != nil && *pkg == *fw {
 			t.Fatalf("pkg equals firmware")
 		}
@@ -75,3 +76,14 @@ firmware-version: 232.0.219.16/pkg 232.1.196.16
 expansion-rom-version: 
 bus-info: 0000:f3:00.0
 `
+
+func TestParseEthtoolInfo(t *testing.T) {
+	info := ParseEthtoolInfo(ethtoolBroadcom)
+	got := strings.Join([]string{derefOr(info.Driver, "<nil>"), derefOr(info.Version, "<nil>"), derefOr(info.FirmwareVersion, "<nil>"), derefOr(info.BusInfo, "<nil>")}, "|")
+	if want := "bnxt_en|6.9.0-0_fbk10_brcmrdma13_141_g9|232.0.219.16/pkg 232.1.196.16|0000:f3:00.0"; got != want {
+		t.Errorf("ParseEthtoolInfo = %s, want %s", got, want)
+	}
+	if info := ParseEthtoolInfo(""); info != (EthtoolInfo{}) {
+		t.Errorf("empty output: %+v", info)
+	}
+}

@@ -1,4 +1,4 @@
-package probe
+package source
 
 import (
 	"strings"
@@ -6,13 +6,33 @@ import (
 	"aorta-probe/internal/pyfmt"
 )
 
-// Parsers of `ethtool -i <iface>` output (docs/hardware.md#nics), e.g.
+// EthtoolInfo is `ethtool -i <iface>` output (docs/hardware.md#nics), e.g.
 //
 //	driver: bnxt_en
 //	version: 6.9.0-0_fbk10_brcmrdma13_141_g9
 //	firmware-version: 232.0.219.16/pkg 232.1.196.16
 //	expansion-rom-version:
 //	bus-info: 0000:f3:00.0
+//
+// Each field is nil when no line names it or its value is empty.
+type EthtoolInfo struct {
+	Driver          *string // driver:
+	Version         *string // version: the driver's
+	FirmwareVersion *string // firmware-version: (SplitFirmware)
+	BusInfo         *string // bus-info:
+}
+
+// ParseEthtoolInfo parses `ethtool -i` output: each field from the first
+// line that starts with "<field>:" exactly (the text after the first colon,
+// stripped).
+func ParseEthtoolInfo(out string) EthtoolInfo {
+	return EthtoolInfo{
+		Driver:          ethtoolField(out, "driver"),
+		Version:         ethtoolField(out, "version"),
+		FirmwareVersion: ethtoolField(out, "firmware-version"),
+		BusInfo:         ethtoolField(out, "bus-info"),
+	}
+}
 
 // ethtoolField returns the value of the first line that starts with
 // "<field>:" exactly (text after the first colon, stripped); nil when no
@@ -31,11 +51,11 @@ func ethtoolField(out, field string) *string {
 	return nil
 }
 
-// splitFirmware splits an ethtool firmware-version value at "/pkg": the
+// SplitFirmware splits an ethtool firmware-version value at "/pkg": the
 // part before it is the firmware, the part after it the package version
 // (nil when empty or equal to the firmware). Without "/pkg" the value is
 // the firmware unchanged ("28.36.1010 (FB_0000000038)" passes through).
-func splitFirmware(raw *string) (firmware, pkg *string) {
+func SplitFirmware(raw *string) (firmware, pkg *string) {
 	if raw == nil {
 		return nil, nil
 	}

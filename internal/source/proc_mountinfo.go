@@ -1,15 +1,9 @@
-package probe
+package source
 
-import (
-	"fmt"
-	"strings"
+import "strings"
 
-	"aorta-probe/internal/machine"
-	"aorta-probe/schema"
-)
-
-// mountInfo is one line of /proc/<pid>/mountinfo (proc(5)).
-type mountInfo struct {
+// Mount is one line of /proc/<pid>/mountinfo (proc(5)).
+type Mount struct {
 	ID, ParentID string
 	Root         string // the path inside the filesystem that is mounted here
 	MountPoint   string
@@ -17,14 +11,30 @@ type mountInfo struct {
 	Source       string
 }
 
-// parseMountInfo parses /proc/<pid>/mountinfo:
+// MountInfoMax bounds the mountinfo read: a host with thousands of mounts
+// writes a few MiB.
+const MountInfoMax = 16 << 20
+
+// SelfMountInfo is /proc/self/mountinfo, parsed (ParseMountInfo).
+//
+// Source: /proc/self/mountinfo.
+func (fs FS) SelfMountInfo() ([]Mount, error) {
+	const p = "/proc/self/mountinfo"
+	b, err := fs.m.ReadFile(p, MountInfoMax)
+	if err != nil {
+		return nil, readErr(p, err)
+	}
+	return ParseMountInfo(string(b)), nil
+}
+
+// ParseMountInfo parses /proc/<pid>/mountinfo:
 //
 //	36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue
 //
 // Optional fields end at the lone "-". Lines with too few fields are
 // skipped; octal escapes (\040 for a space) in paths are decoded.
-func parseMountInfo(text string) []mountInfo {
-	var out []mountInfo
+func ParseMountInfo(text string) []Mount {
+	var out []Mount
 	for _, line := range strings.Split(text, "\n") {
 		f := strings.Fields(line)
 		if len(f) < 7 {
@@ -40,7 +50,7 @@ func parseMountInfo(text string) []mountInfo {
 		if sep < 0 || sep+2 >= len(f) {
 			continue
 		}
-		out = append(out, mountInfo{
+		out = append(out, Mount{
 			ID: f[0], ParentID: f[1],
 			Root: unescapeMount(f[3]), MountPoint: unescapeMount(f[4]),
 			FSType: f[sep+1], Source: unescapeMount(f[sep+2]),
@@ -79,10 +89,10 @@ func isOctal(s string, i int) bool {
 	return s[i] <= '3'
 }
 
-// rootMount returns the mount on "/" that is visible last (the top of any
+// RootMount returns the mount on "/" that is visible last (the top of any
 // stack of mounts there).
-func rootMount(ms []mountInfo) (mountInfo, bool) {
-	var top mountInfo
+func RootMount(ms []Mount) (Mount, bool) {
+	var top Mount
 	found := false
 	for _, m := range ms {
 		if m.MountPoint == "/" {
@@ -90,40 +100,4 @@ func rootMount(ms []mountInfo) (mountInfo, bool) {
 		}
 	}
 	return top, found
-}
-
-// mountView is the root mount as /proc/self/mountinfo lists it.
-type mountView struct {
-	obs                     *string
-	err                     error
-	unlisted, containerLike bool
-}
-
-// readMountView reads /proc/self/mountinfo of root and finds the root
-// mount in it.
-func readMountView(root *machine.FS) *mountView {
-	v := &mountView{}
-	ms, err := root.ReadFile("/proc/self/mountinfo", 16<<20)
-	if err != nil {
-		v.err = err
-		return v
-	}
-	all := parseMountInfo(string(ms))
-	m, ok := rootMount(all)
-	obs := "no mount on /"
-	// A readable, non-empty mount table without "/" is a chroot into a
-	// directory (with /proc mounted inside): the kernel hides mounts whose
-	// mount point lies outside the process root, so the real root mount
-	// is not listed.
-	v.unlisted = !ok && len(all) > 0
-	if ok {
-		obs = fmt.Sprintf("%s %s (root %s)", m.FSType, m.Source, m.Root)
-		switch m.FSType {
-		case "overlay", "fuse-overlayfs", "aufs", "tmpfs":
-			v.containerLike = true
-		}
-		v.containerLike = v.containerLike || m.Root != "/"
-	}
-	v.obs = schema.Str(obs)
-	return v
 }
