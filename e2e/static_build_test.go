@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -16,10 +16,22 @@ import (
 // process: TestMain creates it and removes it at the end.
 var buildDir string
 
-// TestMain makes buildDir and lets the tests that call t.Parallel (they
-// wait on sandboxes, daemons and deadlines) overlap 2 per CPU unless
-// -parallel says otherwise (testtree.DefaultParallel).
+// moduleRoot is the absolute path of the module root, where TestMain runs
+// the tests and staticProbe builds (whatever directory a test is in).
+var moduleRoot string
+
+// TestMain runs the tests from the module root, makes buildDir and lets
+// the tests that call t.Parallel (they wait on sandboxes, daemons and
+// deadlines) overlap 2 per CPU unless -parallel says otherwise
+// (testtree.DefaultParallel). From the root, the paths the tests name
+// (testdata/, docs/, README.md, scripts/, BUILD.buck, .ci/run) are the
+// repository's, and the binary is built from the root's package main.
 func TestMain(m *testing.M) {
+	if err := os.Chdir(".."); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	moduleRoot, _ = os.Getwd()
 	testtree.DefaultParallel(testtree.WaitingParallel())
 	dir, err := os.MkdirTemp("", "aorta-probe-test-")
 	if err != nil {
@@ -45,7 +57,7 @@ var staticProbe = sync.OnceValues(func() (string, error) {
 	}
 	bin := filepath.Join(buildDir, "aorta-probe")
 	cmd := exec.Command(goTool, "build", "-trimpath", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Dir, cmd.Env = moduleRoot, append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("CGO_ENABLED=0 go build -trimpath -o %s .: %v\n%s", bin, err, out)
 	}
