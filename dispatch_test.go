@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"aorta-probe/cli/capture"
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 // TestUsageNamesSubcommands: every command of commands() has a Usage line

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 // run is the whole program, as main.run in package main is, behind the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"aorta-probe/buck"
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -326,7 +327,7 @@ func TestBuckFailures(t *testing.T) {
 				t.Errorf("block %s", pyjson.Encode(snap.BuckInvocation))
 			}
 			if r := snap.Provenance.Placement.LikelyExecutionPlatform.Reason; r == nil || *r != tt.why {
-				t.Errorf("platform reason %s, want %s", ptrV(r), tt.why)
+				t.Errorf("platform reason %s, want %s", golden.OrNull(r), tt.why)
 			}
 			if bytes.Contains(pyjson.Encode(snap), []byte("private-placeholder")) {
 				t.Error("config value leaked")
@@ -379,12 +380,12 @@ func TestExecutionPlatformAnswers(t *testing.T) {
 			got := snap.ExecutionContext.LikelyExecutionPlatform
 			if tt.value != "" {
 				if got == nil || *got != tt.value || ev.Source == nil || !strings.Contains(*ev.Source, "-c a.b=<redacted> %s //app:trainer -a ^buck\\.execution_platform$ --json") {
-					t.Errorf("value %s source %s", ptrV(got), ptrV(ev.Source))
+					t.Errorf("value %s source %s", golden.OrNull(got), golden.OrNull(ev.Source))
 				}
 				return
 			}
 			if got != nil || ev.Reason == nil || *ev.Reason != tt.reason {
-				t.Errorf("value %s reason %s\nwant %s", ptrV(got), ptrV(ev.Reason), tt.reason)
+				t.Errorf("value %s reason %s\nwant %s", golden.OrNull(got), golden.OrNull(ev.Reason), tt.reason)
 			}
 		})
 	}

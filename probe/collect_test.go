@@ -3,7 +3,6 @@ package probe
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"aorta-probe/buck"
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -634,8 +634,6 @@ func TestHashCutByDeadline(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the golden documents under testdata/golden")
-
 // fixedNow is the clock of every scenario: timestamps are constant and
 // every measured duration is zero.
 var fixedNow = func() time.Time { return time.Date(2026, 4, 28, 12, 0, 0, 0, time.UTC) }
@@ -817,12 +815,12 @@ func TestScenarios(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			golden := filepath.Join("../testdata/golden", name+".json")
+			path := filepath.Join("../testdata/golden", name+".json")
 			got := pyjson.Encode(collectScenario(t, a))
-			compareGolden(t, golden, got)
+			golden.Compare(t, path, got)
 			// The portable resolver gives the same document.
-			if walked := pyjson.Encode(collectScenarioWith(t, a, scenarioConfig{portable: true})); !*update && !bytes.Equal(walked, got) {
-				t.Errorf("%s with the portable walk differs from openat2's:\n%s", golden, lineDiff(got, walked))
+			if walked := pyjson.Encode(collectScenarioWith(t, a, scenarioConfig{portable: true})); !golden.Update() && !bytes.Equal(walked, got) {
+				t.Errorf("%s with the portable walk differs from openat2's:\n%s", path, golden.LineDiff(got, walked))
 			}
 		})
 	}
@@ -847,50 +845,6 @@ func TestScenariosSerial(t *testing.T) {
 			}
 		})
 	}
-}
-
-// compareGolden compares got with the golden file, or rewrites it with -update.
-func compareGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./... -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test ./... -update rewrites it):\n%s", golden, lineDiff(want, got))
-	}
-}
-
-// lineDiff shows the first differing line with a little context.
-func lineDiff(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			var b strings.Builder
-			for j := max(0, i-3); j < i; j++ {
-				fmt.Fprintf(&b, "  %4d  %s\n", j+1, w[j])
-			}
-			fmt.Fprintf(&b, "- %4d  %s\n+ %4d  %s\n", i+1, wl, i+1, gl)
-			return b.String()
-		}
-	}
-	return "(no line differs; lengths differ)"
 }
 
 // TestIsolationScenarios pins what each isolation scenario must conclude,

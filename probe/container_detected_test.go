@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
@@ -274,16 +275,16 @@ func TestIsolationCases(t *testing.T) {
 			}
 			for _, n := range tt.fired {
 				if sg, ok := byName[n]; !ok || !sg.Fired {
-					t.Errorf("%s did not fire (observed %s); fired %v", n, strOrNull(sg.Observed), fired)
+					t.Errorf("%s did not fire (observed %s); fired %v", n, golden.OrNull(sg.Observed), fired)
 				}
 			}
 			for _, n := range tt.silent {
 				if sg, ok := byName[n]; !ok || sg.Fired {
-					t.Errorf("%s fired or missing (observed %s)", n, strOrNull(sg.Observed))
+					t.Errorf("%s fired or missing (observed %s)", n, golden.OrNull(sg.Observed))
 				}
 			}
 			for n, want := range tt.observed {
-				if got := strOrNull(byName[n].Observed); !strings.Contains(got, want) {
+				if got := golden.OrNull(byName[n].Observed); !strings.Contains(got, want) {
 					t.Errorf("%s observed %q, want it to contain %q", n, got, want)
 				}
 			}
@@ -298,13 +299,6 @@ func TestIsolationCases(t *testing.T) {
 			}
 		})
 	}
-}
-
-func strOrNull(p *string) string {
-	if p == nil {
-		return "null"
-	}
-	return *p
 }
 
 func TestKernelMajorMinor(t *testing.T) {

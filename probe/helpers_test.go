@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/testtree"
 )
@@ -58,7 +59,7 @@ var hermeticMade string
 func TestMain(m *testing.M) {
 	flag.Parse()
 	n := testtree.WaitingParallel()
-	if *update {
+	if golden.Update() {
 		n = 1
 	}
 	testtree.DefaultParallel(n)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 )
@@ -62,8 +63,8 @@ func TestParseCKVersion(t *testing.T) {
 		{"#define CK_COMMIT_ID abc12", "null", "null"},
 	} {
 		v, c := parseCKVersion(tc.in)
-		if ptrV(v) != tc.version || ptrV(c) != tc.commit {
-			t.Errorf("parseCKVersion(%q) = %s, %s", tc.in, ptrV(v), ptrV(c))
+		if golden.OrNull(v) != tc.version || golden.OrNull(c) != tc.commit {
+			t.Errorf("parseCKVersion(%q) = %s, %s", tc.in, golden.OrNull(v), golden.OrNull(c))
 		}
 	}
 }
@@ -79,8 +80,8 @@ func TestPickAOTriton(t *testing.T) {
 		{[]string{"libaotriton_v2.so.1.2"}, "libaotriton_v2.so.1.2", "null"},
 	} {
 		c, v := pickAOTriton(tc.names)
-		if c != tc.chosen || ptrV(v) != tc.vers {
-			t.Errorf("pickAOTriton(%q) = %s, %s", tc.names, c, ptrV(v))
+		if c != tc.chosen || golden.OrNull(v) != tc.vers {
+			t.Errorf("pickAOTriton(%q) = %s, %s", tc.names, c, golden.OrNull(v))
 		}
 	}
 }

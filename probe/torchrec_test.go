@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/golden"
 )
 
 // bridgeFacts runs the real helper with python over site and returns the facts.
@@ -82,7 +84,7 @@ func TestTorchRecFixtures(t *testing.T) {
 			}
 			tr := bridgeFacts(t, python, site).TorchRec
 			b := tr.Block
-			got := strings.Join([]string{ptrV(b.PackageVersion), ptrV(b.Commit), ptrV(b.SourceVersion), ptrV(b.SourceCommit), ptrV(b.DistributionVersion)}, " ")
+			got := strings.Join([]string{golden.OrNull(b.PackageVersion), golden.OrNull(b.Commit), golden.OrNull(b.SourceVersion), golden.OrNull(b.SourceCommit), golden.OrNull(b.DistributionVersion)}, " ")
 			if got != tc.want {
 				t.Errorf("block %s, want %s", got, tc.want)
 			}
