@@ -77,10 +77,13 @@ func collectBuck(t *testing.T, bin, cwd string, b BuckOptions, env map[string]st
 		runner = machine.ExecRunner{}
 	}
 	return Collect(context.Background(), Options{
-		Root: "/", Path: hermeticPath(t, bin), Cwd: cwd, Now: fixedNow, Buck: b, Runner: withEnv(runner, "HOME="+t.TempDir()),
+		Seams: machine.Seams{
+			Root: "/", Path: hermeticPath(t, bin), Cwd: cwd, Runner: withEnv(runner, "HOME="+t.TempDir()),
+			Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		},
+		Now: fixedNow, Buck: b,
 		// The Buck rows need no interpreter; /usr/bin/python3 may import a real torch.
 		Python: PythonOptions{Disabled: true},
-		Env:    func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
 }
 
@@ -447,8 +450,7 @@ func TestBuildSystemTable(t *testing.T) {
 			}
 			// hg and git run in the repo root; the fakes read their
 			// steering files from their cwd.
-			c := newCollector(context.Background(), Options{Cwd: app, Runner: withEnv(timeoutRunner{tt.slow}, env...), Now: fixedNow,
-				Path: []string{fakeBin(t, tt.tools...)}})
+			c := newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: app, Runner: withEnv(timeoutRunner{tt.slow}, env...), Path: []string{fakeBin(t, tt.tools...)}}, Now: fixedNow})
 			s := &state{collector: c}
 			got := strings.ReplaceAll(string(pyjson.EncodeCompact(collectBuildSystem(s))), root, "ROOT")
 			if got != tt.want {

@@ -42,9 +42,12 @@ func dpkgRoot(t *testing.T) Options {
 		os.WriteFile(filepath.Join(dir, p), []byte(f.data), f.mode)
 	}
 	return Options{
-		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
-		Env:   func(string) (string, bool) { return "", false },
-		Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		Seams: machine.Seams{
+			Root: dir, Path: []string{filepath.Join(dir, "bin")},
+			Env:   func(string) (string, bool) { return "", false },
+			Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		},
+		Now: fixedNow,
 	}
 }
 
@@ -283,9 +286,12 @@ func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bin", "python3"), []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".dockerenv"), nil, 0o644)
 	opt := Options{
-		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
-		Env:   func(string) (string, bool) { return "", false },
-		Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		Seams: machine.Seams{
+			Root: dir, Path: []string{filepath.Join(dir, "bin")},
+			Env:   func(string) (string, bool) { return "", false },
+			Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		},
+		Now: fixedNow,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
@@ -316,7 +322,7 @@ func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
 // and awaiting its own row or one below it panics (the probe's recover
 // reports it) instead of risking a deadlock under few workers.
 func TestAwaitOnlyAbove(t *testing.T) {
-	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})}
 	finishBlock(s, theRockBlock, theRock{block: schema.TheRock{ManifestPath: "m"}}, "hipblaslt")
 	if tr, ok := await(s, theRockBlock); !ok || tr.block.ManifestPath != "m" {
 		t.Errorf("await therock from hipblaslt: %+v %v", tr, ok)
@@ -360,11 +366,14 @@ func TestHostileRoot(t *testing.T) {
 	for _, rv := range resolvers {
 		t.Run(rv.name, func(t *testing.T) {
 			snap := Collect(context.Background(), Options{
-				Root: root, Now: fixedNow, Cwd: "/work", PortableResolve: rv.portable, Extended: true,
-				Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-				Uname: func() (machine.Uname, error) {
-					return machine.Uname{Release: "6.8.0", Version: "#1", Machine: "x86_64"}, nil
+				Seams: machine.Seams{
+					Root: root, Cwd: "/work",
+					Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+					Uname: func() (machine.Uname, error) {
+						return machine.Uname{Release: "6.8.0", Version: "#1", Machine: "x86_64"}, nil
+					},
 				},
+				Now: fixedNow, PortableResolve: rv.portable, Extended: true,
 			})
 			doc := string(pyjson.Encode(snap))
 			for _, m := range []string{fakeroot.Marker, strings.ToLower(fakeroot.Marker), fakeroot.HostileVersion} {
@@ -391,7 +400,7 @@ func BenchmarkCollectHost(b *testing.B) {
 // read, nothing to run.
 func BenchmarkCollectEmptyRoot(b *testing.B) {
 	dir := b.TempDir()
-	opt := Options{Root: dir, Env: func(string) (string, bool) { return "", false }}
+	opt := Options{Seams: machine.Seams{Root: dir, Env: func(string) (string, bool) { return "", false }}}
 	for b.Loop() {
 		Collect(context.Background(), opt)
 	}
@@ -408,7 +417,7 @@ func BenchmarkEncode(b *testing.B) {
 // BenchmarkContainerDetected is the isolation evidence alone, on this
 // machine: go test ./probe -run XXX -bench ContainerDetected -benchmem
 func BenchmarkContainerDetected(b *testing.B) {
-	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})}
 	b.ReportAllocs()
 	for b.Loop() {
 		collectContainerDetected(s)
@@ -562,8 +571,7 @@ func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
 	for _, n := range []string{"python3", "modinfo"} {
 		os.Chmod(filepath.Join(root, "bin", n), 0o755)
 	}
-	opt := Options{Root: root, Now: time.Now, Cwd: "/", Path: []string{filepath.Join(root, "bin")},
-		Env: func(string) (string, bool) { return "", false }}
+	opt := Options{Seams: machine.Seams{Root: root, Cwd: "/", Path: []string{filepath.Join(root, "bin")}, Env: func(string) (string, bool) { return "", false }}, Now: time.Now}
 	opt.Python.Timeout = 20 * time.Second
 	snap := Collect(context.Background(), opt)
 	for _, c := range snap.Provenance.Commands {
@@ -616,8 +624,7 @@ func TestHashCutByDeadline(t *testing.T) {
 	if err := os.Truncate(filepath.Join(root, "opt/rocm/lib/libMIOpen.so"), 64<<30); err != nil {
 		t.Skipf("no sparse 64 GiB file here: %v", err)
 	}
-	opt := Options{Root: root, Now: time.Now, Cwd: "/", Deadline: time.Second, Path: []string{},
-		Env: func(string) (string, bool) { return "", false }}
+	opt := Options{Seams: machine.Seams{Root: root, Cwd: "/", Path: []string{}, Env: func(string) (string, bool) { return "", false }}, Now: time.Now, Deadline: time.Second}
 	opt.Python.Disabled = true
 	snap := Collect(context.Background(), opt)
 	var miopen []string
@@ -669,17 +676,17 @@ var scenarioRootID = machine.RootAnswer{MountID: 2147483649, Source: "STATX_MNT_
 func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 	t.Helper()
 	env := map[string]string{}
-	opt := Options{
+	opt := Options{Seams: machine.Seams{
 		// No scenario is about timeouts: its fake tools answer at once,
 		// however long a loaded machine takes to start them.
-		Root: root, Now: fixedNow, Cwd: "/", Runner: patientRunner{t}, TempName: testTempName,
+		Root: root, Cwd: "/", Runner: patientRunner{t}, TempName: testTempName,
 		Uname: func() (machine.Uname, error) {
 			return machine.Uname{Release: "6.8.0-49-generic", Version: "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", Machine: "x86_64"}, nil
 		},
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 		// statx of the fake root would give the test machine's mount id.
 		RootID: func() machine.RootAnswer { return scenarioRootID },
-	}
+	}, Now: fixedNow}
 	var path []string
 	var buckOpts []buck.Option
 	for _, kv := range a.Settings() {

@@ -103,7 +103,7 @@ func TestAncestorNamespace(t *testing.T) {
 			if err := a.Expand(root); err != nil {
 				t.Fatal(err)
 			}
-			s := &state{collector: newCollector(context.Background(), Options{Root: root, Cwd: "/"})}
+			s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Root: root, Cwd: "/"}})}
 			kind, self, fromParent := "mnt", self, false
 			if tt.kind == "net" {
 				kind, self, fromParent = "net", "net:[4026532178]", true
@@ -250,12 +250,12 @@ func TestIsolationCases(t *testing.T) {
 			if release == "" {
 				release = "6.8.0-49-generic"
 			}
-			opt := Options{
+			opt := Options{Seams: machine.Seams{
 				Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
 				Uname: func() (machine.Uname, error) {
 					return machine.Uname{Release: release, Version: "#1", Machine: "x86_64"}, nil
 				},
-			}
+			}}
 			opt.Root, opt.Cwd = root, "/"
 			s := &state{collector: newCollector(context.Background(), opt)}
 			iso := collectContainerDetected(s)

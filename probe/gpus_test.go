@@ -457,8 +457,8 @@ func BenchmarkNoPythonGPUs(b *testing.B) {
 		faults map[string]syscall.Errno
 	}{{"with", nil}, {"without", map[string]syscall.Errno{"open " + kfdNodesDir: syscall.ENOENT}}} {
 		b.Run(tc.name, func(b *testing.B) {
-			opt := Options{Root: root, Python: PythonOptions{Disabled: true}, Now: fixedNow,
-				Env: func(string) (string, bool) { return "", false }, faults: tc.faults}
+			opt := Options{Seams: machine.Seams{Root: root, Env: func(string) (string, bool) { return "", false }}, Python: PythonOptions{Disabled: true}, Now: fixedNow,
+				faults: tc.faults}
 			if g := Collect(context.Background(), opt).Provenance.GPUs; (tc.faults == nil) != (g.PhysicalCount != nil) {
 				b.Fatalf("%s: gpus %s", tc.name, pyjson.EncodeCompact(g))
 			}

@@ -221,8 +221,11 @@ func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state,
 	}
 	env := map[string]string{"TMPDIR": filepath.Join(root, "tmp")}
 	c := newCollector(context.Background(), Options{
-		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/", Runner: hr, TempName: testTempName,
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Seams: machine.Seams{
+			Root: root, Path: []string{filepath.Join(root, "bin")}, Cwd: "/", Runner: hr, TempName: testTempName,
+			Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		},
+		Now: fixedNow,
 	})
 	c.rocm = func() rocmRoots { return classicRoots("/opt/rocm", "none") }
 	return &state{collector: c, name: "test"}, root

@@ -141,8 +141,11 @@ func pyQuote(s string) string {
 
 func bridgeOptions(env map[string]string, path []string) Options {
 	return Options{
-		Root: "/", Now: time.Now, Path: path,
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Seams: machine.Seams{
+			Root: "/", Path: path,
+			Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		},
+		Now: time.Now,
 	}
 }
 

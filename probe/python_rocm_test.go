@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/golden"
+	"aorta-probe/internal/machine"
 )
 
 func TestPythonROCmFacts(t *testing.T) {
@@ -20,7 +21,7 @@ func TestPythonROCmFacts(t *testing.T) {
 		"Tensile/__init__.py":                    "x = 1\n",
 	})
 	f := bridgeFacts(t, python, site)
-	c := newCollector(context.Background(), Options{Cwd: "/"})
+	c := newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})
 	c.python = func() *pyFacts { return f }
 	s := &state{collector: c}
 	if v, known := pyDistVersion(s, "rocm-sdk-core"); !known || golden.OrNull(v) != "7.2.1" {
@@ -35,7 +36,7 @@ func TestPythonROCmFacts(t *testing.T) {
 	if v := tensilePackageVersion(s); v != nil || strings.Join(s.reasons, "|") != "tensile.package_version: Tensile lacks __version__ attribute" {
 		t.Errorf("tensile %s %q", golden.OrNull(v), s.reasons)
 	}
-	none := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	none := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})}
 	none.collector.python = func() *pyFacts { return &pyFacts{outcome: pyNotFound} }
 	if _, known := pyDistVersion(none, "rocm"); known {
 		t.Error("no interpreter must leave the answer to the filesystem stand-in")

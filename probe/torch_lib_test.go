@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/golden"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 )
@@ -313,8 +314,7 @@ func dumpWith(t *testing.T, nm, cxxfilt string) (symbolDump, *state, string) {
 		writeFiles(t, bin, map[string]string{name: body})
 		os.Chmod(filepath.Join(bin, name), 0o755)
 	}
-	s := &state{collector: newCollector(context.Background(), Options{Now: fixedNow, Cwd: "/",
-		Path: hermeticPath(t, bin)})}
+	s := &state{collector: newCollector(context.Background(), Options{Now: fixedNow, Seams: machine.Seams{Cwd: "/", Path: hermeticPath(t, bin)}})}
 	tt := &pyTorch{File: filepath.Join(dir, "torch/__init__.py"), VersionModule: &pyTorchVersionMod{HIP: "7.2"}}
 	return dumpTorchSymbols(s, "P", tt), s, lib
 }

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"aorta-probe/internal/golden"
+	"aorta-probe/internal/machine"
 )
 
 // bridgeFacts runs the real helper with python over site and returns the facts.
 func bridgeFacts(t *testing.T, python, site string) *pyFacts {
 	t.Helper()
 	py := wrapper(t, t.TempDir(), "py", python, site)
-	opt := withDefaults(Options{Path: []string{}, Env: func(string) (string, bool) { return "", false }})
+	opt := withDefaults(Options{Seams: machine.Seams{Path: []string{}, Env: func(string) (string, bool) { return "", false }}})
 	opt.Python.Interpreter = py
 	opt.Cwd = "/"
 	c := newCollector(context.Background(), opt)
