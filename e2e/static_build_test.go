@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -20,6 +21,15 @@ var buildDir string
 // the tests and staticProbe builds (whatever directory a test is in).
 var moduleRoot string
 
+// buildEnv and goTool are the environment of the test process as it
+// started and the go command on its PATH, which staticProbe builds with:
+// a test that set HOME or PATH (t.Setenv) before the first build must
+// not send the build to another build cache or toolchain.
+var (
+	buildEnv []string
+	goTool   string
+)
+
 // TestMain runs the tests from the module root, makes buildDir and lets
 // the tests that call t.Parallel (they wait on sandboxes, daemons and
 // deadlines) overlap 2 per CPU unless -parallel says otherwise
@@ -32,6 +42,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	moduleRoot, _ = os.Getwd()
+	buildEnv = os.Environ()
+	goTool = filepath.Join(build.Default.GOROOT, "bin", "go")
+	if p, err := exec.LookPath("go"); err == nil {
+		goTool = p
+	}
 	testtree.DefaultParallel(testtree.WaitingParallel())
 	dir, err := os.MkdirTemp("", "aorta-probe-test-")
 	if err != nil {
@@ -51,13 +66,9 @@ func TestMain(m *testing.M) {
 // buildStaticProbe), never go build. Nothing may write to it: it is
 // shared; a test that needs to change it copies it.
 var staticProbe = sync.OnceValues(func() (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(build.Default.GOROOT, "bin", "go")
-	}
 	bin := filepath.Join(buildDir, "aorta-probe")
 	cmd := exec.Command(goTool, "build", "-trimpath", "-o", bin, ".")
-	cmd.Dir, cmd.Env = moduleRoot, append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Dir, cmd.Env = moduleRoot, append(slices.Clip(buildEnv), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("CGO_ENABLED=0 go build -trimpath -o %s .: %v\n%s", bin, err, out)
 	}
