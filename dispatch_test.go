@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"aorta-probe/cli/capture"
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 // TestUsageNamesSubcommands: every command of commands() has a Usage line
@@ -76,11 +77,12 @@ func TestMistypedDispatch(t *testing.T) {
 		{[]string{"captur", "node.cap"}, "capture"},
 		{[]string{"hlep", "diff"}, "help"},
 	} {
-		code, out, errs := runCLI(t, tc.args...)
+		var out, errs strings.Builder
+		code := run(nil, tc.args, &out, &errs)
 		want := "aorta-probe: '" + tc.args[0] + "' is not a subcommand; did you mean " + tc.name + "? (to write the document to a file named " +
 			tc.args[0] + ", give it as ./" + tc.args[0] + ")\nTry 'aorta-probe --help' for help.\n"
-		if code != 2 || out != "" || errs != want {
-			t.Errorf("%q: exit %d, stderr %q; want %q", tc.args, code, errs, want)
+		if code != 2 || out.Len() != 0 || errs.String() != want {
+			t.Errorf("%q: exit %d, stderr %q; want %q", tc.args, code, errs.String(), want)
 		}
 	}
 	for _, args := range [][]string{{"./valdate"}, {"valdate.json"}, {"node-7"}, {"-o", "valdate"}, {"--no-python", "dif"}} {

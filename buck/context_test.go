@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 func TestFingerprintVectors(t *testing.T) {

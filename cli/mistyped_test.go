@@ -1,6 +1,10 @@
 package cli
 
-import "testing"
+import (
+	"testing"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
+)
 
 func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"aorta-probe/buck"
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/testtree"
@@ -77,10 +78,13 @@ func collectBuck(t *testing.T, bin, cwd string, b BuckOptions, env map[string]st
 		runner = machine.ExecRunner{}
 	}
 	return Collect(context.Background(), Options{
-		Root: "/", Path: hermeticPath(t, bin), Cwd: cwd, Now: fixedNow, Buck: b, Runner: withEnv(runner, "HOME="+t.TempDir()),
+		Seams: machine.Seams{
+			Root: "/", Path: hermeticPath(t, bin), Cwd: cwd, Runner: withEnv(runner, "HOME="+t.TempDir()),
+			Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		},
+		Now: fixedNow, Buck: b,
 		// The Buck rows need no interpreter; /usr/bin/python3 may import a real torch.
 		Python: PythonOptions{Disabled: true},
-		Env:    func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
 }
 
@@ -327,7 +331,7 @@ func TestBuckFailures(t *testing.T) {
 				t.Errorf("block %s", pyjson.Encode(snap.BuckInvocation))
 			}
 			if r := snap.Provenance.Placement.LikelyExecutionPlatform.Reason; r == nil || *r != tt.why {
-				t.Errorf("platform reason %s, want %s", ptrV(r), tt.why)
+				t.Errorf("platform reason %s, want %s", golden.OrNull(r), tt.why)
 			}
 			if bytes.Contains(pyjson.Encode(snap), []byte("private-placeholder")) {
 				t.Error("config value leaked")
@@ -380,12 +384,12 @@ func TestExecutionPlatformAnswers(t *testing.T) {
 			got := snap.ExecutionContext.LikelyExecutionPlatform
 			if tt.value != "" {
 				if got == nil || *got != tt.value || ev.Source == nil || !strings.Contains(*ev.Source, "-c a.b=<redacted> %s //app:trainer -a ^buck\\.execution_platform$ --json") {
-					t.Errorf("value %s source %s", ptrV(got), ptrV(ev.Source))
+					t.Errorf("value %s source %s", golden.OrNull(got), golden.OrNull(ev.Source))
 				}
 				return
 			}
 			if got != nil || ev.Reason == nil || *ev.Reason != tt.reason {
-				t.Errorf("value %s reason %s\nwant %s", ptrV(got), ptrV(ev.Reason), tt.reason)
+				t.Errorf("value %s reason %s\nwant %s", golden.OrNull(got), golden.OrNull(ev.Reason), tt.reason)
 			}
 		})
 	}
@@ -447,8 +451,7 @@ func TestBuildSystemTable(t *testing.T) {
 			}
 			// hg and git run in the repo root; the fakes read their
 			// steering files from their cwd.
-			c := newCollector(context.Background(), Options{Cwd: app, Runner: withEnv(timeoutRunner{tt.slow}, env...), Now: fixedNow,
-				Path: []string{fakeBin(t, tt.tools...)}})
+			c := newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: app, Runner: withEnv(timeoutRunner{tt.slow}, env...), Path: []string{fakeBin(t, tt.tools...)}}, Now: fixedNow})
 			s := &state{collector: c}
 			got := strings.ReplaceAll(string(pyjson.EncodeCompact(collectBuildSystem(s))), root, "ROOT")
 			if got != tt.want {

@@ -68,16 +68,13 @@ func capturePolicy(opt Options) machine.Policy {
 // record makes rc record the collection of opt (defaults applied) on
 // root: it returns opt with its seams wrapped.
 func record(rc *machine.Recorder, opt Options, root *machine.FS) Options {
-	s := seamsOf(opt)
-	if s.NamespaceID == nil {
-		s.NamespaceID = func(kind string) machine.NamespaceAnswer { return namespaceID(root, kind) }
+	if opt.NamespaceID == nil {
+		opt.NamespaceID = func(kind string) machine.NamespaceAnswer { return namespaceID(root, kind) }
 	}
-	if s.RootID == nil {
-		s.RootID = func() machine.RootAnswer { return rootID(root) }
+	if opt.RootID == nil {
+		opt.RootID = func() machine.RootAnswer { return rootID(root) }
 	}
-	s = rc.Attach(s, root, capturePolicy(opt))
-	opt.Env, opt.Runner, opt.Uname, opt.NamespaceID, opt.TempName = s.Env, s.Runner, s.Uname, s.NamespaceID, s.TempName
-	opt.RootID = s.RootID
+	opt.Seams = rc.Attach(opt.Seams, root, capturePolicy(opt))
 	return opt
 }
 
@@ -86,10 +83,7 @@ func record(rc *machine.Recorder, opt Options, root *machine.FS) Options {
 // and so are --extended, --execution-context, --buck-target and the
 // deadline when the capture set them.
 func replayOptions(r *machine.Replay, opt Options) Options {
-	s := r.Seams(capturePolicy(opt), func(int) string { return randomTempChars() })
-	opt.Root, opt.Cwd, opt.Path, opt.Replay = s.Root, s.Cwd, s.Path, r
-	opt.Env, opt.Runner, opt.Uname, opt.NamespaceID, opt.TempName = s.Env, s.Runner, s.Uname, s.NamespaceID, s.TempName
-	opt.RootID = s.RootID
+	opt.Seams, opt.Replay = r.Seams(capturePolicy(opt), func(int) string { return randomTempChars() }), r
 	if r.Setting("extended") == "true" {
 		opt.Extended = true
 	}
@@ -107,12 +101,6 @@ func replayOptions(r *machine.Replay, opt Options) Options {
 		opt.Deadline = d
 	}
 	return opt
-}
-
-// seamsOf is the machine.Seams of opt.
-func seamsOf(opt Options) machine.Seams {
-	return machine.Seams{Root: opt.Root, Cwd: opt.Cwd, Path: opt.Path, Env: opt.Env, Runner: opt.Runner,
-		Uname: opt.Uname, NamespaceID: opt.NamespaceID, RootID: opt.RootID, TempName: opt.TempName}
 }
 
 // machinePath is the host path of p, a path of the machine the probe

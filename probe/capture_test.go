@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -128,7 +129,7 @@ func TestCaptureReplay(t *testing.T) {
 			noCommandTwice(t, archive)
 			got := replayArchive(t, archive, opt)
 			if !bytes.Equal(live, got) {
-				t.Errorf("replay differs from the live document:\n%s", lineDiff(live, got))
+				t.Errorf("replay differs from the live document:\n%s", golden.LineDiff(live, got))
 			}
 		})
 	}
@@ -218,7 +219,7 @@ func TestCaptureReplayCut(t *testing.T) {
 				}
 				got := replayArchive(t, archive, opt)
 				if !bytes.Equal(live, got) {
-					t.Errorf("replay differs from the live document:\n%s", lineDiff(live, got))
+					t.Errorf("replay differs from the live document:\n%s", golden.LineDiff(live, got))
 				}
 			})
 		}

@@ -22,35 +22,18 @@ import (
 
 // Options control one collection. The zero value probes the live machine.
 type Options struct {
-	// Root is the filesystem root to describe: "/" (default), a mounted
-	// host or image, or a fake machine root in tests.
-	Root string
-	// Env looks up the probe's environment; default os.LookupEnv.
-	Env func(string) (string, bool)
-	// Path is where tools are looked up. Nil means the absolute entries of
-	// $PATH when Root is "/", and nothing otherwise, so no binary of a
-	// mounted foreign root is executed by accident.
-	Path []string
-	// Runner runs commands; default ExecRunner.
-	Runner machine.Runner
+	// Seams are the machine the collection reads: Root, Cwd, Path, Env,
+	// Runner, Uname, NamespaceID, RootID and TempName, each documented on
+	// machine.Seams; a capture wraps them (record) and a replay answers
+	// them (replayOptions). Left zero, withDefaults gives the live
+	// machine: Root "/", Cwd os.Getwd, Env os.LookupEnv, Runner
+	// machine.ExecRunner, Uname the syscall, TempName Python's tempfile
+	// alphabet at random; NamespaceID and RootID ask the kernel through
+	// the root (probe_identity.go). Tests fix them so documents are
+	// stable.
+	machine.Seams
 	// Now is the clock; tests fix it so timestamps and durations are stable.
 	Now func() time.Time
-	// Uname answers uname(2); default the syscall.
-	Uname func() (machine.Uname, error)
-	// NamespaceID answers the nsfs ioctl for one namespace type of the
-	// probe process (probe_identity.go); default the kernel, through the
-	// root's /proc. Tests set it to simulate an older kernel; a replay
-	// answers from the archive.
-	NamespaceID func(kind string) machine.NamespaceAnswer
-	// RootID answers statx of the root the collection describes
-	// (probe_identity.go); default the kernel. Tests fix it (a fake
-	// root's mount id is the test machine's); a replay answers from the
-	// archive.
-	RootID func() machine.RootAnswer
-	// Cwd is the working directory relative paths resolve against;
-	// default os.Getwd. Under a Root other than "/" it is taken as a
-	// path inside that root (docs/rocm-roots.md).
-	Cwd string
 	// PortableResolve resolves paths under Root with the portable
 	// component walk even where the kernel has openat2 (machine.FS), so
 	// that tests cover both resolvers on one machine.
@@ -90,12 +73,6 @@ type Options struct {
 	// (tests run as root, which no permission bit stops from listing a
 	// directory).
 	faults map[string]syscall.Errno
-	// TempName returns the 8 random characters of the rdhc temp file name
-	// (rdhc_quick_XXXXXXXX.json) for the attempt-th try in one directory
-	// (system_health.go); default Python's tempfile alphabet at random.
-	// Tests fix it so the argv in golden documents is stable; a replay
-	// gives the captured names (docs/capture.md).
-	TempName func(attempt int) string
 }
 
 // probeGrace is how long probes may still finish after the deadline or an

@@ -3,7 +3,6 @@ package probe
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"aorta-probe/buck"
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/testtree"
@@ -43,9 +43,12 @@ func dpkgRoot(t *testing.T) Options {
 		os.WriteFile(filepath.Join(dir, p), []byte(f.data), f.mode)
 	}
 	return Options{
-		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
-		Env:   func(string) (string, bool) { return "", false },
-		Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		Seams: machine.Seams{
+			Root: dir, Path: []string{filepath.Join(dir, "bin")},
+			Env:   func(string) (string, bool) { return "", false },
+			Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		},
+		Now: fixedNow,
 	}
 }
 
@@ -284,9 +287,12 @@ func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
 	testtree.WriteFile(filepath.Join(dir, "bin", "python3"), []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".dockerenv"), nil, 0o644)
 	opt := Options{
-		Root: dir, Path: []string{filepath.Join(dir, "bin")}, Now: fixedNow,
-		Env:   func(string) (string, bool) { return "", false },
-		Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		Seams: machine.Seams{
+			Root: dir, Path: []string{filepath.Join(dir, "bin")},
+			Env:   func(string) (string, bool) { return "", false },
+			Uname: func() (machine.Uname, error) { return machine.Uname{Release: "r", Version: "v", Machine: "m"}, nil },
+		},
+		Now: fixedNow,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
@@ -317,7 +323,7 @@ func TestHangingInterpreterDelaysOnlyROCmBlocks(t *testing.T) {
 // and awaiting its own row or one below it panics (the probe's recover
 // reports it) instead of risking a deadlock under few workers.
 func TestAwaitOnlyAbove(t *testing.T) {
-	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})}
 	finishBlock(s, theRockBlock, theRock{block: schema.TheRock{ManifestPath: "m"}}, "hipblaslt")
 	if tr, ok := await(s, theRockBlock); !ok || tr.block.ManifestPath != "m" {
 		t.Errorf("await therock from hipblaslt: %+v %v", tr, ok)
@@ -361,11 +367,14 @@ func TestHostileRoot(t *testing.T) {
 	for _, rv := range resolvers {
 		t.Run(rv.name, func(t *testing.T) {
 			snap := Collect(context.Background(), Options{
-				Root: root, Now: fixedNow, Cwd: "/work", PortableResolve: rv.portable, Extended: true,
-				Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-				Uname: func() (machine.Uname, error) {
-					return machine.Uname{Release: "6.8.0", Version: "#1", Machine: "x86_64"}, nil
+				Seams: machine.Seams{
+					Root: root, Cwd: "/work",
+					Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+					Uname: func() (machine.Uname, error) {
+						return machine.Uname{Release: "6.8.0", Version: "#1", Machine: "x86_64"}, nil
+					},
 				},
+				Now: fixedNow, PortableResolve: rv.portable, Extended: true,
 			})
 			doc := string(pyjson.Encode(snap))
 			for _, m := range []string{fakeroot.Marker, strings.ToLower(fakeroot.Marker), fakeroot.HostileVersion} {
@@ -392,7 +401,7 @@ func BenchmarkCollectHost(b *testing.B) {
 // read, nothing to run.
 func BenchmarkCollectEmptyRoot(b *testing.B) {
 	dir := b.TempDir()
-	opt := Options{Root: dir, Env: func(string) (string, bool) { return "", false }}
+	opt := Options{Seams: machine.Seams{Root: dir, Env: func(string) (string, bool) { return "", false }}}
 	for b.Loop() {
 		Collect(context.Background(), opt)
 	}
@@ -409,7 +418,7 @@ func BenchmarkEncode(b *testing.B) {
 // BenchmarkContainerDetected is the isolation evidence alone, on this
 // machine: go test ./probe -run XXX -bench ContainerDetected -benchmem
 func BenchmarkContainerDetected(b *testing.B) {
-	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})}
 	b.ReportAllocs()
 	for b.Loop() {
 		collectContainerDetected(s)
@@ -563,8 +572,7 @@ func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
 	for _, n := range []string{"python3", "modinfo"} {
 		os.Chmod(filepath.Join(root, "bin", n), 0o755)
 	}
-	opt := Options{Root: root, Now: time.Now, Cwd: "/", Path: []string{filepath.Join(root, "bin")},
-		Env: func(string) (string, bool) { return "", false }}
+	opt := Options{Seams: machine.Seams{Root: root, Cwd: "/", Path: []string{filepath.Join(root, "bin")}, Env: func(string) (string, bool) { return "", false }}, Now: time.Now}
 	opt.Python.Timeout = 20 * time.Second
 	snap := Collect(context.Background(), opt)
 	for _, c := range snap.Provenance.Commands {
@@ -617,8 +625,7 @@ func TestHashCutByDeadline(t *testing.T) {
 	if err := os.Truncate(filepath.Join(root, "opt/rocm/lib/libMIOpen.so"), 64<<30); err != nil {
 		t.Skipf("no sparse 64 GiB file here: %v", err)
 	}
-	opt := Options{Root: root, Now: time.Now, Cwd: "/", Deadline: time.Second, Path: []string{},
-		Env: func(string) (string, bool) { return "", false }}
+	opt := Options{Seams: machine.Seams{Root: root, Cwd: "/", Path: []string{}, Env: func(string) (string, bool) { return "", false }}, Now: time.Now, Deadline: time.Second}
 	opt.Python.Disabled = true
 	snap := Collect(context.Background(), opt)
 	var miopen []string
@@ -634,8 +641,6 @@ func TestHashCutByDeadline(t *testing.T) {
 		t.Errorf("miopen.lib_hash %s", *snap.MIOpen.LibHash)
 	}
 }
-
-var update = flag.Bool("update", false, "rewrite the golden documents under testdata/golden")
 
 // fixedNow is the clock of every scenario: timestamps are constant and
 // every measured duration is zero.
@@ -672,17 +677,17 @@ var scenarioRootID = machine.RootAnswer{MountID: 2147483649, Source: "STATX_MNT_
 func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 	t.Helper()
 	env := map[string]string{}
-	opt := Options{
+	opt := Options{Seams: machine.Seams{
 		// No scenario is about timeouts: its fake tools answer at once,
 		// however long a loaded machine takes to start them.
-		Root: root, Now: fixedNow, Cwd: "/", Runner: patientRunner{t}, TempName: testTempName,
+		Root: root, Cwd: "/", Runner: patientRunner{t}, TempName: testTempName,
 		Uname: func() (machine.Uname, error) {
 			return machine.Uname{Release: "6.8.0-49-generic", Version: "#49-Ubuntu SMP PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024", Machine: "x86_64"}, nil
 		},
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 		// statx of the fake root would give the test machine's mount id.
 		RootID: func() machine.RootAnswer { return scenarioRootID },
-	}
+	}, Now: fixedNow}
 	var path []string
 	var buckOpts []buck.Option
 	for _, kv := range a.Settings() {
@@ -818,12 +823,12 @@ func TestScenarios(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			golden := filepath.Join("../testdata/golden", name+".json")
+			path := filepath.Join("../testdata/golden", name+".json")
 			got := pyjson.Encode(collectScenario(t, a))
-			compareGolden(t, golden, got)
+			golden.Compare(t, path, got)
 			// The portable resolver gives the same document.
-			if walked := pyjson.Encode(collectScenarioWith(t, a, scenarioConfig{portable: true})); !*update && !bytes.Equal(walked, got) {
-				t.Errorf("%s with the portable walk differs from openat2's:\n%s", golden, lineDiff(got, walked))
+			if walked := pyjson.Encode(collectScenarioWith(t, a, scenarioConfig{portable: true})); !golden.Update() && !bytes.Equal(walked, got) {
+				t.Errorf("%s with the portable walk differs from openat2's:\n%s", path, golden.LineDiff(got, walked))
 			}
 		})
 	}
@@ -848,50 +853,6 @@ func TestScenariosSerial(t *testing.T) {
 			}
 		})
 	}
-}
-
-// compareGolden compares got with the golden file, or rewrites it with -update.
-func compareGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./... -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test ./... -update rewrites it):\n%s", golden, lineDiff(want, got))
-	}
-}
-
-// lineDiff shows the first differing line with a little context.
-func lineDiff(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			var b strings.Builder
-			for j := max(0, i-3); j < i; j++ {
-				fmt.Fprintf(&b, "  %4d  %s\n", j+1, w[j])
-			}
-			fmt.Fprintf(&b, "- %4d  %s\n+ %4d  %s\n", i+1, wl, i+1, gl)
-			return b.String()
-		}
-	}
-	return "(no line differs; lengths differ)"
 }
 
 // TestIsolationScenarios pins what each isolation scenario must conclude,

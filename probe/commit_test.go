@@ -1,6 +1,10 @@
 package probe
 
-import "testing"
+import (
+	"testing"
+
+	"aorta-probe/internal/golden"
+)
 
 func TestExtractCommit(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -29,7 +33,7 @@ func TestExtractCommit(t *testing.T) {
 	} {
 		got := extractCommit(tc.in)
 		if (got == nil && tc.want != "") || (got != nil && *got != tc.want) {
-			t.Errorf("extractCommit(%q) = %v, want %q", tc.in, ptrV(got), tc.want)
+			t.Errorf("extractCommit(%q) = %v, want %q", tc.in, golden.OrNull(got), tc.want)
 		}
 	}
 }
@@ -53,14 +57,14 @@ func TestCommitFromAttr(t *testing.T) {
 	} {
 		got := commitFromAttr(tc.in)
 		if (got == nil && tc.want != "") || (got != nil && *got != tc.want) {
-			t.Errorf("commitFromAttr(%v) = %v, want %q", ptrV(tc.in), ptrV(got), tc.want)
+			t.Errorf("commitFromAttr(%v) = %v, want %q", golden.OrNull(tc.in), golden.OrNull(got), tc.want)
 		}
 	}
-	if c := packageCommit(s("1.4.0"), []*string{nil, nil, nil, nil, s("deadbeef1234")}); ptrV(c) != "deadbeef1234" {
-		t.Errorf("fbgemm version.git_version: %v", ptrV(c))
+	if c := packageCommit(s("1.4.0"), []*string{nil, nil, nil, nil, s("deadbeef1234")}); golden.OrNull(c) != "deadbeef1234" {
+		t.Errorf("fbgemm version.git_version: %v", golden.OrNull(c))
 	}
-	if c := packageCommit(s("3.5.1+rocm7.2.1.gita272dfa8"), []*string{s("ffffffffff")}); ptrV(c) != "a272dfa8" {
-		t.Errorf("version first: %v", ptrV(c))
+	if c := packageCommit(s("3.5.1+rocm7.2.1.gita272dfa8"), []*string{s("ffffffffff")}); golden.OrNull(c) != "a272dfa8" {
+		t.Errorf("version first: %v", golden.OrNull(c))
 	}
 }
 

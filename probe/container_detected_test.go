@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
@@ -102,7 +103,7 @@ func TestAncestorNamespace(t *testing.T) {
 			if err := a.Expand(root); err != nil {
 				t.Fatal(err)
 			}
-			s := &state{collector: newCollector(context.Background(), Options{Root: root, Cwd: "/"})}
+			s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Root: root, Cwd: "/"}})}
 			kind, self, fromParent := "mnt", self, false
 			if tt.kind == "net" {
 				kind, self, fromParent = "net", "net:[4026532178]", true
@@ -249,12 +250,12 @@ func TestIsolationCases(t *testing.T) {
 			if release == "" {
 				release = "6.8.0-49-generic"
 			}
-			opt := Options{
+			opt := Options{Seams: machine.Seams{
 				Env: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
 				Uname: func() (machine.Uname, error) {
 					return machine.Uname{Release: release, Version: "#1", Machine: "x86_64"}, nil
 				},
-			}
+			}}
 			opt.Root, opt.Cwd = root, "/"
 			s := &state{collector: newCollector(context.Background(), opt)}
 			iso := collectContainerDetected(s)
@@ -274,16 +275,16 @@ func TestIsolationCases(t *testing.T) {
 			}
 			for _, n := range tt.fired {
 				if sg, ok := byName[n]; !ok || !sg.Fired {
-					t.Errorf("%s did not fire (observed %s); fired %v", n, strOrNull(sg.Observed), fired)
+					t.Errorf("%s did not fire (observed %s); fired %v", n, golden.OrNull(sg.Observed), fired)
 				}
 			}
 			for _, n := range tt.silent {
 				if sg, ok := byName[n]; !ok || sg.Fired {
-					t.Errorf("%s fired or missing (observed %s)", n, strOrNull(sg.Observed))
+					t.Errorf("%s fired or missing (observed %s)", n, golden.OrNull(sg.Observed))
 				}
 			}
 			for n, want := range tt.observed {
-				if got := strOrNull(byName[n].Observed); !strings.Contains(got, want) {
+				if got := golden.OrNull(byName[n].Observed); !strings.Contains(got, want) {
 					t.Errorf("%s observed %q, want it to contain %q", n, got, want)
 				}
 			}
@@ -298,13 +299,6 @@ func TestIsolationCases(t *testing.T) {
 			}
 		})
 	}
-}
-
-func strOrNull(p *string) string {
-	if p == nil {
-		return "null"
-	}
-	return *p
 }
 
 func TestKernelMajorMinor(t *testing.T) {

@@ -29,12 +29,12 @@
 // # Seams
 //
 // Nothing is global: everything a collection reads from outside comes
-// through Options — Root (the filesystem), Env (variables, looked up by
-// name, never listed), Path (where tools are found), Runner (commands),
-// Uname, NamespaceID (the kernel's namespace ids), RootID (statx of the
-// root), Now, Cwd, TempName
-// (rdhc's temp file name) — and tests, capture
-// and replay swap those, never a package variable. The probed machine
+// through Options — its embedded machine.Seams, Root (the filesystem),
+// Env (variables, looked up by name, never listed), Path (where tools are
+// found), Runner (commands), Uname, NamespaceID (the kernel's namespace
+// ids), RootID (statx of the root), Cwd, TempName (rdhc's temp file
+// name), and Now — and tests, capture and replay swap those, never a
+// package variable. The probed machine
 // itself is internal/machine: the filesystem under a root, the runner,
 // and the capture Recorder (Options.Record) and Replay that wrap them;
 // CollectRoot replays a --root archive. What they need of the

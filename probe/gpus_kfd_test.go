@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -55,16 +56,16 @@ func TestGPUsUnusableProperties(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := kfdTree(t, map[string]string{testNodes + "0/properties": cpu, testNodes + "1/properties": tc.node1})
 			g := collectGPUs(machine.NewFS(root, "/", false), 2)
-			if g.PhysicalCount != nil || g.PartitionCount != nil || !strings.Contains(str(g.Reason), tc.reason) {
+			if g.PhysicalCount != nil || g.PartitionCount != nil || !strings.Contains(golden.OrNull(g.Reason), tc.reason) {
 				t.Errorf("physical %s, partitions %s, reason %s\nwant null, null, a reason with %s",
-					intStr(g.PhysicalCount), intStr(g.PartitionCount), str(g.Reason), tc.reason)
+					golden.OrNull(g.PhysicalCount), golden.OrNull(g.PartitionCount), golden.OrNull(g.Reason), tc.reason)
 			}
 		})
 	}
 	// The same files written as kfd writes them count: 1 GPU, 1 partition.
 	root := kfdTree(t, map[string]string{testNodes + "0/properties": cpu, testNodes + "1/properties": "simd_count 304\ngfx_target_version 90402\n"})
-	if g := collectGPUs(machine.NewFS(root, "/", false), 2); intStr(g.PhysicalCount) != "1" || g.Reason != nil {
-		t.Errorf("well-formed: physical %s, reason %s", intStr(g.PhysicalCount), str(g.Reason))
+	if g := collectGPUs(machine.NewFS(root, "/", false), 2); golden.OrNull(g.PhysicalCount) != "1" || g.Reason != nil {
+		t.Errorf("well-formed: physical %s, reason %s", golden.OrNull(g.PhysicalCount), golden.OrNull(g.Reason))
 	}
 }
 
@@ -109,15 +110,15 @@ func TestKFDGenerationChanges(t *testing.T) {
 		w := &generationBumper{file: filepath.Join(root, "sys/class/kfd/kfd/topology/generation_id"), times: tc.times}
 		fs.Watch(w)
 		g := collectGPUs(fs, 1)
-		if w.n != min(tc.times, tc.lists) || (g.Reason == nil) != (tc.reason == "") || !strings.Contains(str(g.Reason), tc.reason) {
-			t.Errorf("changes %d: listed %d times, reason %s; want %d, %q", tc.times, w.n, str(g.Reason), min(tc.times, tc.lists), tc.reason)
+		if w.n != min(tc.times, tc.lists) || (g.Reason == nil) != (tc.reason == "") || !strings.Contains(golden.OrNull(g.Reason), tc.reason) {
+			t.Errorf("changes %d: listed %d times, reason %s; want %d, %q", tc.times, w.n, golden.OrNull(g.Reason), min(tc.times, tc.lists), tc.reason)
 		}
 		want := "1"
 		if tc.reason != "" {
 			want = "null"
 		}
-		if intStr(g.PhysicalCount) != want {
-			t.Errorf("changes %d: physical_count %s, want %s", tc.times, intStr(g.PhysicalCount), want)
+		if golden.OrNull(g.PhysicalCount) != want {
+			t.Errorf("changes %d: physical_count %s, want %s", tc.times, golden.OrNull(g.PhysicalCount), want)
 		}
 	}
 }
@@ -160,18 +161,18 @@ func TestGPUsSharedUniqueID(t *testing.T) {
 	root := mi308x(t, func(_ int, p string) string { return uniqueIDLine.ReplaceAllString(p, "unique_id 598046273873802902") })
 	g := collectGPUs(machine.NewFS(root, "/", false), 4)
 	if got := gpuSummary(g); got != "physical=8 partitions=32 gfx=gfx942 hives=[8] compute=CPX memory=NPS1" || g.Reason != nil {
-		t.Errorf("got %s, reason %s", got, str(g.Reason))
+		t.Errorf("got %s, reason %s", got, golden.OrNull(g.Reason))
 	}
 	for _, d := range g.Devices {
 		want := "unique_id 598046273873802902 is on 8 PCI devices: a GPU is one PCI device, so each is counted apart"
 		if d.Reasons == nil || len(*d.Reasons) != 1 || (*d.Reasons)[0] != want || len(d.Partitions) != 4 {
-			t.Errorf("%s: %d partitions, reasons %s", str(d.PCI), len(d.Partitions), pyjson.EncodeCompact(d.Reasons))
+			t.Errorf("%s: %d partitions, reasons %s", golden.OrNull(d.PCI), len(d.Partitions), pyjson.EncodeCompact(d.Reasons))
 		}
 	}
 	// The real root: no reasons at all.
 	for _, d := range gpusOf(t, "../testdata/roots/gpus-mi308x-cpx.txtar").Devices {
 		if d.Reasons != nil {
-			t.Errorf("real root, %s: reasons %s", str(d.PCI), pyjson.EncodeCompact(d.Reasons))
+			t.Errorf("real root, %s: reasons %s", golden.OrNull(d.PCI), pyjson.EncodeCompact(d.Reasons))
 		}
 	}
 }
@@ -216,11 +217,11 @@ func TestGPUsKeptApart(t *testing.T) {
 			if len(g.Devices) > 0 && g.Devices[0].Reasons != nil {
 				got = *g.Devices[0].Reasons
 			}
-			if intStr(g.PhysicalCount) != tc.physical || strings.Join(got, "|") != strings.Join(tc.reasons, "|") {
-				t.Errorf("physical %s, reasons %q; want %s, %q", intStr(g.PhysicalCount), got, tc.physical, tc.reasons)
+			if golden.OrNull(g.PhysicalCount) != tc.physical || strings.Join(got, "|") != strings.Join(tc.reasons, "|") {
+				t.Errorf("physical %s, reasons %q; want %s, %q", golden.OrNull(g.PhysicalCount), got, tc.physical, tc.reasons)
 			}
-			if intStr(g.PartitionCount) != strconv.Itoa(len(tc.nodes)) {
-				t.Errorf("partitions %s, want %d", intStr(g.PartitionCount), len(tc.nodes))
+			if golden.OrNull(g.PartitionCount) != strconv.Itoa(len(tc.nodes)) {
+				t.Errorf("partitions %s, want %d", golden.OrNull(g.PartitionCount), len(tc.nodes))
 			}
 		})
 	}
@@ -252,10 +253,10 @@ func TestGPUsHiveFromAllPartitions(t *testing.T) {
 	}
 	if d.HiveID != nil || d.Reasons == nil || (*d.Reasons)[0] !=
 		"its partitions disagree on hive_id (2095653680343411291 on kfd node 6, 12345 on kfd node 7): in no hive" {
-		t.Errorf("%s: hive %s, reasons %s", str(d.PCI), str(d.HiveID), pyjson.EncodeCompact(d.Reasons))
+		t.Errorf("%s: hive %s, reasons %s", golden.OrNull(d.PCI), golden.OrNull(d.HiveID), pyjson.EncodeCompact(d.Reasons))
 	}
-	if g.Devices[0].Reasons != nil || str(g.Devices[0].HiveID) != "2095653680343411291" {
-		t.Errorf("%s: hive %s, reasons %s", str(g.Devices[0].PCI), str(g.Devices[0].HiveID), pyjson.EncodeCompact(g.Devices[0].Reasons))
+	if g.Devices[0].Reasons != nil || golden.OrNull(g.Devices[0].HiveID) != "2095653680343411291" {
+		t.Errorf("%s: hive %s, reasons %s", golden.OrNull(g.Devices[0].PCI), golden.OrNull(g.Devices[0].HiveID), pyjson.EncodeCompact(g.Devices[0].Reasons))
 	}
 }
 

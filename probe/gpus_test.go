@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -34,29 +35,15 @@ func gpusOf(t testing.TB, archive string) schema.GPUs {
 func gpuSummary(g schema.GPUs) string {
 	targets := map[string]bool{}
 	for _, d := range g.Devices {
-		targets[fmt.Sprint(str(d.GfxTarget))] = true
+		targets[fmt.Sprint(golden.OrNull(d.GfxTarget))] = true
 	}
 	var hives []string
 	for _, h := range g.Hives {
 		hives = append(hives, strconv.Itoa(len(h.Devices)))
 	}
 	return fmt.Sprintf("physical=%s partitions=%s gfx=%s hives=[%s] compute=%s memory=%s",
-		intStr(g.PhysicalCount), intStr(g.PartitionCount), strings.Join(slices.Sorted(maps.Keys(targets)), ","),
-		strings.Join(hives, " "), str(g.ComputePartition), str(g.MemoryPartition))
-}
-
-func str(s *string) string {
-	if s == nil {
-		return "null"
-	}
-	return *s
-}
-
-func intStr(n *int) string {
-	if n == nil {
-		return "null"
-	}
-	return strconv.Itoa(*n)
+		golden.OrNull(g.PhysicalCount), golden.OrNull(g.PartitionCount), strings.Join(slices.Sorted(maps.Keys(targets)), ","),
+		strings.Join(hives, " "), golden.OrNull(g.ComputePartition), golden.OrNull(g.MemoryPartition))
 }
 
 // TestGPUsRealTopologies reads the two real kfd topologies (their amdgpu
@@ -78,13 +65,13 @@ func TestGPUsRealTopologies(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 			if g.Reason != nil || g.Source == nil {
-				t.Errorf("reason %v, source %v", str(g.Reason), str(g.Source))
+				t.Errorf("reason %v, source %v", golden.OrNull(g.Reason), golden.OrNull(g.Source))
 			}
 			parts := 0
 			for i, d := range g.Devices {
 				parts += len(d.Partitions)
 				if d.DRMDevice == nil || d.DRMReason != nil {
-					t.Errorf("device %d: drm_device %s, drm_reason %s", i, str(d.DRMDevice), str(d.DRMReason))
+					t.Errorf("device %d: drm_device %s, drm_reason %s", i, golden.OrNull(d.DRMDevice), golden.OrNull(d.DRMReason))
 				}
 				if i > 0 && *g.Devices[i-1].PCI >= *d.PCI {
 					t.Errorf("devices not in PCI order: %s then %s", *g.Devices[i-1].PCI, *d.PCI)
@@ -429,10 +416,10 @@ func TestGPUsHostile(t *testing.T) {
 				if got := gpuSummary(g); got != tc.want {
 					t.Errorf("%s: got  %s\nwant %s", rv.name, got, tc.want)
 				}
-				if r := str(g.Reason); (tc.reason == "") != (g.Reason == nil) || !strings.Contains(r, tc.reason) {
+				if r := golden.OrNull(g.Reason); (tc.reason == "") != (g.Reason == nil) || !strings.Contains(r, tc.reason) {
 					t.Errorf("%s: reason %s, want %q", rv.name, r, tc.reason)
 				}
-				if tc.drmReason != "" && (len(g.Devices) == 0 || !strings.Contains(str(g.Devices[0].DRMReason), tc.drmReason)) {
+				if tc.drmReason != "" && (len(g.Devices) == 0 || !strings.Contains(golden.OrNull(g.Devices[0].DRMReason), tc.drmReason)) {
 					t.Errorf("%s: drm_reason %s, want %q", rv.name, pyjson.EncodeCompact(g.Devices), tc.drmReason)
 				}
 				if doc := string(pyjson.EncodeCompact(g)); strings.Contains(doc, "PLANTED") {
@@ -493,8 +480,8 @@ func BenchmarkNoPythonGPUs(b *testing.B) {
 		faults map[string]syscall.Errno
 	}{{"with", nil}, {"without", map[string]syscall.Errno{"open " + kfdNodesDir: syscall.ENOENT}}} {
 		b.Run(tc.name, func(b *testing.B) {
-			opt := Options{Root: root, Python: PythonOptions{Disabled: true}, Now: fixedNow,
-				Env: func(string) (string, bool) { return "", false }, faults: tc.faults}
+			opt := Options{Seams: machine.Seams{Root: root, Env: func(string) (string, bool) { return "", false }}, Python: PythonOptions{Disabled: true}, Now: fixedNow,
+				faults: tc.faults}
 			if g := Collect(context.Background(), opt).Provenance.GPUs; (tc.faults == nil) != (g.PhysicalCount != nil) {
 				b.Fatalf("%s: gpus %s", tc.name, pyjson.EncodeCompact(g))
 			}

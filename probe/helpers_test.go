@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/testtree"
 )
@@ -58,7 +59,7 @@ var hermeticMade string
 func TestMain(m *testing.M) {
 	flag.Parse()
 	n := testtree.WaitingParallel()
-	if *update {
+	if golden.Update() {
 		n = 1
 	}
 	testtree.DefaultParallel(n)
@@ -220,8 +221,11 @@ func toolState(t *testing.T, scripts map[string]string, hang ...string) (*state,
 	}
 	env := map[string]string{"TMPDIR": filepath.Join(root, "tmp")}
 	c := newCollector(context.Background(), Options{
-		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/", Runner: hr, TempName: testTempName,
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Seams: machine.Seams{
+			Root: root, Path: []string{filepath.Join(root, "bin")}, Cwd: "/", Runner: hr, TempName: testTempName,
+			Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		},
+		Now: fixedNow,
 	})
 	c.rocm = func() rocmRoots { return classicRoots("/opt/rocm", "none") }
 	return &state{collector: c, name: "test"}, root

@@ -178,8 +178,7 @@ func TestHIPRealHipconfig(t *testing.T) {
 		t.Skipf("the real hipconfig is not installed (apt-get install hipcc): %v", err)
 	}
 	state := func() *state {
-		c := newCollector(context.Background(), Options{Root: "/", Path: []string{"/usr/bin", "/bin"}, Now: fixedNow, Cwd: "/",
-			Runner: machine.ExecRunner{}, Env: os.LookupEnv})
+		c := newCollector(context.Background(), Options{Seams: machine.Seams{Root: "/", Path: []string{"/usr/bin", "/bin"}, Cwd: "/", Runner: machine.ExecRunner{}, Env: os.LookupEnv}, Now: fixedNow})
 		return &state{collector: c, name: "test"}
 	}
 	s := state()

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/testtree"
 )
 
@@ -12,7 +13,7 @@ import (
 // the file primitives without a whole collection.
 func testState(t *testing.T, root string) *state {
 	t.Helper()
-	c := newCollector(context.Background(), Options{Root: root, Cwd: "/"})
+	c := newCollector(context.Background(), Options{Seams: machine.Seams{Root: root, Cwd: "/"}})
 	c.rocm = func() rocmRoots { return rocmRoots{} }
 	return &state{collector: c, name: "test"}
 }

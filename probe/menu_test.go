@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/testtree"
 )
 
@@ -211,7 +212,7 @@ func TestMenuUnlistableGfx(t *testing.T) {
 			case tc.reason == "" && (m.Status != "ok" || m.Reason != nil || m.CombinedContentHash == nil):
 				t.Errorf("menu %+v, want ok", m)
 			case tc.reason != "" && (m.Status != "partial" || m.Reason == nil || *m.Reason != tc.reason || m.CombinedContentHash != nil):
-				t.Errorf("menu status %s reason %q hash %v, want partial %q", m.Status, ptrV(m.Reason), m.CombinedContentHash, tc.reason)
+				t.Errorf("menu status %s reason %q hash %v, want partial %q", m.Status, golden.OrNull(m.Reason), m.CombinedContentHash, tc.reason)
 			}
 			if m.FileCount == nil || *m.FileCount != tc.count {
 				t.Errorf("file_count %v, want %d", m.FileCount, tc.count)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/source"
 	"aorta-probe/schema"
@@ -27,7 +28,7 @@ func TestParseCMakeCacheFixture(t *testing.T) {
 func ninjaTargetText(m pyjson.Map[schema.NinjaTarget]) string {
 	var b strings.Builder
 	for _, e := range m {
-		b.WriteString(e.Key + "{D:" + mapText(e.Value.Defines, ptrV))
+		b.WriteString(e.Key + "{D:" + mapText(e.Value.Defines, golden.OrNull[string]))
 		for _, u := range e.Value.UseDefinesPresent {
 			if u.Value {
 				b.WriteString(" +" + u.Key)

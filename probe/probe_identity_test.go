@@ -63,7 +63,7 @@ func TestIdentityLive(t *testing.T) {
 	if _, err := os.Stat("/proc/self/ns/mnt"); err != nil {
 		t.Skipf("no /proc/self/ns: %v", err)
 	}
-	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})}
 	id := collectProbeNamespace(s).identity
 	f, err := os.Open("/proc/self/ns/mnt")
 	if err != nil {
@@ -98,9 +98,9 @@ func TestIdentityOlderKernel(t *testing.T) {
 	old := func(kind string) machine.NamespaceAnswer {
 		return askNamespaceID(kind, func(uintptr) (uint64, error) { return 0, syscall.ENOTTY })
 	}
-	live := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	live := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})}
 	liveRow := collectProbeNamespace(live)
-	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/", NamespaceID: old})}
+	s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/", NamespaceID: old}})}
 	row := collectProbeNamespace(s)
 	id := row.identity
 	if id.Grade != "advisory" {
@@ -132,7 +132,7 @@ func kernelAtLeast(release string, major, minor int) bool {
 // BenchmarkIdentity is the cost probe_provenance.identity adds to the
 // probe_namespace row: 8 opens, 8–9 ioctls, 8 readlinks and the boot id.
 func BenchmarkIdentity(b *testing.B) {
-	s := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})}
 	boot := s.root.ReadText("/proc/sys/kernel/random/boot_id")
 	for b.Loop() {
 		collectIdentity(s, boot)

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/testtree"
@@ -141,8 +142,11 @@ func pyQuote(s string) string {
 
 func bridgeOptions(env map[string]string, path []string) Options {
 	return Options{
-		Root: "/", Now: time.Now, Path: path,
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Seams: machine.Seams{
+			Root: "/", Path: path,
+			Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		},
+		Now: time.Now,
 	}
 }
 
@@ -210,25 +214,25 @@ func TestBridgeRealPython(t *testing.T) {
 		t.Parallel()
 		e := map[string]string{"PATH": env["PATH"], "AORTA_PROBE_PYTHON": pyA}
 		snap := Collect(context.Background(), bridgeOptions(e, path))
-		if v := ptrV(snap.PytorchVersion); v != "2.9.1+rocm7.2.1.gitff65f5bc" {
+		if v := golden.OrNull(snap.PytorchVersion); v != "2.9.1+rocm7.2.1.gitff65f5bc" {
 			t.Errorf("pytorch_version %s", v)
 		}
 	})
 	t.Run("python3 on PATH: the venv with the CPU torch", func(t *testing.T) {
 		t.Parallel()
 		snap := Collect(context.Background(), bridgeOptions(env, path))
-		if v := ptrV(snap.PytorchVersion); v != "2.5.0+cpu" {
+		if v := golden.OrNull(snap.PytorchVersion); v != "2.5.0+cpu" {
 			t.Errorf("pytorch_version %s", v)
 		}
 		rc := snap.RuntimeContext
-		if venv != "" && (rc.PythonEnv != "venv" || ptrV(rc.VenvPath) != venv) {
-			t.Errorf("runtime_context %+v (venv_path %s), want venv at %s", rc, ptrV(rc.VenvPath), venv)
+		if venv != "" && (rc.PythonEnv != "venv" || golden.OrNull(rc.VenvPath) != venv) {
+			t.Errorf("runtime_context %+v (venv_path %s), want venv at %s", rc, golden.OrNull(rc.VenvPath), venv)
 		}
 		if snap.ComposableKernel.PytorchBundled.SymbolCount != nil || snap.AOTriton.BundledPresent {
 			t.Errorf("CPU torch must not be dumped: %+v %+v", snap.ComposableKernel.PytorchBundled, snap.AOTriton)
 		}
-		if d, _ := snap.PytorchBuild.Debug.(bool); !d || ptrV(snap.PytorchBuild.HIPVersion) != "null" {
-			t.Errorf("debug %v hip %s", snap.PytorchBuild.Debug, ptrV(snap.PytorchBuild.HIPVersion))
+		if d, _ := snap.PytorchBuild.Debug.(bool); !d || golden.OrNull(snap.PytorchBuild.HIPVersion) != "null" {
+			t.Errorf("debug %v hip %s", snap.PytorchBuild.Debug, golden.OrNull(snap.PytorchBuild.HIPVersion))
 		}
 		wantSnapReasons(t, snap, "triton", "triton.package_version: triton not importable")
 		wantSnapReasons(t, snap, "python_version")
@@ -244,15 +248,15 @@ func checkSiteA(t *testing.T, snap *schema.Snapshot, python, site string, haveLi
 	if rc := snap.RuntimeContext; rc.PythonEnv != "system" || rc.VenvPath != nil {
 		t.Errorf("runtime_context %+v", rc)
 	}
-	if v := ptrV(snap.PytorchVersion); v != "2.9.1+rocm7.2.1.gitff65f5bc" {
+	if v := golden.OrNull(snap.PytorchVersion); v != "2.9.1+rocm7.2.1.gitff65f5bc" {
 		t.Errorf("pytorch_version %s", v)
 	}
 	pb := snap.PytorchBuild
-	if ptrV(pb.GitCommit) != "ff65f5bc672795c5e5033900ea0a0c4f8566c8cf" || ptrV(pb.HIPVersion) != "7.2.53211" || pb.CUDAVersion != nil || pb.Debug != false {
-		t.Errorf("torch.version fields: %s %s %s %v", ptrV(pb.GitCommit), ptrV(pb.HIPVersion), ptrV(pb.CUDAVersion), pb.Debug)
+	if golden.OrNull(pb.GitCommit) != "ff65f5bc672795c5e5033900ea0a0c4f8566c8cf" || golden.OrNull(pb.HIPVersion) != "7.2.53211" || pb.CUDAVersion != nil || pb.Debug != false {
+		t.Errorf("torch.version fields: %s %s %s %v", golden.OrNull(pb.GitCommit), golden.OrNull(pb.HIPVersion), golden.OrNull(pb.CUDAVersion), pb.Debug)
 	}
 	if pb.InstallKind != "wheel" || pb.SourcePath != nil {
-		t.Errorf("install %s %s", pb.InstallKind, ptrV(pb.SourcePath))
+		t.Errorf("install %s %s", pb.InstallKind, golden.OrNull(pb.SourcePath))
 	}
 	if got := strings.Join(pb.Flags.GPUArchList, ","); got != "gfx942" {
 		t.Errorf("gpu_arch_list %q", got)
@@ -260,7 +264,7 @@ func checkSiteA(t *testing.T, snap *schema.Snapshot, python, site string, haveLi
 	if v, _ := pb.Flags.BuildSettings.Get("USE_ROCM_KERNEL_ASSERT"); v != "OFF" || len(pb.Flags.BuildSettings) != 15 {
 		t.Errorf("build_settings %v", pb.Flags.BuildSettings)
 	}
-	if ptrV(pb.Flags.CXXFlagsRaw) != fixtureCXXFlags || pb.Flags.CUDAFlagsRaw != nil || len(pb.Flags.CXXDefines) != 8 {
+	if golden.OrNull(pb.Flags.CXXFlagsRaw) != fixtureCXXFlags || pb.Flags.CUDAFlagsRaw != nil || len(pb.Flags.CXXDefines) != 8 {
 		t.Errorf("flags %+v", pb.Flags)
 	}
 	if v, _ := pb.BuildFlags.Get("BUILD_TYPE"); v != "Release" {
@@ -276,8 +280,8 @@ func checkSiteA(t *testing.T, snap *schema.Snapshot, python, site string, haveLi
 		t.Errorf("wheel install has no build files: %+v %+v", pb.CMakeCache, pb.NinjaHIPCC)
 	}
 	sd := snap.PytorchSDPA.BackendsEnabled
-	if ptrV2(sd.Flash) != "True" || ptrV2(sd.MemEfficient) != "False" || ptrV2(sd.Math) != "True" || sd.CuDNN != nil {
-		t.Errorf("sdpa %s %s %s %s", ptrV2(sd.Flash), ptrV2(sd.MemEfficient), ptrV2(sd.Math), ptrV2(sd.CuDNN))
+	if golden.OrNull(sd.Flash) != "true" || golden.OrNull(sd.MemEfficient) != "false" || golden.OrNull(sd.Math) != "true" || sd.CuDNN != nil {
+		t.Errorf("sdpa %s %s %s %s", golden.OrNull(sd.Flash), golden.OrNull(sd.MemEfficient), golden.OrNull(sd.Math), golden.OrNull(sd.CuDNN))
 	}
 	wantSnapReasons(t, snap, "pytorch_sdpa", "pytorch_sdpa.cudnn_sdp_enabled: torch.backends.cuda.cudnn_sdp_enabled() raised (RuntimeError)")
 	wantSnapReasons(t, snap, "pytorch_build",
@@ -285,23 +289,23 @@ func checkSiteA(t *testing.T, snap *schema.Snapshot, python, site string, haveLi
 	wantSnapReasons(t, snap, "pytorch_version")
 	wantSnapReasons(t, snap, "python_version")
 
-	if ptrV(snap.Triton.PackageVersion) != "3.5.1+rocm7.2.1.gita272dfa8" || ptrV(snap.Triton.Commit) != "a272dfa8" {
+	if golden.OrNull(snap.Triton.PackageVersion) != "3.5.1+rocm7.2.1.gita272dfa8" || golden.OrNull(snap.Triton.Commit) != "a272dfa8" {
 		t.Errorf("triton %+v", snap.Triton)
 	}
 	wantSnapReasons(t, snap, "triton")
 	fb := snap.FBGEMM
-	if ptrV(fb.PackageVersion) != "1.4.0" || ptrV(fb.Commit) != "deadbeef1234" || ptrV2(fb.PytorchUseFBGEMM) != "True" || ptrV2(fb.PytorchUseFBGEMMGenAI) != "False" {
-		t.Errorf("fbgemm %s %s %s %s", ptrV(fb.PackageVersion), ptrV(fb.Commit), ptrV2(fb.PytorchUseFBGEMM), ptrV2(fb.PytorchUseFBGEMMGenAI))
+	if golden.OrNull(fb.PackageVersion) != "1.4.0" || golden.OrNull(fb.Commit) != "deadbeef1234" || golden.OrNull(fb.PytorchUseFBGEMM) != "true" || golden.OrNull(fb.PytorchUseFBGEMMGenAI) != "false" {
+		t.Errorf("fbgemm %s %s %s %s", golden.OrNull(fb.PackageVersion), golden.OrNull(fb.Commit), golden.OrNull(fb.PytorchUseFBGEMM), golden.OrNull(fb.PytorchUseFBGEMMGenAI))
 	}
 	tr := snap.TorchRec
 	sha := "0123abcdef0123abcdef0123abcdef0123abcdef"
-	if ptrV(tr.PackageVersion) != "1.4.0" || ptrV(tr.Commit) != sha || ptrV(tr.SourceVersion) != "1.4.0" || ptrV(tr.SourceCommit) != sha || ptrV(tr.DistributionVersion) != "1.4.0" {
+	if golden.OrNull(tr.PackageVersion) != "1.4.0" || golden.OrNull(tr.Commit) != sha || golden.OrNull(tr.SourceVersion) != "1.4.0" || golden.OrNull(tr.SourceCommit) != sha || golden.OrNull(tr.DistributionVersion) != "1.4.0" {
 		t.Errorf("torchrec %+v", tr)
 	}
 	wantSnapReasons(t, snap, "torchrec")
 	ai := snap.Aiter
-	if ptrV(ai.PackageVersion) != "0.1.11.dev32+g9a469a608" || ptrV(ai.PackageDistName) != "amd_aiter" || ptrV(ai.Commit) != "9a469a608" {
-		t.Errorf("aiter %s %s %s", ptrV(ai.PackageVersion), ptrV(ai.PackageDistName), ptrV(ai.Commit))
+	if golden.OrNull(ai.PackageVersion) != "0.1.11.dev32+g9a469a608" || golden.OrNull(ai.PackageDistName) != "amd_aiter" || golden.OrNull(ai.Commit) != "9a469a608" {
+		t.Errorf("aiter %s %s %s", golden.OrNull(ai.PackageVersion), golden.OrNull(ai.PackageDistName), golden.OrNull(ai.Commit))
 	}
 	hsa := site + "/aiter_meta/hsa"
 	if real, err := filepath.EvalSymlinks(hsa); err == nil {
@@ -318,19 +322,19 @@ func checkSiteA(t *testing.T, snap *schema.Snapshot, python, site string, haveLi
 	if *g.FileCount != 4 || *g.COCount != 2 || g.CombinedSHA256 == nil {
 		t.Errorf("gfx942 %d files %d co", *g.FileCount, *g.COCount)
 	}
-	if want := hsaCombined(t, site+"/aiter_meta/hsa/gfx942"); ptrV(g.CombinedSHA256) != want {
-		t.Errorf("combined %s, want %s (python)", ptrV(g.CombinedSHA256), want)
+	if want := hsaCombined(t, site+"/aiter_meta/hsa/gfx942"); golden.OrNull(g.CombinedSHA256) != want {
+		t.Errorf("combined %s, want %s (python)", golden.OrNull(g.CombinedSHA256), want)
 	}
 	wantSnapReasons(t, snap, "aiter")
 
 	ao := snap.AOTriton
-	if !ao.BundledPresent || ptrV(ao.BundledVersion) != "0.11.1" || !ao.BundledImagesDirPresent || ptrV(ao.BundledLibHash) != sha256Hex("aotriton bytes") {
-		t.Errorf("aotriton %+v %s %s", ao, ptrV(ao.BundledVersion), ptrV(ao.BundledLibHash))
+	if !ao.BundledPresent || golden.OrNull(ao.BundledVersion) != "0.11.1" || !ao.BundledImagesDirPresent || golden.OrNull(ao.BundledLibHash) != sha256Hex("aotriton bytes") {
+		t.Errorf("aotriton %+v %s %s", ao, golden.OrNull(ao.BundledVersion), golden.OrNull(ao.BundledLibHash))
 	}
 	wantSnapReasons(t, snap, "aotriton")
 	ck := snap.ComposableKernel
-	if ptrV2(ck.PytorchUseCKSDPA) != "True" || ptrV2(ck.PytorchUseCKGemm) != "False" {
-		t.Errorf("ck flags %s %s", ptrV2(ck.PytorchUseCKSDPA), ptrV2(ck.PytorchUseCKGemm))
+	if golden.OrNull(ck.PytorchUseCKSDPA) != "true" || golden.OrNull(ck.PytorchUseCKGemm) != "false" {
+		t.Errorf("ck flags %s %s", golden.OrNull(ck.PytorchUseCKSDPA), golden.OrNull(ck.PytorchUseCKGemm))
 	}
 	counts := pb.BinaryIntrospection.LibtorchHIPSymbolCounts
 	if !haveLib {
@@ -343,24 +347,12 @@ func checkSiteA(t *testing.T, snap *schema.Snapshot, python, site string, haveLi
 	if ck.PytorchBundled.SymbolCount == nil || *ck.PytorchBundled.SymbolCount != 2 || !ck.PytorchBundled.Present {
 		t.Errorf("pytorch_bundled %+v", ck.PytorchBundled)
 	}
-	got := mapText(counts, func(p *int) string {
-		if p == nil {
-			return "null"
-		}
-		return strconv.Itoa(*p)
-	})
+	got := mapText(counts, golden.OrNull[int])
 	want := "pytorch_flash::=2;mha_fwd_aot=1;mha_fwd_ck=1;_efficient_attention=0;aotriton::=1;ck_tile::FmhaFwd=1;ck_tile::FmhaBwd=0;ck_tile::BlockFmha=0;ck_tile::TileFmha=0;group_gemm_ck=0;aiter::=0;"
 	if got != want {
 		t.Errorf("symbol counts\n got %s\nwant %s", got, want)
 	}
 	wantSnapReasons(t, snap, "composable_kernel.pytorch")
-}
-
-func ptrV2(b *bool) string {
-	if b == nil {
-		return "null"
-	}
-	return pyjson.Str(*b)
 }
 
 // hsaCombined computes an arch's combined_sha256 with Python's hashlib and
@@ -493,11 +485,11 @@ sys.exit(0 if ast.dump(shipped) == want else "the shipped helper parses differen
 // -update rewrites it. That the shipped code reports what the source does
 // is TestHelperDifferential's job.
 func TestHelperStdin(t *testing.T) {
-	if !*update { // -update rewrites pythonHelperStdin, which the others read
+	if !golden.Update() { // -update rewrites pythonHelperStdin, which the others read
 		t.Parallel()
 	}
 	want := shippedHelper(t)
-	if *update {
+	if golden.Update() {
 		var z bytes.Buffer
 		w, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
 		w.Write(want)
@@ -686,7 +678,7 @@ func TestBridgeNoInterpreter(t *testing.T) {
 	}
 	// The env-only fallback: an activated venv's $VIRTUAL_ENV.
 	snap = Collect(context.Background(), bridgeOptions(map[string]string{"VIRTUAL_ENV": "/venvs/x"}, []string{}))
-	if rc := snap.RuntimeContext; rc.PythonEnv != "venv" || ptrV(rc.VenvPath) != "/venvs/x" {
+	if rc := snap.RuntimeContext; rc.PythonEnv != "venv" || golden.OrNull(rc.VenvPath) != "/venvs/x" {
 		t.Errorf("env-only fallback %+v", rc)
 	}
 }
@@ -840,10 +832,10 @@ func TestBridgeSourceTree(t *testing.T) {
 	snap := Collect(context.Background(), opt)
 	pb := snap.PytorchBuild
 	realSrc, _ := filepath.EvalSymlinks(src)
-	if pb.InstallKind != "source" || ptrV(pb.SourcePath) != realSrc {
-		t.Errorf("install %s %s", pb.InstallKind, ptrV(pb.SourcePath))
+	if pb.InstallKind != "source" || golden.OrNull(pb.SourcePath) != realSrc {
+		t.Errorf("install %s %s", pb.InstallKind, golden.OrNull(pb.SourcePath))
 	}
-	if ptrV(pb.SubmoduleCommits.ComposableKernel) != strings.TrimSpace(string(head)) || pb.SubmoduleCommits.Aiter != nil || ptrV(pb.SubmoduleCommits.Source) != "git" {
+	if golden.OrNull(pb.SubmoduleCommits.ComposableKernel) != strings.TrimSpace(string(head)) || pb.SubmoduleCommits.Aiter != nil || golden.OrNull(pb.SubmoduleCommits.Source) != "git" {
 		t.Errorf("submodules %+v", pb.SubmoduleCommits)
 	}
 	wantSnapReasons(t, snap, "pytorch_build",
@@ -854,12 +846,12 @@ func TestBridgeSourceTree(t *testing.T) {
 	wantSnapReasons(t, snap, "composable_kernel.pytorch",
 		"composable_kernel.pytorch_bundled: "+site+"/torch/lib/libtorch_hip.so not found (torch.version.hip claims HIP but the runtime lib is missing)",
 		"composable_kernel.pytorch_use_ck_sdpa: torch.__config__.show unavailable")
-	if got := strings.Join(pb.CMakeCache.Entries.Keys(), ","); got != "BUILD_TYPE,FLASH_NAMESPACE,USE_FLASH_ATTENTION,USE_NUMA,USE_ROCM_CK_SDPA" || ptrV(pb.CMakeCache.SourceFile) != realSrc+"/build/CMakeCache.txt" {
-		t.Errorf("cmake %v %s", pb.CMakeCache.Entries.Keys(), ptrV(pb.CMakeCache.SourceFile))
+	if got := strings.Join(pb.CMakeCache.Entries.Keys(), ","); got != "BUILD_TYPE,FLASH_NAMESPACE,USE_FLASH_ATTENTION,USE_NUMA,USE_ROCM_CK_SDPA" || golden.OrNull(pb.CMakeCache.SourceFile) != realSrc+"/build/CMakeCache.txt" {
+		t.Errorf("cmake %v %s", pb.CMakeCache.Entries.Keys(), golden.OrNull(pb.CMakeCache.SourceFile))
 	}
 	n := pb.NinjaHIPCC
-	if ptrV(n.Parser) != "legacy_findhip_per_source" || n.LegacyScriptsScanned == nil || *n.LegacyScriptsScanned != 1 {
-		t.Errorf("ninja %s %v", ptrV(n.Parser), n.LegacyScriptsScanned)
+	if golden.OrNull(n.Parser) != "legacy_findhip_per_source" || n.LegacyScriptsScanned == nil || *n.LegacyScriptsScanned != 1 {
+		t.Errorf("ninja %s %v", golden.OrNull(n.Parser), n.LegacyScriptsScanned)
 	}
 	if got := ninjaTargetText(n.Targets); got != "ck_sdpa{D:A=1;B=2;C=3;USE_ROCM_CK_SDPA=null; +USE_ROCM_CK_SDPA archs=}" {
 		t.Errorf("targets %s", got)
@@ -950,8 +942,8 @@ func TestInstallKinds(t *testing.T) {
 			if tc.src != "" {
 				want = filepath.Join(dir, tc.src)
 			}
-			if pb.InstallKind != tc.kind || strings.TrimSuffix(ptrV(pb.SourcePath), "null") != want {
-				t.Errorf("install %s %s, want %s %s", pb.InstallKind, ptrV(pb.SourcePath), tc.kind, want)
+			if pb.InstallKind != tc.kind || strings.TrimSuffix(golden.OrNull(pb.SourcePath), "null") != want {
+				t.Errorf("install %s %s, want %s %s", pb.InstallKind, golden.OrNull(pb.SourcePath), tc.kind, want)
 			}
 		})
 	}
@@ -1105,8 +1097,8 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
 	t.Logf("described torch %s with %s", want.Version, python)
 	wantSnapReasons(t, snap, "python_version")
 	wantSnapReasons(t, snap, "pytorch_version")
-	if ptrV(snap.PytorchVersion) != want.Version || ptrV(snap.PytorchBuild.GitCommit) != want.Git {
-		t.Errorf("version %s git %s, want %s %s", ptrV(snap.PytorchVersion), ptrV(snap.PytorchBuild.GitCommit), want.Version, want.Git)
+	if golden.OrNull(snap.PytorchVersion) != want.Version || golden.OrNull(snap.PytorchBuild.GitCommit) != want.Git {
+		t.Errorf("version %s git %s, want %s %s", golden.OrNull(snap.PytorchVersion), golden.OrNull(snap.PytorchBuild.GitCommit), want.Version, want.Git)
 	}
 	var got [][2]string
 	for _, e := range snap.PytorchBuild.Flags.BuildSettings {
@@ -1122,8 +1114,8 @@ print(json.dumps({"version": str(torch.__version__), "git": torch.version.git_ve
 	}
 	sd := snap.PytorchSDPA.BackendsEnabled
 	for i, p := range []*bool{sd.Flash, sd.MemEfficient, sd.Math, sd.CuDNN} {
-		if ptrV2(p) != ptrV2(want.SDPA[i]) {
-			t.Errorf("sdpa getter %d: %s, want %s", i, ptrV2(p), ptrV2(want.SDPA[i]))
+		if golden.OrNull(p) != golden.OrNull(want.SDPA[i]) {
+			t.Errorf("sdpa getter %d: %s, want %s", i, golden.OrNull(p), golden.OrNull(want.SDPA[i]))
 		}
 	}
 	if want.HIP == nil {

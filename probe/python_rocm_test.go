@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/golden"
+	"aorta-probe/internal/machine"
 )
 
 func TestPythonROCmFacts(t *testing.T) {
@@ -18,22 +21,22 @@ func TestPythonROCmFacts(t *testing.T) {
 		"Tensile/__init__.py":                    "x = 1\n",
 	})
 	f := bridgeFacts(t, python, site)
-	c := newCollector(context.Background(), Options{Cwd: "/"})
+	c := newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})
 	c.python = func() *pyFacts { return f }
 	s := &state{collector: c}
-	if v, known := pyDistVersion(s, "rocm-sdk-core"); !known || ptrV(v) != "7.2.1" {
-		t.Errorf("rocm-sdk-core %s %v", ptrV(v), known)
+	if v, known := pyDistVersion(s, "rocm-sdk-core"); !known || golden.OrNull(v) != "7.2.1" {
+		t.Errorf("rocm-sdk-core %s %v", golden.OrNull(v), known)
 	}
 	if v, known := pyDistVersion(s, "rocm"); !known || v != nil {
-		t.Errorf("rocm %s %v", ptrV(v), known)
+		t.Errorf("rocm %s %v", golden.OrNull(v), known)
 	}
-	if v, known := pyTorchROCmVersion(s); !known || ptrV(v) != "7.15.0a20260716" {
-		t.Errorf("torch rocm %s %v", ptrV(v), known)
+	if v, known := pyTorchROCmVersion(s); !known || golden.OrNull(v) != "7.15.0a20260716" {
+		t.Errorf("torch rocm %s %v", golden.OrNull(v), known)
 	}
 	if v := tensilePackageVersion(s); v != nil || strings.Join(s.reasons, "|") != "tensile.package_version: Tensile lacks __version__ attribute" {
-		t.Errorf("tensile %s %q", ptrV(v), s.reasons)
+		t.Errorf("tensile %s %q", golden.OrNull(v), s.reasons)
 	}
-	none := &state{collector: newCollector(context.Background(), Options{Cwd: "/"})}
+	none := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})}
 	none.collector.python = func() *pyFacts { return &pyFacts{outcome: pyNotFound} }
 	if _, known := pyDistVersion(none, "rocm"); known {
 		t.Error("no interpreter must leave the answer to the filesystem stand-in")
@@ -73,9 +76,9 @@ func TestROCmVersionChainStrips(t *testing.T) {
 			s.collector.python = func() *pyFacts { return f }
 			finishBlock(s, theRockBlock, theRock{}, "rocm")
 			r := collectROCm(s)
-			if ptrV(r.Version) != map[bool]string{true: "null", false: tc.want}[tc.want == ""] ||
-				ptrV(r.VersionSource) != map[bool]string{true: "null", false: tc.source}[tc.source == ""] {
-				t.Errorf("version %s source %s, want %q %q", ptrV(r.Version), ptrV(r.VersionSource), tc.want, tc.source)
+			if golden.OrNull(r.Version) != map[bool]string{true: "null", false: tc.want}[tc.want == ""] ||
+				golden.OrNull(r.VersionSource) != map[bool]string{true: "null", false: tc.source}[tc.source == ""] {
+				t.Errorf("version %s source %s, want %q %q", golden.OrNull(r.Version), golden.OrNull(r.VersionSource), tc.want, tc.source)
 			}
 			if tc.want == "" && (len(s.reasons) == 0 || !strings.HasPrefix(s.reasons[0], "rocm.version: no version from")) {
 				t.Errorf("reasons %q", s.reasons)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/source"
@@ -183,7 +184,7 @@ json.dump(res, sys.stdout)
 		compared++
 		got := machine.MarkerText(b)
 		if (got == nil) != (want[i] == nil) || got != nil && *got != *want[i] {
-			t.Errorf("input %q: go %q, python %q", b[max(0, len(b)-12):], ptrV(got), ptrV(want[i]))
+			t.Errorf("input %q: go %q, python %q", b[max(0, len(b)-12):], golden.OrNull(got), golden.OrNull(want[i]))
 		}
 	}
 	if compared < 500 {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/source"
 	"aorta-probe/internal/testtree"
@@ -81,8 +82,8 @@ func TestROCmInstalls(t *testing.T) {
 		"VIRTUAL_ENV":     "/venv",
 		"LD_LIBRARY_PATH": "relative/lib::/opt/rocm-7.0.0/lib",
 	}
-	opt := Options{Root: root, Cwd: "/", Path: []string{},
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	opt := Options{Seams: machine.Seams{Root: root, Cwd: "/", Path: []string{},
+		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}}
 	c := newCollector(context.Background(), opt)
 	snap := schema.NotCaptured()
 	snap.ROCm = schema.ROCm{Root: "/opt/rocm-7.0.0", RootSource: "ROCM_PATH", Layout: "classic"}
@@ -144,8 +145,8 @@ func TestROCmInstallsVersionSources(t *testing.T) {
 		testtree.WriteFile(filepath.Join(root, p), []byte("#!/bin/sh\n"), 0o755)
 	}
 	os.Symlink("libamdhip64.so.6.1.40091", filepath.Join(root, "opt/rocm-6.1.0/lib/libamdhip64.so"))
-	c := newCollector(context.Background(), Options{Root: root, Cwd: "/", Path: []string{filepath.Join(root, "opt/rocm-6.0.0/bin")},
-		Env: func(string) (string, bool) { return "", false }})
+	c := newCollector(context.Background(), Options{Seams: machine.Seams{Root: root, Cwd: "/", Path: []string{filepath.Join(root, "opt/rocm-6.0.0/bin")},
+		Env: func(string) (string, bool) { return "", false }}})
 	// A foreign root: the tool path is a host path, which names no
 	// install; the hipconfig source is checked with the root's own path.
 	c.path = []string{"/opt/rocm-6.0.0/bin"}

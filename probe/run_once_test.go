@@ -40,7 +40,7 @@ func (r *countingRunner) Run(_ context.Context, c machine.Command) machine.Resul
 
 func onceState(t *testing.T, r *countingRunner) *state {
 	t.Helper()
-	c := newCollector(context.Background(), Options{Root: t.TempDir(), Now: fixedNow, Cwd: "/", Runner: r})
+	c := newCollector(context.Background(), Options{Seams: machine.Seams{Root: t.TempDir(), Cwd: "/", Runner: r}, Now: fixedNow})
 	return &state{collector: c, name: "first"}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 )
 
@@ -175,9 +176,11 @@ func TestRDHCTempRemovedWhenAbandoned(t *testing.T) {
 	defer close(release)
 	env := map[string]string{"TMPDIR": filepath.Join(root, "tmp")}
 	snap := Collect(context.Background(), Options{
-		Root: root, Path: []string{filepath.Join(root, "bin")}, Now: fixedNow, Cwd: "/",
-		Deadline: 300 * time.Millisecond, Runner: stuckRDHC{release},
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Seams: machine.Seams{
+			Root: root, Path: []string{filepath.Join(root, "bin")}, Cwd: "/", Runner: stuckRDHC{release},
+			Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		},
+		Now: fixedNow, Deadline: 300 * time.Millisecond,
 	})
 	if !snap.Provenance.DeadlineHit {
 		t.Fatal("the deadline did not cut system_health")

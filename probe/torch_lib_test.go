@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"aorta-probe/internal/golden"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 )
@@ -62,8 +64,8 @@ func TestParseCKVersion(t *testing.T) {
 		{"#define CK_COMMIT_ID abc12", "null", "null"},
 	} {
 		v, c := parseCKVersion(tc.in)
-		if ptrV(v) != tc.version || ptrV(c) != tc.commit {
-			t.Errorf("parseCKVersion(%q) = %s, %s", tc.in, ptrV(v), ptrV(c))
+		if golden.OrNull(v) != tc.version || golden.OrNull(c) != tc.commit {
+			t.Errorf("parseCKVersion(%q) = %s, %s", tc.in, golden.OrNull(v), golden.OrNull(c))
 		}
 	}
 }
@@ -79,8 +81,8 @@ func TestPickAOTriton(t *testing.T) {
 		{[]string{"libaotriton_v2.so.1.2"}, "libaotriton_v2.so.1.2", "null"},
 	} {
 		c, v := pickAOTriton(tc.names)
-		if c != tc.chosen || ptrV(v) != tc.vers {
-			t.Errorf("pickAOTriton(%q) = %s, %s", tc.names, c, ptrV(v))
+		if c != tc.chosen || golden.OrNull(v) != tc.vers {
+			t.Errorf("pickAOTriton(%q) = %s, %s", tc.names, c, golden.OrNull(v))
 		}
 	}
 }
@@ -312,8 +314,7 @@ func dumpWith(t *testing.T, nm, cxxfilt string) (symbolDump, *state, string) {
 		writeFiles(t, bin, map[string]string{name: body})
 		os.Chmod(filepath.Join(bin, name), 0o755)
 	}
-	s := &state{collector: newCollector(context.Background(), Options{Now: fixedNow, Cwd: "/",
-		Path: hermeticPath(t, bin)})}
+	s := &state{collector: newCollector(context.Background(), Options{Now: fixedNow, Seams: machine.Seams{Cwd: "/", Path: hermeticPath(t, bin)}})}
 	tt := &pyTorch{File: filepath.Join(dir, "torch/__init__.py"), VersionModule: &pyTorchVersionMod{HIP: "7.2"}}
 	return dumpTorchSymbols(s, "P", tt), s, lib
 }

@@ -5,13 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/golden"
+	"aorta-probe/internal/machine"
 )
 
 // bridgeFacts runs the real helper with python over site and returns the facts.
 func bridgeFacts(t *testing.T, python, site string) *pyFacts {
 	t.Helper()
 	py := wrapper(t, t.TempDir(), "py", python, site)
-	opt := withDefaults(Options{Path: []string{}, Env: func(string) (string, bool) { return "", false }})
+	opt := withDefaults(Options{Seams: machine.Seams{Path: []string{}, Env: func(string) (string, bool) { return "", false }}})
 	opt.Python.Interpreter = py
 	opt.Cwd = "/"
 	c := newCollector(context.Background(), opt)
@@ -82,7 +85,7 @@ func TestTorchRecFixtures(t *testing.T) {
 			}
 			tr := bridgeFacts(t, python, site).TorchRec
 			b := tr.Block
-			got := strings.Join([]string{ptrV(b.PackageVersion), ptrV(b.Commit), ptrV(b.SourceVersion), ptrV(b.SourceCommit), ptrV(b.DistributionVersion)}, " ")
+			got := strings.Join([]string{golden.OrNull(b.PackageVersion), golden.OrNull(b.Commit), golden.OrNull(b.SourceVersion), golden.OrNull(b.SourceCommit), golden.OrNull(b.DistributionVersion)}, " ")
 			if got != tc.want {
 				t.Errorf("block %s, want %s", got, tc.want)
 			}

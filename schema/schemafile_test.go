@@ -1,12 +1,9 @@
 package schema_test
 
 import (
-	"bytes"
-	"flag"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -14,12 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 	"aorta-probe/schema/jsonschema"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/schema/*.schema.json from the schema types")
 
 // TestSchemaFiles regenerates the published JSON Schema from the types of
 // this package, the tables of enums.go and the doc comments, and compares it
@@ -33,22 +29,7 @@ func TestSchemaFiles(t *testing.T) {
 		}
 		got := append(pyjson.Encode(doc), '\n')
 		path := filepath.Join("..", "docs", "schema", name)
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test ./schema -update)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s drifted from the schema types; run go test ./schema -update and review the diff", path)
-		}
+		golden.Compare(t, path, got)
 	}
 }
 

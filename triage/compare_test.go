@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 func keys(ds []Difference) []string {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
 )

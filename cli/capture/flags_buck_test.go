@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"aorta-probe/cli"
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 func TestBuckFlagErrors(t *testing.T) {

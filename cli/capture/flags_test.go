@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/machine"
 	"aorta-probe/probe"
 )
 
@@ -149,11 +150,11 @@ func TestCheckPython(t *testing.T) {
 		{probe.Options{Python: probe.PythonOptions{Interpreter: py + "/x"}}, "--python: [Errno 20] Not a directory: '" + py + "/x'"},
 		{probe.Options{Python: probe.PythonOptions{Interpreter: dir}}, "--python '" + dir + "' is a directory, not an interpreter"},
 		{probe.Options{Python: probe.PythonOptions{Interpreter: "python9"}}, "--python 'python9': not found on PATH"},
-		{probe.Options{Root: dir, Python: probe.PythonOptions{Interpreter: "python3"}}, "--python 'python3': a bare name is not looked up under --root '" + dir + "' (no search path); give the interpreter's path"},
-		{probe.Options{Root: "/", Python: probe.PythonOptions{Interpreter: "python3"}}, ""},
+		{probe.Options{Seams: machine.Seams{Root: dir}, Python: probe.PythonOptions{Interpreter: "python3"}}, "--python 'python3': a bare name is not looked up under --root '" + dir + "' (no search path); give the interpreter's path"},
+		{probe.Options{Seams: machine.Seams{Root: "/"}, Python: probe.PythonOptions{Interpreter: "python3"}}, ""},
 		{probe.Options{Python: probe.PythonOptions{Interpreter: "/nonexistent/python3", Disabled: true}}, ""},
-		{probe.Options{Root: archive, Python: probe.PythonOptions{Interpreter: "/nonexistent/python3"}}, ""},
-		{probe.Options{Root: archive, Python: probe.PythonOptions{Interpreter: "python9"}}, ""},
+		{probe.Options{Seams: machine.Seams{Root: archive}, Python: probe.PythonOptions{Interpreter: "/nonexistent/python3"}}, ""},
+		{probe.Options{Seams: machine.Seams{Root: archive}, Python: probe.PythonOptions{Interpreter: "python9"}}, ""},
 	} {
 		err := checkPython(tc.opt)
 		if (err == nil) != (tc.err == "") || err != nil && err.Error() != tc.err {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fleetgen"
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/triage"
 )

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"aorta-probe/cli"
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 	"aorta-probe/triage"
 )
 

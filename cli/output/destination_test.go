@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 // TestDestination: the file a write creates, links followed even when

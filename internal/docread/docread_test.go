@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 	"aorta-probe/internal/pyjson"
 )
 

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 func TestParseExpand(t *testing.T) {

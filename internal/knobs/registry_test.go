@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/golden"
 )
 
 func TestEnvKnobRegistry(t *testing.T) {
@@ -47,5 +49,5 @@ func TestEnvKnobsDoc(t *testing.T) {
 	for i, k := range envKnobs {
 		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %s |\n", i+1, k.name, k.library, k.category, k.consumer, k.sourceReference, k.referenceBuild)
 	}
-	compareGolden(t, "../../docs/env-knobs.md", []byte(b.String()))
+	golden.Compare(t, "../../docs/env-knobs.md", []byte(b.String()))
 }

@@ -1,6 +1,10 @@
 package lazyre
 
-import "testing"
+import (
+	"testing"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
+)
 
 func TestNew(t *testing.T) {
 	re := New(`^gfx([0-9a-f]+)$`)

@@ -68,20 +68,43 @@ type RootAnswer struct {
 }
 
 // Seams are what a collection reads of the machine besides its files:
-// what a capture records and a replay answers.
+// what a capture records and a replay answers. probe.Options embeds them
+// (the one place they are declared) and gives the live machine's
+// defaults; tests set them to a fake machine.
 type Seams struct {
-	// Root is the host path of the filesystem root, Cwd the machine
-	// working directory.
-	Root, Cwd string
-	// Path is where tools are looked up (nil: SearchPath of Env on the
-	// live machine, nothing under another root).
-	Path        []string
-	Env         func(string) (string, bool)
-	Runner      Runner
-	Uname       func() (Uname, error)
+	// Root is the host path of the filesystem root the collection
+	// describes: "/", a mounted host or image, a fake machine root in
+	// tests, or a replay's expanded archive.
+	Root string
+	// Cwd is the machine's working directory, which relative paths
+	// resolve against; under a Root other than "/" it is a path inside
+	// that root (docs/rocm-roots.md).
+	Cwd string
+	// Path is where tools are looked up. Nil means the absolute entries
+	// of $PATH (SearchPath of Env) on the live machine, and nothing
+	// under another root, so no binary of a mounted foreign root is
+	// executed by accident.
+	Path []string
+	// Env looks up one variable of the probe's environment, by name: the
+	// environment is never listed.
+	Env func(string) (string, bool)
+	// Runner runs every external command (ExecRunner on the live
+	// machine).
+	Runner Runner
+	// Uname answers uname(2).
+	Uname func() (Uname, error)
+	// NamespaceID answers the nsfs ioctl for one namespace type of the
+	// probe process (probe/probe_identity.go). Tests set it to simulate
+	// an older kernel.
 	NamespaceID func(kind string) NamespaceAnswer
-	RootID      func() RootAnswer
-	// TempName gives the random part of a temp file's name by attempt.
+	// RootID answers statx of the root the collection describes. Tests
+	// fix it: a fake root's mount id is the test machine's.
+	RootID func() RootAnswer
+	// TempName gives the 8 random characters of rdhc's temp file name
+	// (rdhc_quick_XXXXXXXX.json) for the attempt-th try in one directory
+	// (probe/system_health.go). Tests fix it so the argv in golden
+	// documents is stable; a replay gives the captured names
+	// (docs/capture.md).
 	TempName func(attempt int) string
 }
 

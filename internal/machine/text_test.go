@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -74,7 +75,7 @@ func TestReadMarker(t *testing.T) {
 		os.WriteFile(filepath.Join(d, "v"), []byte(tc.data), 0o644)
 		got := NewFS(d, "/", false).ReadMarker("/v")
 		if (got == nil) != (tc.want == "") || got != nil && *got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, ptrV(got), tc.want)
+			t.Errorf("%s: %q, want %q", tc.name, golden.OrNull(got), tc.want)
 		}
 	}
 	d := t.TempDir()

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"testing"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 // The tables below are the tricky cases of the differential fuzzing that

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 func TestCheckStaticRejects(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/pyjson"
 )
 
@@ -28,12 +29,6 @@ func mapText[V any](m pyjson.Map[V], f func(V) string) string {
 }
 
 func strV(s string) string { return s }
-func ptrV(p *string) string {
-	if p == nil {
-		return "null"
-	}
-	return *p
-}
 
 func TestParseBuildSettingsFixture(t *testing.T) {
 	got := mapText(ParseBuildSettings(configShowFixture), strV)
@@ -77,7 +72,7 @@ func TestParseBuildSettings(t *testing.T) {
 }
 
 func TestParseCXXDefinesFixture(t *testing.T) {
-	got := mapText(ParseCXXDefines(fixtureCXXFlags), ptrV)
+	got := mapText(ParseCXXDefines(fixtureCXXFlags), golden.OrNull[string])
 	want := "FLASH_NAMESPACE=pytorch_flash;LIBKINETO_NOXPUPTI=ON;NDEBUG=null;USE_FBGEMM=null;USE_KINETO=null;USE_PTHREADPOOL=null;USE_ROCM_CK_SDPA=null;_GLIBCXX_USE_CXX11_ABI=1;"
 	if got != want {
 		t.Errorf("cxx_defines\n got %s\nwant %s", got, want)
@@ -89,7 +84,7 @@ func TestParseCXXDefinesFixture(t *testing.T) {
 		{"x-DA=1,2 -DB= -DA=3", "A=3;B=null;"},
 		{"-DA=\vx", "A=null;"},
 	} {
-		if got := mapText(ParseCXXDefines(tc.in), ptrV); got != tc.want {
+		if got := mapText(ParseCXXDefines(tc.in), golden.OrNull[string]); got != tc.want {
 			t.Errorf("ParseCXXDefines(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}

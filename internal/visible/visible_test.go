@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
 // TestEscape: the characters of issue 32's hostile sysfs strings, and the
