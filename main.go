@@ -31,9 +31,16 @@ import (
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
+	"aorta-probe/probe"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == probe.DetachedGPUsArg {
+		os.Exit(probe.DetachedGPUs(os.Args[2:])) // a collection's GPU reader
+	}
+	// The gpus block is read by a child the collection can abandon
+	// (docs/hardware.md, "A read that never returns").
+	probe.ReadGPUsDetached("/proc/self/exe")
 	limits.Start()
 	stdout := io.Writer(os.Stdout)
 	if output.StdoutClosedAtStart() {

@@ -586,7 +586,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	} // else: serial under low limits; the first probe that needs the roots resolves them
 	var gpus <-chan schema.GPUs
 	if !opt.NoProvenance && opt.Workers >= unbounded {
-		gpus = startGPUs(c.root, gpusWorkers(opt)) // files only, beside the probes
+		gpus = c.startGPUs(gpusWorkers(opt)) // files only, beside the probes
 	}
 	states, durations := c.startProbes()
 
@@ -596,7 +596,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	reasons := c.gather(states, durations, snap)
 	if !opt.NoProvenance {
 		if gpus == nil {
-			gpus = startGPUs(c.root, gpusWorkers(opt))
+			gpus = c.startGPUs(gpusWorkers(opt))
 		}
 		g, done := awaitGPUs(ctx, gpus)
 		if _, cut := c.cut.Probe(gpusBlock); cut || !done {
