@@ -90,6 +90,9 @@ type Options struct {
 	// (tests run as root, which no permission bit stops from listing a
 	// directory).
 	faults map[string]syscall.Errno
+	// detachedExe, when set, is the GPU reader to start instead of the
+	// binary's (gpus_detached.go): tests, whose binary is not the probe.
+	detachedExe string
 	// TempName returns the 8 random characters of the rdhc temp file name
 	// (rdhc_quick_XXXXXXXX.json) for the attempt-th try in one directory
 	// (system_health.go); default Python's tempfile alphabet at random.

@@ -58,6 +58,9 @@ type detachedGPUs struct {
 // mounted, no process left under RLIMIT_NPROC).
 func (c *collector) startGPUs(workers int) <-chan schema.GPUs {
 	exe := detachedExe.Load()
+	if c.opt.detachedExe != "" {
+		exe = &c.opt.detachedExe
+	}
 	if exe == nil || c.opt.Replay != nil || c.opt.faults != nil {
 		return startGPUs(c.root, workers)
 	}

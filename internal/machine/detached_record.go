@@ -25,9 +25,9 @@ type Recorded struct {
 type RecordedPath struct {
 	Path      string `py:"path"`
 	Missing   bool   `py:"missing"`
-	Kind      uint32 `py:"kind"` // fs.FileMode type bits
+	Kind      int    `py:"kind"` // fs.FileMode type bits
 	Link      string `py:"link"`
-	Perm      uint32 `py:"perm"`
+	Perm      int    `py:"perm"`
 	Size      int64  `py:"size"`
 	Content   string `py:"content"`
 	Kept      bool   `py:"kept"`
@@ -71,7 +71,7 @@ func (rc *Recorder) Export() Recorded {
 	var out Recorded
 	for _, p := range capKeys(rc.entries) {
 		e := rc.entries[p]
-		rp := RecordedPath{Path: p, Missing: e.missing, Kind: uint32(e.kind), Link: e.link, Perm: uint32(e.perm),
+		rp := RecordedPath{Path: p, Missing: e.missing, Kind: int(e.kind), Link: e.link, Perm: int(e.perm),
 			Size: e.size, Content: string(e.content), Kept: e.kept, Reads: e.reads, HashReads: e.hashReads, Sum: e.sum}
 		if e.kind == 0 && !e.missing && !e.kept && e.reads > e.hashReads {
 			rp.Scanned = true
