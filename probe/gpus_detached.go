@@ -1,7 +1,9 @@
 package probe
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"sync/atomic"
 
@@ -61,7 +63,7 @@ func (c *collector) startGPUs(workers int) <-chan schema.GPUs {
 	if c.opt.detachedExe != "" {
 		exe = &c.opt.detachedExe
 	}
-	if exe == nil || c.opt.Replay != nil || c.opt.faults != nil {
+	if exe == nil || c.opt.Replay != nil || c.opt.faults != nil || noKFD(c.root) {
 		return startGPUs(c.root, workers)
 	}
 	budget := "-"
@@ -114,6 +116,20 @@ func detachedAnswer(b []byte, code int, err error, rec *machine.Recorder) schema
 		rec.Absorb(*ans.Recorded)
 	}
 	return ans.GPUs
+}
+
+// kfdClass is the kfd class directory: amdgpu's, absent without it.
+const kfdClass = "/sys/class/kfd"
+
+// noKFD reports whether the root has no kfd class directory (ENOENT):
+// there is then no GPU file to read, and the block (its reason, "no kfd
+// topology") is read in the probe, without a child, as on every machine
+// without an AMD GPU. The lookup is the one amdgpu_driver makes in the
+// probe anyway (kfd_sysfs_present); a sysfs lookup calls no driver, so no
+// hung device holds it.
+func noKFD(root *machine.FS) bool {
+	_, err := root.Stat(kfdClass)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // DetachedGPUs is the detached GPU reader (the binary run with

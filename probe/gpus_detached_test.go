@@ -77,3 +77,31 @@ func blockOf(t *testing.T, doc []byte) string {
 	}
 	return string(pyjson.EncodeCompact(d.Prov.GPUs))
 }
+
+// BenchmarkDetachedGPUs is the gpus block alone, read in the probe and by
+// the detached reader (this test binary re-executed, larger than the
+// probe), over this machine's own root ("/": without a kfd class no
+// reader starts, noKFD) and the real MI308X node (32 partitions, under a
+// root): the difference is the reader's start, its answer and its
+// reaping. The block is read beside the probes, so a run waits for it
+// only when it is the last to finish (docs/hardware.md, "A read that
+// never returns").
+//
+//	go test ./probe -run XXX -bench DetachedGPUs -count 10
+func BenchmarkDetachedGPUs(b *testing.B) {
+	gpuRoot := b.TempDir()
+	if _, err := fakeroot.Materialize("../testdata/roots/gpus-mi308x-cpx.txtar", gpuRoot); err != nil {
+		b.Fatal(err)
+	}
+	for _, root := range []struct{ name, dir string }{{"live", "/"}, {"mi308x-32", gpuRoot}} {
+		for _, tc := range []struct{ name, exe string }{{"in-probe", ""}, {"detached", os.Args[0]}} {
+			b.Run(root.name+"/"+tc.name, func(b *testing.B) {
+				opt := withDefaults(Options{Root: root.dir, Python: PythonOptions{Disabled: true}, detachedExe: tc.exe})
+				c := newCollector(context.Background(), opt)
+				for b.Loop() {
+					<-c.startGPUs(gpusWorkers(opt))
+				}
+			})
+		}
+	}
+}
