@@ -5,6 +5,8 @@
 # interleaved:
 #   default       aorta-probe OUT            (python3 on PATH)
 #   no-python     aorta-probe OUT --no-python
+#   root          aorta-probe OUT --no-python --root $ROOT   (only with ROOT=DIR,
+#                 a GPU tree: the reader starts only where /sys/class/kfd is)
 # each for "new" (this tree) and "base". Per row: the median and p90 wall
 # time (date +%s%N around the bare run) and, where perf is installed, the
 # median CPU time of the whole process tree (perf stat -e task-clock, a
@@ -12,8 +14,8 @@
 # figures (64 partitions, under --root) are BenchmarkNoPythonGPUs'
 # (probe/gpus_test.go). The load is printed before and after.
 #
-#   [BASE=REV] scripts/bench-detached.sh [ROUNDS]   (default 41; BASE
-#   default 29357d7, main before the reader)
+#   [BASE=REV] [ROOT=DIR] scripts/bench-detached.sh [ROUNDS]   (default 41;
+#   BASE default 29357d7, main before the reader)
 set -euo pipefail
 rounds=${1:-41}
 base=${BASE:-29357d7}
@@ -25,10 +27,12 @@ mkdir "$tmp/src"
 git archive "$base" | tar -x -C "$tmp/src"
 (cd "$tmp/src" && CGO_ENABLED=0 go build -o "$tmp/base" .)
 rows=(new:default base:default new:no-python base:no-python)
+[ -n "${ROOT:-}" ] && rows+=(new:root base:root)
 run() { # bin, kind
 	case $2 in
 	default) "$tmp/$1" "$tmp/out.json" ;;
 	no-python) "$tmp/$1" "$tmp/out.json" --no-python ;;
+	root) "$tmp/$1" "$tmp/out.json" --no-python --root "$ROOT" ;;
 	esac
 }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -46,7 +50,7 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 	for ((r = 0; r <= rounds; r++)); do
 		for ((i = 0; i < ${#rows[@]}; i++)); do
 			row=${rows[(i + r) % ${#rows[@]}]}
-			ms=$(perf stat -x, -e task-clock -- bash -c "$(declare -f run); tmp=$tmp; run ${row%%:*} ${row#*:}" 2>&1 >/dev/null | awk -F, '/task-clock/{print $1}' | tail -1)
+			ms=$(perf stat -x, -e task-clock -- bash -c "$(declare -f run); tmp=$tmp; ROOT=${ROOT:-}; run ${row%%:*} ${row#*:}" 2>&1 >/dev/null | awk -F, '/task-clock/{print $1}' | tail -1)
 			((r > 0)) && cpu[$row]+="$ms "
 		done
 	done
