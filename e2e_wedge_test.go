@@ -52,8 +52,10 @@ func wedgedSys(hangPath, hangOp string) fusetest.Tree {
 // test as a $(...) or a Buck2 action holds them, must exit at its
 // deadline with the document written and the block cut, and the pipes
 // must reach end of file: no process left behind holds them. The child
-// left blocked in the kernel must go once the server goes. Without /dev/fuse
-// or root it skips (fails under AORTA_PROBE_REQUIRE_SANDBOXES=1).
+// left blocked in the kernel must go once the server goes. One case binds
+// the FUSE kfd over /sys/class/kfd in a private mount namespace and
+// probes the live root instead (liveKFD). Without /dev/fuse or root it
+// skips (fails under AORTA_PROBE_REQUIRE_SANDBOXES=1).
 func TestWedgedGPUReadExits(t *testing.T) {
 	bin := e2eBinary(t)
 	if why := fusetest.Available(); why != "" {
@@ -62,14 +64,16 @@ func TestWedgedGPUReadExits(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, op string
 		wantHung       string // the request the server was left with
+		live           bool   // the FUSE kfd bound over /sys/class/kfd, no --root
 	}{
 		{name: "answered"},
-		{"properties read", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties"},
-		{"properties lookup", "class/kfd/kfd/topology/nodes/1/properties", "lookup", "lookup class/kfd/kfd/topology/nodes/1/properties"},
-		{"nodes listing", "class/kfd/kfd/topology/nodes", "read", "read class/kfd/kfd/topology/nodes"},
-		{"device readlink", "class/drm/renderD128/device", "read", "read class/drm/renderD128/device"},
-		{"vbios_version read", "devices/pci0000:00/0000:03:00.0/vbios_version", "read", "read devices/pci0000:00/0000:03:00.0/vbios_version"},
-		{"fw_version listing", "devices/pci0000:00/0000:03:00.0/fw_version", "read", "read devices/pci0000:00/0000:03:00.0/fw_version"},
+		{"properties read", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties", false},
+		{"properties lookup", "class/kfd/kfd/topology/nodes/1/properties", "lookup", "lookup class/kfd/kfd/topology/nodes/1/properties", false},
+		{"nodes listing", "class/kfd/kfd/topology/nodes", "read", "read class/kfd/kfd/topology/nodes", false},
+		{"device readlink", "class/drm/renderD128/device", "read", "read class/drm/renderD128/device", false},
+		{"vbios_version read", "devices/pci0000:00/0000:03:00.0/vbios_version", "read", "read devices/pci0000:00/0000:03:00.0/vbios_version", false},
+		{"fw_version listing", "devices/pci0000:00/0000:03:00.0/fw_version", "read", "read devices/pci0000:00/0000:03:00.0/fw_version", false},
+		{"live properties read", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -91,16 +95,22 @@ func TestWedgedGPUReadExits(t *testing.T) {
 			// killed, a thread other than the first may be the one the
 			// kernel holds, and a process whose first thread exited shows
 			// no argv.
+			probed, name := root, bin
+			args := []string{"-", "--root", root, "--no-python", "--deadline", "1s"}
+			if tc.live {
+				probed = "/"
+				name, args = liveKFD(t, sys, bin)
+			}
 			found := make(chan []int, 1)
 			go func() {
 				select {
 				case <-srv.Heard():
-					found <- readers(root)
+					found <- readers(probed)
 				case <-time.After(2 * time.Minute):
 					found <- nil
 				}
 			}()
-			doc, stderr, err := runHeld(bin, "-", "--root", root, "--no-python", "--deadline", "1s")
+			doc, stderr, err := runHeld(name, args...)
 			if err != nil {
 				t.Fatalf("%v\nstderr: %s\nthe server was left with %q", err, stderr, srv.Hung())
 			}
@@ -154,6 +164,33 @@ func TestWedgedGPUReadExits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// liveKFDScript binds the kfd tree of the FUSE file system $1 over
+// /sys/class/kfd in a private mount namespace (on a tmpfs over /sys/class:
+// sysfs takes no new directory) and runs the probe $2 on the live root
+// there, in place of the shell.
+const liveKFDScript = `set -e
+mount --make-rprivate /
+mount -t tmpfs aorta-wedge /sys/class
+mkdir /sys/class/kfd
+mount --bind "$1/class/kfd" /sys/class/kfd
+exec "$2" - --no-python --deadline 1s
+`
+
+// liveKFD is the command that runs bin with the FUSE kfd under sys bound
+// over /sys/class/kfd (liveKFDScript); it skips (or fails) where unshare
+// is missing or refused.
+func liveKFD(t *testing.T, sys, bin string) (name string, args []string) {
+	t.Helper()
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		skipOrFail(t, "unshare (util-linux) is not on PATH")
+	}
+	if out, err := exec.Command(unshare, "-m", "/bin/sh", "-c", "mount --make-rprivate / && mount -t tmpfs aorta-wedge /sys/class").CombinedOutput(); err != nil {
+		skipOrFail(t, fmt.Sprintf("cannot mount tmpfs over /sys/class in a new mount namespace here (%v: %s)", err, strings.TrimSpace(string(out))))
+	}
+	return unshare, []string{"-m", "/bin/sh", "-c", liveKFDScript, "sh", sys, bin}
 }
 
 // runHeld runs bin with args the way a $(...) runs it: stdout and stderr
