@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os/signal"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 
@@ -66,6 +68,12 @@ func (c *collector) startGPUs(workers int) <-chan schema.GPUs {
 	if exe == nil || c.opt.Replay != nil || c.opt.faults != nil || noKFD(c.root) {
 		return startGPUs(c.root, workers)
 	}
+	// The child runs in "/": a relative --root is made absolute here
+	// (a working directory since deleted leaves the block to the probe).
+	host, err := filepath.Abs(c.root.HostRoot())
+	if err != nil {
+		return startGPUs(c.root, workers)
+	}
 	budget := "-"
 	if c.opt.Record != nil {
 		budget = strconv.FormatInt(libcScanBudget, 10)
@@ -74,7 +82,7 @@ func (c *collector) startGPUs(workers int) <-chan schema.GPUs {
 	if c.opt.PortableResolve {
 		portable = "1"
 	}
-	argv := []string{"aorta-probe", DetachedGPUsArg, c.root.HostRoot(), c.opt.Cwd, portable, strconv.Itoa(workers), budget}
+	argv := []string{"aorta-probe", DetachedGPUsArg, host, c.opt.Cwd, portable, strconv.Itoa(workers), budget}
 	d, err := machine.StartDetached(*exe, argv)
 	if err != nil {
 		return startGPUs(c.root, workers)
@@ -140,6 +148,9 @@ func noKFD(root *machine.FS) bool {
 // the capture's scan budget ("-": no capture). It returns the exit
 // status.
 func DetachedGPUs(args []string) int {
+	// The signals' default actions, not the probe's handler
+	// (internal/signals): SIGTERM, SIGINT and SIGHUP end the reader.
+	signal.Reset()
 	out := machine.DetachedAnswer()
 	defer out.Close()
 	if len(args) != 5 {
