@@ -194,7 +194,8 @@ func liveKFD(t *testing.T, sys, bin string) (name string, args []string) {
 }
 
 // runHeld runs bin with args the way a $(...) runs it: stdout and stderr
-// pipes this process reads to their end. It returns once both ended and
+// pipes this process reads to their end, and a third pipe inherited as
+// fds 3 and 4. It returns once both ended and
 // the process exited, with stdout and stderr; err says which did not
 // within two minutes (a process kept from exiting, or a pipe still held
 // open by something it left behind), or a non-zero exit.
@@ -209,22 +210,32 @@ func runHeld(bin string, args ...string) (stdout, stderr string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	cmd.Stdout, cmd.Stderr = outW, errW
+	// A pipe passed as fds 3 and 4 without close-on-exec: one a caller
+	// leaks to what it runs (a jobserver, a prolog's pipe), held by
+	// whatever keeps it.
+	extraR, extraW, err := os.Pipe()
+	if err != nil {
+		return "", "", err
+	}
+	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = outW, errW, []*os.File{extraW, extraW}
 	if err := cmd.Start(); err != nil {
 		return "", "", err
 	}
 	outW.Close()
 	errW.Close()
+	extraW.Close()
 	type read struct{ b string }
-	outC, errC, exited := make(chan read, 1), make(chan read, 1), make(chan error, 1)
+	outC, errC, extraC, exited := make(chan read, 1), make(chan read, 1), make(chan read, 1), make(chan error, 1)
 	go func() { b, _ := io.ReadAll(outR); outC <- read{string(b)} }()
 	go func() { b, _ := io.ReadAll(errR); errC <- read{string(b)} }()
+	go func() { b, _ := io.ReadAll(extraR); extraC <- read{string(b)} }()
 	go func() { exited <- cmd.Wait() }()
 	bound := time.After(2 * time.Minute)
 	fail := func(what string) error {
 		cmd.Process.Kill()
 		outR.Close()
 		errR.Close()
+		extraR.Close()
 		return fmt.Errorf("no %s two minutes after the start (pid %d)", what, cmd.Process.Pid)
 	}
 	var werr error
@@ -233,12 +244,12 @@ func runHeld(bin string, args ...string) (stdout, stderr string, err error) {
 	case <-bound:
 		return "", "", fail("exit")
 	}
-	var out, serr read
+	var out, serr, extra read
 	for _, w := range []struct {
 		what string
 		c    chan read
 		r    *read
-	}{{"end of stdout", outC, &out}, {"end of stderr", errC, &serr}} {
+	}{{"end of stdout", outC, &out}, {"end of stderr", errC, &serr}, {"end of the pipe inherited as fds 3 and 4", extraC, &extra}} {
 		select {
 		case *w.r = <-w.c:
 		case <-bound:
