@@ -16,8 +16,9 @@ import (
 // thread, so the whole process never exits and keeps its descriptors,
 // the caller's stdout and stderr pipes among them. Such reads are made by
 // a child instead: this very binary re-executed, in its own session,
-// holding /dev/null as its standard streams and nothing of the caller's
-// but the pipe its answer comes back on. At the end of the collection a
+// holding /dev/null as its standard streams and, of the probe, only the
+// pipe its answer comes back on (none of the caller's descriptors:
+// KeepInherited). At the end of the collection a
 // child that has not answered is killed and abandoned, never waited for;
 // the probe exits, and the child, if the kernel holds it, stays until the
 // read returns (docs/hardware.md, "A read that never returns").
@@ -119,37 +120,30 @@ func (d *Detached) Answer(ctx context.Context, max int64) (b []byte, code int, e
 }
 
 // DetachedAnswer is, in a detached child, where its answer goes: the
-// DetachedFD pipe. Every other descriptor the child inherited from the
-// probe's own caller (one left without close-on-exec: a make jobserver, a
-// pipe a Slurm prolog or a Buck2 action waits on) is closed first, so
-// that a child the kernel holds holds none of them.
-func DetachedAnswer() *os.File {
-	closeInherited()
-	return os.NewFile(DetachedFD, "answer")
-}
+// DetachedFD pipe.
+func DetachedAnswer() *os.File { return os.NewFile(DetachedFD, "answer") }
 
-// closeInherited closes the descriptors above DetachedFD that are not
-// close-on-exec: inherited through exec, not opened by this process.
-func closeInherited() {
+// KeepInherited makes every descriptor above stderr that this process
+// inherited without close-on-exec (one its caller leaked: a make
+// jobserver, a pipe a Slurm prolog or a Buck2 action waits on)
+// close-on-exec, so that no child of the probe holds it: not the detached
+// reader, not a tool the kernel holds in a read of a hung device's files
+// (rocm_agent_enumerator reads the kfd topology too). The probe itself
+// keeps them. Only the binary calls it, first thing; nothing is done
+// without /proc.
+func KeepInherited() {
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		// No /proc: close_range(2) (Linux 5.9) closes them all; this
-		// process has opened none it needs yet.
-		syscall.Syscall(sysCloseRange, DetachedFD+1, ^uintptr(0)>>1, 0)
 		return
 	}
 	for _, e := range ents {
 		fd, err := strconv.Atoi(e.Name())
-		if err != nil || fd <= DetachedFD {
+		if err != nil || fd <= 2 {
 			continue
 		}
 		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
 		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
-			syscall.Close(fd)
+			syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, flags|syscall.FD_CLOEXEC)
 		}
 	}
 }
-
-// sysCloseRange is close_range(2)'s number, the same on every
-// architecture.
-const sysCloseRange = 436
