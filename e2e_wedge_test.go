@@ -65,15 +65,17 @@ func TestWedgedGPUReadExits(t *testing.T) {
 		name, path, op string
 		wantHung       string // the request the server was left with
 		live           bool   // the FUSE kfd bound over /sys/class/kfd, no --root
+		orphan         bool   // live, with a rocm_agent_enumerator that leaves a reader of it
 	}{
 		{name: "answered"},
-		{"properties read", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties", false},
-		{"properties lookup", "class/kfd/kfd/topology/nodes/1/properties", "lookup", "lookup class/kfd/kfd/topology/nodes/1/properties", false},
-		{"nodes listing", "class/kfd/kfd/topology/nodes", "read", "read class/kfd/kfd/topology/nodes", false},
-		{"device readlink", "class/drm/renderD128/device", "read", "read class/drm/renderD128/device", false},
-		{"vbios_version read", "devices/pci0000:00/0000:03:00.0/vbios_version", "read", "read devices/pci0000:00/0000:03:00.0/vbios_version", false},
-		{"fw_version listing", "devices/pci0000:00/0000:03:00.0/fw_version", "read", "read devices/pci0000:00/0000:03:00.0/fw_version", false},
-		{"live properties read", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties", true},
+		{"properties read", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties", false, false},
+		{"properties lookup", "class/kfd/kfd/topology/nodes/1/properties", "lookup", "lookup class/kfd/kfd/topology/nodes/1/properties", false, false},
+		{"nodes listing", "class/kfd/kfd/topology/nodes", "read", "read class/kfd/kfd/topology/nodes", false, false},
+		{"device readlink", "class/drm/renderD128/device", "read", "read class/drm/renderD128/device", false, false},
+		{"vbios_version read", "devices/pci0000:00/0000:03:00.0/vbios_version", "read", "read devices/pci0000:00/0000:03:00.0/vbios_version", false, false},
+		{"fw_version listing", "devices/pci0000:00/0000:03:00.0/fw_version", "read", "read devices/pci0000:00/0000:03:00.0/fw_version", false, false},
+		{"live properties read", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties", true, false},
+		{"live tool orphan", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -99,7 +101,11 @@ func TestWedgedGPUReadExits(t *testing.T) {
 			args := []string{"-", "--root", root, "--no-python", "--deadline", "1s"}
 			if tc.live {
 				probed = "/"
-				name, args = liveKFD(t, sys, bin)
+				tools := ""
+				if tc.orphan {
+					tools = fakeTools(t, map[string]string{"rocm_agent_enumerator": orphanEnumerator})
+				}
+				name, args = liveKFD(t, sys, bin, tools)
 			}
 			found := make(chan []int, 1)
 			go func() {
@@ -169,19 +175,31 @@ func TestWedgedGPUReadExits(t *testing.T) {
 // liveKFDScript binds the kfd tree of the FUSE file system $1 over
 // /sys/class/kfd in a private mount namespace (on a tmpfs over /sys/class:
 // sysfs takes no new directory) and runs the probe $2 on the live root
-// there, in place of the shell.
+// there, in place of the shell, with $3 (may be empty) first on its PATH.
 const liveKFDScript = `set -e
 mount --make-rprivate /
 mount -t tmpfs aorta-wedge /sys/class
 mkdir /sys/class/kfd
 mount --bind "$1/class/kfd" /sys/class/kfd
-exec "$2" - --no-python --deadline 1s
+PATH=$3:/usr/bin:/bin exec "$2" - --no-python --deadline 1s
+`
+
+// orphanEnumerator is a rocm_agent_enumerator that leaves, in a session
+// of its own (so the kill of its process group misses it), a reader of a
+// kfd properties file, then answers: the reader is re-parented to the
+// probe, which kills it and must not wait for it while the kernel holds
+// it (internal/machine/reap.go).
+const orphanEnumerator = `#!/bin/sh
+[ $# -eq 0 ] || { echo "rocm_agent_enumerator: unexpected arguments: $*" >&2; exit 99; }
+setsid cat /sys/class/kfd/kfd/topology/nodes/1/properties </dev/null >/dev/null 2>&1 &
+sleep 0.5
+echo gfx942
 `
 
 // liveKFD is the command that runs bin with the FUSE kfd under sys bound
-// over /sys/class/kfd (liveKFDScript); it skips (or fails) where unshare
-// is missing or refused.
-func liveKFD(t *testing.T, sys, bin string) (name string, args []string) {
+// over /sys/class/kfd (liveKFDScript), tools ("" none) first on its PATH;
+// it skips (or fails) where unshare is missing or refused.
+func liveKFD(t *testing.T, sys, bin, tools string) (name string, args []string) {
 	t.Helper()
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
@@ -190,7 +208,7 @@ func liveKFD(t *testing.T, sys, bin string) (name string, args []string) {
 	if out, err := exec.Command(unshare, "-m", "/bin/sh", "-c", "mount --make-rprivate / && mount -t tmpfs aorta-wedge /sys/class").CombinedOutput(); err != nil {
 		skipOrFail(t, fmt.Sprintf("cannot mount tmpfs over /sys/class in a new mount namespace here (%v: %s)", err, strings.TrimSpace(string(out))))
 	}
-	return unshare, []string{"-m", "/bin/sh", "-c", liveKFDScript, "sh", sys, bin}
+	return unshare, []string{"-m", "/bin/sh", "-c", liveKFDScript, "sh", sys, bin, tools}
 }
 
 // runHeld runs bin with args the way a $(...) runs it: stdout and stderr
