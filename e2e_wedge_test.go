@@ -120,21 +120,7 @@ func TestWedgedGPUReadExits(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\nstderr: %s\nthe server was left with %q", err, stderr, srv.Hung())
 			}
-			var got struct {
-				Provenance struct {
-					DeadlineHit bool `py:"deadline_hit"`
-					GPUs        struct {
-						PhysicalCount *int    `py:"physical_count"`
-						Reason        *string `py:"reason"`
-						Devices       []struct {
-							VBIOS *string `py:"vbios_version"`
-						} `py:"devices"`
-					} `py:"gpus"`
-				} `py:"probe_provenance"`
-			}
-			if err := pyjson.Unmarshal(doc, &got); err != nil {
-				t.Fatalf("document: %v\n%s", err, doc)
-			}
+			got := wedgedDoc(t, doc)
 			g := got.Provenance.GPUs
 			hung := srv.Hung()
 			if tc.path == "" {
@@ -159,16 +145,44 @@ func TestWedgedGPUReadExits(t *testing.T) {
 			if err := srv.Close(); err != nil {
 				t.Error(err)
 			}
-			// The reader goes once its read fails; it is no child of this
-			// test (the probe that started it is gone), so it may stay a
-			// zombie of whoever reaps orphans: only a live thread counts.
-			for i := 0; len(liveOnly(pids)) > 0; i++ {
-				if i == 600 {
-					t.Fatalf("GPU reader %v still there after the FUSE server went (threads %s)", pids, procStates(pids))
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			awaitGone(t, pids)
 		})
+	}
+}
+
+// wedgedDocument is what TestWedgedGPUReadExits reads of a document.
+type wedgedDocument struct {
+	Provenance struct {
+		DeadlineHit bool `py:"deadline_hit"`
+		GPUs        struct {
+			PhysicalCount *int    `py:"physical_count"`
+			Reason        *string `py:"reason"`
+			Devices       []struct {
+				VBIOS *string `py:"vbios_version"`
+			} `py:"devices"`
+		} `py:"gpus"`
+	} `py:"probe_provenance"`
+}
+
+func wedgedDoc(t *testing.T, doc string) wedgedDocument {
+	t.Helper()
+	var got wedgedDocument
+	if err := pyjson.Unmarshal(doc, &got); err != nil {
+		t.Fatalf("document: %v\n%s", err, doc)
+	}
+	return got
+}
+
+// awaitGone waits until the readers pids have no live thread: each goes
+// once its read fails. It is no child of this test (the probe that
+// started it is gone), so it may stay a zombie of whoever reaps orphans.
+func awaitGone(t *testing.T, pids []int) {
+	t.Helper()
+	for i := 0; len(liveOnly(pids)) > 0; i++ {
+		if i == 600 {
+			t.Fatalf("GPU reader %v still there 30 s after the FUSE server went (threads %s)", pids, procStates(pids))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
