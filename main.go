@@ -32,9 +32,18 @@ import (
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/signals" // first: installs the signal handler (see the package)
 	"aorta-probe/internal/visible"
+	"aorta-probe/probe"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == probe.DetachedGPUsArg {
+		os.Exit(probe.DetachedGPUs(os.Args[2:])) // a collection's GPU reader
+	}
+	// The gpus block is read by a child the collection can abandon, and
+	// no child holds a descriptor the caller leaked to the probe
+	// (docs/hardware.md, "A read that never returns").
+	machine.KeepInherited()
+	probe.ReadGPUsDetached("/proc/self/exe")
 	limits.Start()
 	stdout := io.Writer(os.Stdout)
 	if output.StdoutClosedAtStart() {

@@ -73,6 +73,9 @@ type Options struct {
 	// (tests run as root, which no permission bit stops from listing a
 	// directory).
 	faults map[string]syscall.Errno
+	// detachedExe, when set, is the GPU reader to start instead of the
+	// binary's (gpus_detached.go): tests, whose binary is not the probe.
+	detachedExe string
 }
 
 // probeGrace is how long probes may still finish after the deadline or an
@@ -558,7 +561,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	} // else: serial under low limits; the first probe that needs the roots resolves them
 	var gpus <-chan schema.GPUs
 	if !opt.NoProvenance && opt.Workers >= unbounded {
-		gpus = startGPUs(c.root, gpusWorkers(opt)) // files only, beside the probes
+		gpus = c.startGPUs(gpusWorkers(opt)) // files only, beside the probes
 	}
 	states, durations := c.startProbes()
 
@@ -568,7 +571,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	reasons := c.gather(states, durations, snap)
 	if !opt.NoProvenance {
 		if gpus == nil {
-			gpus = startGPUs(c.root, gpusWorkers(opt))
+			gpus = c.startGPUs(gpusWorkers(opt))
 		}
 		g, done := awaitGPUs(ctx, gpus)
 		if _, cut := c.cut.Probe(gpusBlock); cut || !done {

@@ -470,7 +470,10 @@ func BenchmarkCollectGPUs(b *testing.B) {
 // 64-partition node, the gpus block reading it ("with") and the same root
 // with the block's first read failing (ENOENT on the kfd nodes directory,
 // which no other probe lists: "without"). The difference is what the
-// block adds to a --no-python run where nothing else hides it.
+// block adds to a --no-python run where nothing else hides it. "detached"
+// reads the block in the detached reader, as the binary does (this test
+// binary re-executed, larger than the probe's); "without" stays in the
+// probe (a fault makes it so), and so does "with" (gpus_detached.go).
 //
 //	go test ./probe -run XXX -bench NoPythonGPUs -benchtime 200x
 func BenchmarkNoPythonGPUs(b *testing.B) {
@@ -478,10 +481,15 @@ func BenchmarkNoPythonGPUs(b *testing.B) {
 	for _, tc := range []struct {
 		name   string
 		faults map[string]syscall.Errno
-	}{{"with", nil}, {"without", map[string]syscall.Errno{"open " + kfdNodesDir: syscall.ENOENT}}} {
+		exe    string
+	}{
+		{"with", nil, ""},
+		{"detached", nil, os.Args[0]},
+		{"without", map[string]syscall.Errno{"open " + kfdNodesDir: syscall.ENOENT}, ""},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
 			opt := Options{Seams: machine.Seams{Root: root, Env: func(string) (string, bool) { return "", false }}, Python: PythonOptions{Disabled: true}, Now: fixedNow,
-				faults: tc.faults}
+				faults: tc.faults, detachedExe: tc.exe}
 			if g := Collect(context.Background(), opt).Provenance.GPUs; (tc.faults == nil) != (g.PhysicalCount != nil) {
 				b.Fatalf("%s: gpus %s", tc.name, pyjson.EncodeCompact(g))
 			}

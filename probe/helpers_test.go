@@ -57,6 +57,9 @@ var hermeticMade string
 // Under -update they run one at a time: they rewrite golden files that
 // others read.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == DetachedGPUsArg {
+		os.Exit(DetachedGPUs(os.Args[2:])) // the GPU reader, as the binary runs it
+	}
 	flag.Parse()
 	n := testtree.WaitingParallel()
 	if golden.Update() {

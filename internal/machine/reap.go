@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Orphans of the tools (docs/design-notes.md, "Children of a killed
@@ -14,7 +15,8 @@ import (
 // command. With BecomeSubreaper, the kernel re-parents such a descendant
 // to the probe when its parent exits, instead of to init; after every
 // command, and once more before the probe exits (ReapOrphans), whatever
-// was re-parented is killed and reaped. The set of commands running is
+// was re-parented is killed and reaped — or left, when the kernel holds it
+// past orphanWait. The set of commands running is
 // process-wide state, as the subreaper attribute itself is.
 
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER (prctl(2), Linux ≥ 3.4).
@@ -24,7 +26,17 @@ var reaper struct {
 	mu      sync.Mutex
 	enabled bool
 	live    map[int]bool // children started by ExecRunner and not yet waited for
+	// stuck are orphans killed that did not die within orphanWait: the
+	// kernel holds them (a read of a hung device's files). They are never
+	// waited for, only reaped if they die meanwhile.
+	stuck map[int]bool
 }
+
+// orphanWait bounds the wait for a killed orphan to die: a process dies
+// of SIGKILL in well under this, unless the kernel holds it in a read
+// that never returns (docs/hardware.md, "A read that never returns"),
+// and a blocking wait for it would keep the probe from ever exiting.
+const orphanWait = 200 * time.Millisecond
 
 // BecomeSubreaper makes this process the child subreaper of its
 // descendants. Only the binary calls it: a test process has children of
@@ -65,9 +77,10 @@ func childDone(pid int) {
 
 // ReapOrphans kills (SIGKILL) and reaps every child of this process that
 // no running command started: descendants of finished tools re-parented
-// here. A killed orphan's own children are re-parented in turn, so it
-// repeats until none is left (bounded). It does nothing unless
-// BecomeSubreaper succeeded.
+// here. It waits orphanWait at most for each: one the kernel holds is
+// left (and reaped if it dies before a later call). A killed orphan's own
+// children are re-parented in turn, so it repeats until none is left
+// (bounded). It does nothing unless BecomeSubreaper succeeded.
 func ReapOrphans() {
 	reaper.mu.Lock()
 	defer reaper.mu.Unlock()
@@ -81,14 +94,55 @@ func ReapOrphans() {
 			if reaper.live[pid] {
 				continue
 			}
+			if reaper.stuck[pid] {
+				if reaped(pid) {
+					delete(reaper.stuck, pid)
+				}
+				continue
+			}
 			found = true
 			syscall.Kill(pid, syscall.SIGKILL)
-			var ws syscall.WaitStatus
-			syscall.Wait4(pid, &ws, 0, nil)
+			if !reapWithin(pid, orphanWait) {
+				if reaper.stuck == nil {
+					reaper.stuck = map[int]bool{}
+				}
+				reaper.stuck[pid] = true
+			}
 		}
 		if !found {
 			return
 		}
+	}
+}
+
+// reapWithin waits up to d for the child pid to end, and reaps it; false
+// when it has not.
+func reapWithin(pid int, d time.Duration) bool {
+	end := time.Now().Add(d)
+	for wait := 50 * time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
+		if reaped(pid) {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+		time.Sleep(wait)
+	}
+}
+
+// reaped reaps the child pid if it has ended (or is no child: nothing to
+// wait for).
+func reaped(pid int) bool {
+	var ws syscall.WaitStatus
+	for {
+		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return true
+		}
+		return got == pid
 	}
 }
 

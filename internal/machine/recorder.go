@@ -215,6 +215,10 @@ type recEntry struct {
 	reads     int  // opened for reading
 	hashReads int  // of which by the hash pool
 	sum       string
+	// runs are the printable runs a detached child read (scanned):
+	// the file is not read again (detached_record.go).
+	runs    []fakeroot.Chunk
+	scanned bool
 }
 
 type recCmd struct {
@@ -668,7 +672,12 @@ func (rc *Recorder) regular(f *fakeroot.File, p string, e *recEntry, red func(st
 		f.Data = []byte(red(string(e.content)))
 	case e.reads > e.hashReads:
 		f.Mode |= 0o400
-		f.Size, f.Sparse = e.size, rc.textRuns(p, red)
+		f.Size = e.size
+		if e.scanned {
+			f.Sparse = redactRuns(e.runs, red)
+		} else {
+			f.Sparse = rc.textRuns(p, red)
+		}
 	default:
 		f.Size = e.size
 	}

@@ -1,0 +1,181 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+
+	"aorta-probe/internal/machine"
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/schema"
+)
+
+// The gpus block is read by a detached child (docs/hardware.md, "A read
+// that never returns"; internal/machine/detached.go): its reads are the
+// ones a wedged GPU, or a FUSE server that never answers, holds in the
+// kernel for good (a kfd properties file, an amdgpu attribute whose show()
+// waits on the reset, the device directories themselves), and a thread so
+// held keeps the whole process from exiting. The child is this binary
+// re-executed with DetachedGPUsArg; it runs collectGPUs over the same
+// root and sends the block back, with what a capture must record of its
+// reads. The other probes' files (procfs, /etc, the ROCm trees, the NICs'
+// and the PCI core's attributes) are read in the probe: no driver of a
+// device that can hang answers them (docs/design-notes.md, "Reads that
+// never return").
+
+// DetachedGPUsArg is argv[1] of the detached GPU reader. It is no command
+// of the usage text: only a collection starts it (ReadGPUsDetached).
+const DetachedGPUsArg = "--detached-gpu-reader"
+
+// detachedExe is the executable re-executed as the GPU reader; "" reads
+// the GPUs in this process.
+var detachedExe atomic.Pointer[string]
+
+// ReadGPUsDetached makes every collection of this process read the gpus
+// block in a detached child, exe (the binary: "/proc/self/exe")
+// re-executed with DetachedGPUsArg. Only the binary calls it: a test
+// process would start its test binary (the tests that do handle the
+// argument, in TestMain).
+func ReadGPUsDetached(exe string) { detachedExe.Store(&exe) }
+
+// Bounds of the child's answer: the block, and with a capture what it
+// recorded (files up to kfdPropertiesMax each). Larger is a failure.
+const (
+	detachedAnswerMax   = 64 << 20
+	detachedRecordedMax = 1 << 30
+)
+
+// detachedGPUs is the child's answer.
+type detachedGPUs struct {
+	GPUs     schema.GPUs       `py:"gpus"`
+	Recorded *machine.Recorded `py:"recorded"`
+}
+
+// startGPUs reads the gpus block beside the probes: in a detached child
+// when the binary asked for it (ReadGPUsDetached) and this is no replay
+// (an archive expanded by the probe itself: nothing there can hang), else
+// in this process, as also when the child cannot be started (no /proc
+// mounted, no process left under RLIMIT_NPROC).
+func (c *collector) startGPUs(workers int) <-chan schema.GPUs {
+	exe := detachedExe.Load()
+	if c.opt.detachedExe != "" {
+		exe = &c.opt.detachedExe
+	}
+	if exe == nil || c.opt.Replay != nil || c.opt.faults != nil || noKFD(c.root) {
+		return startGPUs(c.root, workers)
+	}
+	// The child runs in "/": a relative --root is made absolute here
+	// (a working directory since deleted leaves the block to the probe).
+	host, err := filepath.Abs(c.root.HostRoot())
+	if err != nil {
+		return startGPUs(c.root, workers)
+	}
+	budget := "-"
+	if c.opt.Record != nil {
+		budget = strconv.FormatInt(libcScanBudget, 10)
+	}
+	portable := "0"
+	if c.opt.PortableResolve {
+		portable = "1"
+	}
+	argv := []string{"aorta-probe", DetachedGPUsArg, host, c.opt.Cwd, portable, strconv.Itoa(workers), budget}
+	d, err := machine.StartDetached(*exe, argv)
+	if err != nil {
+		return startGPUs(c.root, workers)
+	}
+	ch := make(chan schema.GPUs, 1)
+	go func() {
+		max := int64(detachedAnswerMax)
+		if c.opt.Record != nil {
+			max = detachedRecordedMax
+		}
+		b, code, err := d.Answer(c.ctx, max)
+		if err != nil && c.ctx.Err() != nil {
+			return // abandoned: awaitGPUs says the block was not finished
+		}
+		ch <- detachedAnswer(b, code, err, c.opt.Record)
+	}()
+	return ch
+}
+
+// detachedAnswer is the block the child answered (b, its exit status
+// code, or the error reading it), its recorded reads taken in by rec
+// (nil: no capture).
+func detachedAnswer(b []byte, code int, err error, rec *machine.Recorder) schema.GPUs {
+	var ans detachedGPUs
+	switch {
+	case err != nil:
+	case code < 0:
+		err = fmt.Errorf("killed by signal %d", -code)
+	case code != 0:
+		err = fmt.Errorf("exit status %d", code)
+	default:
+		err = pyjson.Unmarshal(string(b), &ans)
+	}
+	if err != nil {
+		return schema.GPUs{Hives: []schema.GPUHive{}, Devices: []schema.GPUDevice{},
+			Reason: schema.Str(fmt.Sprintf("the GPU reader (a child of the probe) failed: %v", err))}
+	}
+	if rec != nil && ans.Recorded != nil {
+		rec.Absorb(*ans.Recorded)
+	}
+	return ans.GPUs
+}
+
+// kfdClass is the kfd class directory: amdgpu's, absent without it.
+const kfdClass = "/sys/class/kfd"
+
+// noKFD reports whether the root has no kfd class directory (ENOENT):
+// there is then no GPU file to read, and the block (its reason, "no kfd
+// topology") is read in the probe, without a child, as on every machine
+// without an AMD GPU. The lookup is the one amdgpu_driver makes in the
+// probe anyway (kfd_sysfs_present); a sysfs lookup calls no driver, so no
+// hung device holds it.
+func noKFD(root *machine.FS) bool {
+	_, err := root.Stat(kfdClass)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// DetachedGPUs is the detached GPU reader (the binary run with
+// DetachedGPUsArg; args are the rest): it reads the gpus block of the
+// root args name and writes it, with what it recorded for a capture, to
+// machine.DetachedFD. args: the root's host path, the machine working
+// directory, "1" for the portable resolver, the number of workers, and
+// the capture's scan budget ("-": no capture). It returns the exit
+// status.
+func DetachedGPUs(args []string) int {
+	// The signals' default actions, not the probe's handler
+	// (internal/signals): SIGTERM, SIGINT and SIGHUP end the reader.
+	signal.Reset()
+	out := machine.DetachedAnswer()
+	defer out.Close()
+	if len(args) != 5 {
+		return 2
+	}
+	workers, err := strconv.Atoi(args[3])
+	if err != nil {
+		return 2
+	}
+	root := machine.NewFS(args[0], args[1], args[2] == "1")
+	var rc *machine.Recorder
+	if args[4] != "-" {
+		budget, err := strconv.ParseInt(args[4], 10, 64)
+		if err != nil {
+			return 2
+		}
+		rc = machine.WatchDetached(root, budget)
+	}
+	ans := detachedGPUs{GPUs: <-startGPUs(root, workers)}
+	if rc != nil {
+		r := rc.Export()
+		ans.Recorded = &r
+	}
+	if _, err := out.Write(pyjson.EncodeCompact(ans)); err != nil {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,108 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/golden"
+	"aorta-probe/internal/machine"
+	"aorta-probe/internal/pyjson"
+)
+
+// TestDetachedGPUs collects the real GPU captures with the gpus block read
+// by the detached reader (this test binary re-executed: TestMain serves
+// DetachedGPUsArg as main does) and in the probe: the block, the whole
+// document and the capture archive must be the same, and the archive must
+// replay to the same block. A reader that cannot start leaves the block to
+// the probe; one that fails says so.
+func TestDetachedGPUs(t *testing.T) {
+	for _, scenario := range []string{"gpus-mi308x-cpx", "gpus-mi210-xgmi-pcie", "gpus-hostile"} {
+		t.Run(scenario, func(t *testing.T) {
+			root := t.TempDir()
+			a, err := fakeroot.Materialize("../testdata/roots/"+scenario+".txtar", root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			collect := func(exe string, record bool) (doc, archive []byte) {
+				opt := scenarioOptions(t, root, a)
+				opt.Python.Disabled = true
+				opt.detachedExe = exe
+				if record {
+					opt.Record = machine.NewRecorder(false)
+				}
+				snap := Collect(context.Background(), opt)
+				normalizeScenario(snap, root)
+				if record {
+					archive = opt.Record.Archive("test capture\n")
+				}
+				return pyjson.Encode(snap), archive
+			}
+			inDoc, inArchive := collect("", true)
+			exDoc, exArchive := collect(os.Args[0], true)
+			if !bytes.Equal(inDoc, exDoc) {
+				t.Errorf("document read by the detached reader differs:\n%s", golden.LineDiff(inDoc, exDoc))
+			}
+			if !strings.Contains(string(inDoc), `"physical_count": `) || strings.Contains(string(exDoc), "GPU reader") {
+				t.Errorf("gpus block: %s", blockOf(t, exDoc))
+			}
+			if !bytes.Equal(inArchive, exArchive) {
+				t.Errorf("capture archive through the detached reader differs:\n%s", golden.LineDiff(inArchive, exArchive))
+			}
+			if got, want := blockOf(t, replayArchive(t, exArchive, Options{})), blockOf(t, exDoc); got != want {
+				t.Errorf("replay of the archive: gpus\n%s\nwant\n%s", got, want)
+			}
+			if doc, _ := collect("/nonexistent/aorta-probe", false); blockOf(t, doc) != blockOf(t, inDoc) {
+				t.Errorf("reader not started: gpus %s, want the probe's own %s", blockOf(t, doc), blockOf(t, inDoc))
+			}
+			if doc, _ := collect("/bin/false", false); !strings.Contains(blockOf(t, doc), `"the GPU reader (a child of the probe) failed: exit status 1"`) {
+				t.Errorf("reader failing: gpus %s", blockOf(t, doc))
+			}
+		})
+	}
+}
+
+// blockOf is the probe_provenance.gpus block of doc, compact.
+func blockOf(t *testing.T, doc []byte) string {
+	t.Helper()
+	var d struct {
+		Prov struct {
+			GPUs any `py:"gpus"`
+		} `py:"probe_provenance"`
+	}
+	if err := pyjson.Unmarshal(string(doc), &d); err != nil {
+		t.Fatal(err)
+	}
+	return string(pyjson.EncodeCompact(d.Prov.GPUs))
+}
+
+// BenchmarkDetachedGPUs is the gpus block alone, read in the probe and by
+// the detached reader (this test binary re-executed, larger than the
+// probe), over this machine's own root ("/": without a kfd class no
+// reader starts, noKFD) and the real MI308X node (32 partitions, under a
+// root): the difference is the reader's start, its answer and its
+// reaping. The block is read beside the probes, so a run waits for it
+// only when it is the last to finish (docs/hardware.md, "A read that
+// never returns").
+//
+//	go test ./probe -run XXX -bench DetachedGPUs -count 10
+func BenchmarkDetachedGPUs(b *testing.B) {
+	gpuRoot := b.TempDir()
+	if _, err := fakeroot.Materialize("../testdata/roots/gpus-mi308x-cpx.txtar", gpuRoot); err != nil {
+		b.Fatal(err)
+	}
+	for _, root := range []struct{ name, dir string }{{"live", "/"}, {"mi308x-32", gpuRoot}} {
+		for _, tc := range []struct{ name, exe string }{{"in-probe", ""}, {"detached", os.Args[0]}} {
+			b.Run(root.name+"/"+tc.name, func(b *testing.B) {
+				opt := withDefaults(Options{Seams: machine.Seams{Root: root.dir}, Python: PythonOptions{Disabled: true}, detachedExe: tc.exe})
+				c := newCollector(context.Background(), opt)
+				for b.Loop() {
+					<-c.startGPUs(gpusWorkers(opt))
+				}
+			})
+		}
+	}
+}
