@@ -44,8 +44,9 @@ without probe_provenance). "-" reads one side from standard input.
                   list stops after a few, "… and N more")
   --env-markers   two 'aorta-probe env-names' outputs: variable names
                   present in one placement and not the other
-  --format F      text (default; 80 columns, colour only on a terminal
-                  without NO_COLOR), markdown, or json (docs/triage.md)
+  --format F      text (default; prose in 80 columns, every value whole
+                  on its line; colour only on a terminal without
+                  NO_COLOR), markdown, or json (docs/triage.md)
 
 Exit status: 0 same place and same software (fleet: no outlier and a
 strict majority; markers: same names), 1 any difference, 2 trouble
