@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -145,9 +144,9 @@ func buildGoTool(t *testing.T, dir, name, src string) {
 	if err := os.WriteFile(filepath.Join(srcDir, "main.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	goTool, err := exec.LookPath("go")
+	goTool, err := exec.LookPath("go") // as the binary is built (static_build_test.go)
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatal(err)
 	}
 	cmd := exec.Command(goTool, "build", "-o", filepath.Join(dir, name), "main.go")
 	cmd.Dir, cmd.Env = srcDir, append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=off")

@@ -10,7 +10,7 @@ import (
 // (docs/hardware.md, "Bounds"): what a hostile or broken tree can make
 // the block read and write is bounded by these caps, never by the tree.
 // With kfdMaxNodes nodes, each a GPU of its own, the block stays under
-// gpusDocumentMax of JSON (TestE2EHostileGPUBounds measures it).
+// 4 MiB of JSON (TestE2EHostileGPUBounds measures it).
 const (
 	// gpusMaxDRMDevices is how many GPUs (in PCI order) have their
 	// amdgpu attributes read: a real node has 8, 16 at most; the rest
@@ -22,8 +22,6 @@ const (
 	// dozen short attributes), a page-sized attribute alone fills it.
 	amdgpuValuesMax = 4 << 10
 	amdgpuItemCost  = 16
-	// gpusDocumentMax is the JSON the block may take at most.
-	gpusDocumentMax = 4 << 20
 )
 
 // drmCapReason is the drm_reason of a GPU past gpusMaxDRMDevices.

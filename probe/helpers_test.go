@@ -117,8 +117,6 @@ var sh = testtree.Script
 // Table tests and fuzz targets for the pure parsers of the command-driven
 // hardware blocks (hip, gpu_arch, nics, system_health).
 
-func strp(s string) *string { return &s }
-
 func derefOr(p *string, def string) string {
 	if p == nil {
 		return def

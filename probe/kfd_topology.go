@@ -23,7 +23,7 @@ const kfdNodesDir = "/sys/class/kfd/kfd/topology/nodes"
 // kfdMaxNodes entries of any kind is not a kfd topology: it is listed no
 // further and not read, so what it costs is bounded by the cap, never by
 // the directory. kfdMaxNodes also bounds the document: each node can be
-// a GPU of its own (gpusDocumentMax).
+// a GPU of its own (the block stays under 4 MiB: gpus_bounds.go).
 const (
 	kfdPropertiesMax = 64 << 10
 	kfdMaxNodes      = 1024

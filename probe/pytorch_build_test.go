@@ -213,13 +213,6 @@ func mapText[V any](m pyjson.Map[V], f func(V) string) string {
 	return b.String()
 }
 
-func strV(s string) string { return s }
-func ptrV(p *string) string {
-	if p == nil {
-		return "null"
-	}
-	return *p
-}
 func anyV(v any) string { return pyjson.Str(v) }
 
 func TestProjectBuildFlags(t *testing.T) {
