@@ -261,7 +261,7 @@ func awaitGPUs(ctx context.Context, ch <-chan schema.GPUs) (g schema.GPUs, done 
 	}
 }
 
-// gpusBlock names the gpus block in a capture's cut (machine.Cut): it is
+// gpusBlock names the gpus block in a capture's cut (archive.Cut): it is
 // no probe of the table, but a capture can end before it is read.
 const gpusBlock = "probe_provenance.gpus"
 
