@@ -44,7 +44,7 @@ var detachedExe atomic.Pointer[string]
 func ReadGPUsDetached(exe string) { detachedExe.Store(&exe) }
 
 // Bounds of the child's answer: the block, and with a capture what it
-// recorded (files up to kfdPropertiesMax each). Larger is a failure.
+// recorded (files up to source.KFDPropertiesMax each). Larger is a failure.
 const (
 	detachedAnswerMax   = 64 << 20
 	detachedRecordedMax = 1 << 30
