@@ -6,14 +6,15 @@ import (
 	"slices"
 	"time"
 
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/knobs"
 	"aorta-probe/internal/machine"
 )
 
-// Capture and replay (docs/capture.md) live in internal/machine: a
+// Capture and replay (docs/capture.md) live in internal/archive: a
 // Recorder watches the machine.FS and wraps the seams of a collection, a
 // Replay answers them from an archive. What they need to know of the
-// collectors is one machine.Policy, built here.
+// collectors is one archive.Policy, built here.
 
 // probeReadsEnv are the other variables the probe reads by name, whose
 // value the document records or derives from (runtime_context,
@@ -41,9 +42,9 @@ func captureEnvAllowed(name string) bool {
 
 // capturePolicy is what a capture or a replay of a collection with opt
 // needs to know of the collectors.
-func capturePolicy(opt Options) machine.Policy {
+func capturePolicy(opt Options) archive.Policy {
 	redact := opt.Buck.Context.Redact
-	p := machine.Policy{
+	p := archive.Policy{
 		EnvAllowed:     captureEnvAllowed,
 		RedactArgv:     func(argv []string) []string { return redactArgvWith(argv, redact) },
 		Redact:         redact,
@@ -67,7 +68,7 @@ func capturePolicy(opt Options) machine.Policy {
 
 // record makes rc record the collection of opt (defaults applied) on
 // root: it returns opt with its seams wrapped.
-func record(rc *machine.Recorder, opt Options, root *machine.FS) Options {
+func record(rc *archive.Recorder, opt Options, root *machine.FS) Options {
 	if opt.NamespaceID == nil {
 		opt.NamespaceID = func(kind string) machine.NamespaceAnswer { return namespaceID(root, kind) }
 	}
@@ -82,7 +83,7 @@ func record(rc *machine.Recorder, opt Options, root *machine.FS) Options {
 // working directory, search path, uname and runner are the archive's,
 // and so are --extended, --execution-context, --buck-target and the
 // deadline when the capture set them.
-func replayOptions(r *machine.Replay, opt Options) Options {
+func replayOptions(r *archive.Replay, opt Options) Options {
 	opt.Seams, opt.Replay = r.Seams(capturePolicy(opt), func(int) string { return randomTempChars() }), r
 	if r.Setting("extended") == "true" {
 		opt.Extended = true

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
@@ -21,15 +22,15 @@ import (
 
 // captureScenario collects the scenario archive with a Recorder and
 // returns the document and the capture archive.
-func captureScenario(t *testing.T, archive string) ([]byte, []byte, Options) {
+func captureScenario(t *testing.T, scenario string) ([]byte, []byte, Options) {
 	t.Helper()
 	root := t.TempDir()
-	a, err := fakeroot.Materialize(archive, root)
+	a, err := fakeroot.Materialize(scenario, root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt := scenarioOptions(t, root, a)
-	opt.Record = machine.NewRecorder(false)
+	opt.Record = archive.NewRecorder(false)
 	snap := Collect(context.Background(), opt)
 	normalizeScenario(snap, root)
 	return pyjson.Encode(snap), opt.Record.Archive("test capture\n"), opt
@@ -38,11 +39,11 @@ func captureScenario(t *testing.T, archive string) ([]byte, []byte, Options) {
 // replayArchive collects from a capture archive.
 func replayArchive(t *testing.T, data []byte, base Options) []byte {
 	t.Helper()
-	a, err := machine.ParseCapture(data)
+	a, err := archive.ParseCapture(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := machine.NewReplay(a, t.TempDir())
+	r, err := archive.NewReplay(a, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestCaptureReplay(t *testing.T) {
 	n := 0
 	for _, path := range archives {
 		data, _ := os.ReadFile(path)
-		if a, err := fakeroot.Parse(data); err != nil || machine.IsCapture(a) {
+		if a, err := fakeroot.Parse(data); err != nil || archive.IsCapture(a) {
 			continue
 		}
 		n++
@@ -174,7 +175,7 @@ func TestCaptureReplayCut(t *testing.T) {
 	cuts, notStarted := 0, 0
 	for _, path := range archives {
 		data, _ := os.ReadFile(path)
-		if a, err := fakeroot.Parse(data); err != nil || machine.IsCapture(a) {
+		if a, err := fakeroot.Parse(data); err != nil || archive.IsCapture(a) {
 			continue
 		}
 		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
@@ -186,7 +187,7 @@ func TestCaptureReplayCut(t *testing.T) {
 					t.Fatal(err)
 				}
 				opt := scenarioOptions(t, root, a)
-				opt.Record = machine.NewRecorder(false)
+				opt.Record = archive.NewRecorder(false)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				h := hangRunner{inner: opt.Runner, hang: hang}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/knobs"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
@@ -59,10 +60,10 @@ type Options struct {
 	Workers int
 	// Record, when set, records everything the collection reads and runs
 	// (capture.go, docs/capture.md).
-	Record *machine.Recorder
+	Record *archive.Recorder
 	// Replay is set by Replay.Options: the collection is answered from a
-	// capture archive (internal/machine/replay.go).
-	Replay *machine.Replay
+	// capture archive (internal/archive/replay.go).
+	Replay *archive.Replay
 	// bound, when set, bounds this run instead of Deadline: a replay's
 	// own --deadline, while Deadline is the captured collection's
 	// (replayOptions), which the document reports.
@@ -149,7 +150,7 @@ type collector struct {
 	// live, or when it finished): its unfinished probes are replayed up
 	// to the cut and their blocks say what the live document said
 	// (cut.go). rootsUnresolved: gather found the roots unresolved.
-	cut             *machine.Cut
+	cut             *archive.Cut
 	cutRuns         map[string]*atomic.Int32 // commands recorded per unfinished probe
 	rootsUnresolved bool
 	why             string // the interruption, as gather found it
@@ -638,13 +639,13 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 // error (docs/usage.md), else what stopped the archive from loading or a
 // capture of a replay.
 func CollectRoot(ctx context.Context, opt Options) (*schema.Snapshot, error) {
-	if !machine.IsArchive(opt.Root) {
+	if !archive.IsArchive(opt.Root) {
 		return Collect(ctx, opt), nil
 	}
 	if opt.Record != nil {
 		return nil, fmt.Errorf("capture: --root %s is an archive; a replay is not captured again", opt.Root)
 	}
-	r, err := machine.LoadReplay(opt.Root, "")
+	r, err := archive.LoadReplay(opt.Root, "")
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"aorta-probe/buck"
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
@@ -742,7 +743,7 @@ func scenarioOptions(t *testing.T, root string, a *fakeroot.Archive) Options {
 		if opt.faults == nil {
 			opt.faults = map[string]syscall.Errno{}
 		}
-		opt.faults[op+" /"+f.Path] = machine.ErrnoByName(name)
+		opt.faults[op+" /"+f.Path] = archive.ErrnoByName(name)
 	}
 	if path == nil {
 		path = []string{filepath.Join(root, "bin")}
@@ -764,10 +765,10 @@ type scenarioConfig struct {
 }
 
 // collectScenarioWith is collectScenario under cfg.
-func collectScenarioWith(t *testing.T, archive string, cfg scenarioConfig) *schema.Snapshot {
+func collectScenarioWith(t *testing.T, path string, cfg scenarioConfig) *schema.Snapshot {
 	t.Helper()
 	root := t.TempDir()
-	data, err := os.ReadFile(archive)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -776,14 +777,14 @@ func collectScenarioWith(t *testing.T, archive string, cfg scenarioConfig) *sche
 		t.Fatal(err)
 	}
 	var opt Options
-	if machine.IsCapture(a) {
+	if archive.IsCapture(a) {
 		// A capture of a real place (docs/capture.md): replayed, never
 		// reading or running anything of this machine.
 		// It must be whole (sealed: docs/capture.md, "Integrity").
-		if a, err = machine.ParseCapture(data); err != nil {
-			t.Fatalf("%s: %v (after an edit: go run ./scripts/capturetestdata -reseal)", archive, err)
+		if a, err = archive.ParseCapture(data); err != nil {
+			t.Fatalf("%s: %v (after an edit: go run ./scripts/capturetestdata -reseal)", path, err)
 		}
-		r, err := machine.NewReplay(a, root)
+		r, err := archive.NewReplay(a, root)
 		if err != nil {
 			t.Fatal(err)
 		}

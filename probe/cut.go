@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/machine"
 	"aorta-probe/schema"
 )
@@ -13,7 +14,7 @@ import (
 // deadline or a signal ended the collection, some probes did not finish,
 // and the live document says so for each ("<block>: not captured
 // (collection interrupted)"). The archive records that cut
-// (machine.Cut); a replay, whose commands all answer at once, must not
+// (archive.Cut); a replay, whose commands all answer at once, must not
 // finish what the capture did not, nor give a cause that did not occur
 // (a killed command read as one that timed out by itself, a command never
 // started read as one the archive lacks). So a replay of a cut capture:
@@ -30,26 +31,26 @@ import (
 // cutOf is where this collection was cut short, for the archive of a
 // capture: prov's probe records (the table's order) say which probes did
 // not finish.
-func (c *collector) cutOf(states []*state, probes []schema.ProbeRecord) machine.Cut {
-	cut := machine.Cut{Why: c.why, RootsUnresolved: c.rootsUnresolved}
+func (c *collector) cutOf(states []*state, probes []schema.ProbeRecord) archive.Cut {
+	cut := archive.Cut{Why: c.why, RootsUnresolved: c.rootsUnresolved}
 	for i, p := range probes {
 		if p.Outcome != "deadline" {
 			continue
 		}
 		name := c.table[i].name
-		cut.Unfinished = append(cut.Unfinished, machine.CutProbe{Name: name, Commands: len(states[i].allCommands())})
+		cut.Unfinished = append(cut.Unfinished, archive.CutProbe{Name: name, Commands: len(states[i].allCommands())})
 		if !c.slots[name].started.Load() {
 			cut.NotStarted = append(cut.NotStarted, name)
 		}
 	}
 	if c.gpusCut {
-		cut.Unfinished = append(cut.Unfinished, machine.CutProbe{Name: gpusBlock})
+		cut.Unfinished = append(cut.Unfinished, archive.CutProbe{Name: gpusBlock})
 	}
 	return cut
 }
 
 // replayCut sets up c to replay the cut of the capture it answers from.
-func (c *collector) replayCut(cut *machine.Cut) {
+func (c *collector) replayCut(cut *archive.Cut) {
 	if cut == nil {
 		return
 	}
@@ -78,7 +79,7 @@ func (s *state) pastCut() bool {
 // by probes, the Python helper), asked for: the capture never started
 // it, the collection having ended.
 func (s *state) notRunBeforeCut(r machine.Result) bool {
-	if s.cut == nil || !errors.As(r.Err, new(*machine.NotCapturedError)) {
+	if s.cut == nil || !errors.As(r.Err, new(*archive.NotCapturedError)) {
 		return false
 	}
 	_, unfinished := s.cut.Probe(s.name)

@@ -38,7 +38,7 @@
 // itself is internal/machine: the filesystem under a root, the runner,
 // and the capture Recorder (Options.Record) and Replay that wrap them;
 // CollectRoot replays a --root archive. What they need of the
-// collectors is one machine.Policy (capture.go; docs/capture.md,
+// collectors is one archive.Policy (capture.go; docs/capture.md,
 // docs/design-notes.md "The probed machine"); a capture cut short by its
 // deadline or a signal records the cut, which a replay re-enacts
 // (cut.go).

@@ -11,6 +11,7 @@ import (
 
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -22,21 +23,28 @@ import (
 // then the devices, are read on up to workers goroutines (gpusWorkers).
 //
 // Sources: /sys/class/kfd/kfd/topology/nodes/<n>/properties
-// (kfd_topology.go), /sys/class/drm/renderD<minor>/device/* (amdgpu_sysfs.go).
+// (internal/source/sys_class_kfd.go), /sys/class/drm/renderD<minor>/device/*
+// (internal/source/sys_class_drm_amdgpu.go); gpus_map.go words their
+// reasons.
 func collectGPUs(root *machine.FS, workers int) schema.GPUs {
 	g := schema.GPUs{Hives: []schema.GPUHive{}, Devices: []schema.GPUDevice{}}
-	nodes, reason := readKFDTopology(root, workers)
+	src := source.NewFS(root)
+	nodes, err := src.KFDNodes(workers)
+	var reason string
+	if err != nil {
+		reason = kfdReason(err)
+	}
 	if nodes == nil && reason != "" {
 		g.Reason = &reason
 		return g
 	}
-	g.Source = schema.Str(kfdNodesDir)
+	g.Source = schema.Str(source.KFDNodesDir)
 
 	groups, partitions := groupGPUs(nodes)
 	sortGroups(groups)
 	devices := make([]schema.GPUDevice, len(groups))
 	spread(len(groups), workers, func(i int) {
-		devices[i] = gpuDevice(root, groups[i].nodes, i < gpusMaxDRMDevices)
+		devices[i] = gpuDevice(src, groups[i].nodes, i < gpusMaxDRMDevices)
 		if notes := groups[i].notes; len(notes) > 0 {
 			if devices[i].Reasons != nil {
 				notes = append(notes, *devices[i].Reasons...)
@@ -72,24 +80,24 @@ func collectGPUs(root *machine.FS, workers int) schema.GPUs {
 
 // comparePCI orders nodes by PCI domain, bus and device (nodes without a
 // location_id last), then by node id.
-func comparePCI(a, b *kfdNode) int {
-	la, oka := a.props.get(kfdLocationID)
-	lb, okb := b.props.get(kfdLocationID)
+func comparePCI(a, b *source.KFDNode) int {
+	la, oka := a.Props.Get(source.KFDLocationID)
+	lb, okb := b.Props.Get(source.KFDLocationID)
 	if oka != okb {
 		if oka {
 			return -1
 		}
 		return 1
 	}
-	da, _ := a.props.get(kfdDomain)
-	db, _ := b.props.get(kfdDomain)
+	da, _ := a.Props.Get(source.KFDDomain)
+	db, _ := b.Props.Get(source.KFDDomain)
 	if c := cmp.Compare(da, db); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(la>>3, lb>>3); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.id, b.id)
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // gpuDevice is one physical GPU from its partitions (in node order).
@@ -98,36 +106,36 @@ func comparePCI(a, b *kfdNode) int {
 // property. The amdgpu attributes are read only with amdgpu (the first
 // gpusMaxDRMDevices GPUs), and kept within amdgpuValuesMax
 // (gpus_bounds.go).
-func gpuDevice(root *machine.FS, parts []*kfdNode, amdgpu bool) schema.GPUDevice {
-	first := &parts[0].props
+func gpuDevice(src source.FS, parts []*source.KFDNode, amdgpu bool) schema.GPUDevice {
+	first := &parts[0].Props
 	d := schema.GPUDevice{Partitions: make([]schema.GPUPartition, 0, len(parts))}
-	if u, ok := first.get(kfdUniqueID); ok && u != 0 {
+	if u, ok := first.Get(source.KFDUniqueID); ok && u != 0 {
 		d.UniqueID = schema.Str(strconv.FormatUint(u, 10))
 	}
-	loc, hasLoc := first.get(kfdLocationID)
-	dom, hasDom := first.get(kfdDomain)
+	loc, hasLoc := first.Get(source.KFDLocationID)
+	dom, hasDom := first.Get(source.KFDDomain)
 	if hasLoc && hasDom {
 		d.PCI = schema.Str(pciAddress(dom, loc))
 	}
-	if v, ok := first.get(kfdGfxTargetVersion); ok && v != 0 {
+	if v, ok := first.Get(source.KFDGfxTargetVersion); ok && v != 0 {
 		d.GfxTarget = schema.Str(gfxTarget(v))
 	}
-	if v, ok := first.get(kfdDeviceID); ok {
+	if v, ok := first.Get(source.KFDDeviceID); ok {
 		d.DeviceID = schema.Str(fmt.Sprintf("0x%04x", v))
 	}
 	setHive(&d, parts)
-	d.FWVersion = propInt(first, kfdFWVersion)
-	d.SDMAFWVersion = propInt(first, kfdSDMAFWVersion)
+	d.FWVersion = propInt(first, source.KFDFWVersion)
+	d.SDMAFWVersion = propInt(first, source.KFDSDMAFWVersion)
 
 	simd, cus, xcc := 0, 0, 0
 	simdOK, cuOK, xccOK := true, true, true
 	for _, n := range parts {
-		p := schema.GPUPartition{Node: n.id, RenderMinor: propInt(&n.props, kfdDRMRenderMinor),
-			NumXCC: propInt(&n.props, kfdNumXCC), CUCount: cuCount(&n.props)}
-		if l, ok := n.props.get(kfdLocationID); ok {
+		p := schema.GPUPartition{Node: n.ID, RenderMinor: propInt(&n.Props, source.KFDDRMRenderMinor),
+			NumXCC: propInt(&n.Props, source.KFDNumXCC), CUCount: cuCount(&n.Props)}
+		if l, ok := n.Props.Get(source.KFDLocationID); ok {
 			p.PCIFunction = schema.Int(int(l & 7))
 		}
-		if s := propInt(&n.props, kfdSIMDCount); s != nil {
+		if s := propInt(&n.Props, source.KFDSIMDCount); s != nil {
 			simd += *s
 		} else {
 			simdOK = false
@@ -158,33 +166,35 @@ func gpuDevice(root *machine.FS, parts []*kfdNode, amdgpu bool) schema.GPUDevice
 		d.DRMReason = schema.Str(drmCapReason)
 		return d
 	}
-	minor, ok := first.get(kfdDRMRenderMinor)
+	minor, ok := first.Get(source.KFDDRMRenderMinor)
 	if !ok {
-		d.DRMReason = schema.Str(fmt.Sprintf("kfd node %d has no drm_render_minor", parts[0].id))
+		d.DRMReason = schema.Str(fmt.Sprintf("kfd node %d has no drm_render_minor", parts[0].ID))
 		return d
 	}
-	dir := drmRenderDevice(minor)
-	name, isLink, err := drmDeviceName(root, dir)
+	dir := source.DRMRenderDevice(minor)
+	name, isLink, err := src.DRMDeviceName(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.DRMReason = schema.Str(dir + " does not exist")
 		return d
 	case err != nil:
-		d.DRMReason = schema.Str(fmt.Sprintf("%s unreadable (%s: %s)", dir, pyfmt.ExcType(err), pyfmt.ExcStr(err)))
+		cause := source.Cause(err)
+		d.DRMReason = schema.Str(fmt.Sprintf("%s unreadable (%s: %s)", dir, pyfmt.ExcType(cause), pyfmt.ExcStr(cause)))
 		return d
 	case isLink && d.PCI != nil && name != *d.PCI:
 		d.DRMReason = schema.Str(fmt.Sprintf("%s is %s, not the PCI device %s", dir, name, *d.PCI))
 		return d
 	}
 	d.DRMDevice = schema.Str(dir)
-	readAMDGPUDevice(root, dir, &d)
+	a, err := src.AMDGPUDevice(dir)
+	setAMDGPU(&d, dir, a, err)
 	boundAMDGPUValues(dir, &d)
 	return d
 }
 
 // propInt is property p as an int, nil when absent or too large.
-func propInt(k *kfdProps, p kfdProp) *int {
-	v, ok := k.get(p)
+func propInt(k *source.KFDProps, p source.KFDProp) *int {
+	v, ok := k.Get(p)
 	if !ok || v > 1<<31-1 {
 		return nil
 	}
@@ -193,13 +203,35 @@ func propInt(k *kfdProps, p kfdProp) *int {
 
 // cuCount is the compute units of a node: simd_count / simd_per_cu; nil
 // when either is absent or simd_per_cu is 0.
-func cuCount(k *kfdProps) *int {
-	s := propInt(k, kfdSIMDCount)
-	per, ok := k.get(kfdSIMDPerCU)
+func cuCount(k *source.KFDProps) *int {
+	s := propInt(k, source.KFDSIMDCount)
+	per, ok := k.Get(source.KFDSIMDPerCU)
 	if s == nil || !ok || per == 0 {
 		return nil
 	}
 	return schema.Int(*s / int(per))
+}
+
+// spread calls f(0) … f(n-1) on up to workers goroutines (one after
+// another when workers <= 1) and returns when all have; a panic in f is
+// raised again here (parallel).
+func spread(n, workers int, f func(i int)) {
+	if workers <= 1 || n <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	workers = min(workers, n)
+	fns := make([]func(), workers)
+	for w := range workers {
+		fns[w] = func() {
+			for i := w; i < n; i += workers {
+				f(i)
+			}
+		}
+	}
+	parallel(fns...)
 }
 
 // agreed is the value every device has, or nil when one has none or two
@@ -261,7 +293,7 @@ func awaitGPUs(ctx context.Context, ch <-chan schema.GPUs) (g schema.GPUs, done 
 	}
 }
 
-// gpusBlock names the gpus block in a capture's cut (machine.Cut): it is
+// gpusBlock names the gpus block in a capture's cut (archive.Cut): it is
 // no probe of the table, but a capture can end before it is read.
 const gpusBlock = "probe_provenance.gpus"
 

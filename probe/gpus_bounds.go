@@ -9,8 +9,8 @@ import (
 // Bounds of probe_provenance.gpus beyond the per-file ones
 // (docs/hardware.md, "Bounds"): what a hostile or broken tree can make
 // the block read and write is bounded by these caps, never by the tree.
-// With kfdMaxNodes nodes, each a GPU of its own, the block stays under
-// 4 MiB of JSON (TestE2EHostileGPUBounds measures it).
+// With source.KFDMaxNodes nodes, each a GPU of its own, the block stays
+// under 4 MiB of JSON (TestE2EHostileGPUBounds measures it).
 const (
 	// gpusMaxDRMDevices is how many GPUs (in PCI order) have their
 	// amdgpu attributes read: a real node has 8, 16 at most; the rest
@@ -31,7 +31,7 @@ var drmCapReason = fmt.Sprintf("not read: the amdgpu attributes of the first %d 
 // amdgpuValuesMax: in the order of the document, the first value that
 // would pass it and every one after it become null, and drm_reason says
 // where it stopped. The reads themselves are bounded already (a page per
-// attribute, amdgpuFirmwareMax files).
+// attribute, source.AMDGPUFirmwareMax files).
 func boundAMDGPUValues(dir string, d *schema.GPUDevice) {
 	left := amdgpuValuesMax
 	cut := ""

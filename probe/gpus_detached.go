@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -43,7 +44,7 @@ var detachedExe atomic.Pointer[string]
 func ReadGPUsDetached(exe string) { detachedExe.Store(&exe) }
 
 // Bounds of the child's answer: the block, and with a capture what it
-// recorded (files up to kfdPropertiesMax each). Larger is a failure.
+// recorded (files up to source.KFDPropertiesMax each). Larger is a failure.
 const (
 	detachedAnswerMax   = 64 << 20
 	detachedRecordedMax = 1 << 30
@@ -52,7 +53,7 @@ const (
 // detachedGPUs is the child's answer.
 type detachedGPUs struct {
 	GPUs     schema.GPUs       `py:"gpus"`
-	Recorded *machine.Recorded `py:"recorded"`
+	Recorded *archive.Recorded `py:"recorded"`
 }
 
 // startGPUs reads the gpus block beside the probes: in a detached child
@@ -105,7 +106,7 @@ func (c *collector) startGPUs(workers int) <-chan schema.GPUs {
 // detachedAnswer is the block the child answered (b, its exit status
 // code, or the error reading it), its recorded reads taken in by rec
 // (nil: no capture).
-func detachedAnswer(b []byte, code int, err error, rec *machine.Recorder) schema.GPUs {
+func detachedAnswer(b []byte, code int, err error, rec *archive.Recorder) schema.GPUs {
 	var ans detachedGPUs
 	switch {
 	case err != nil:
@@ -161,13 +162,13 @@ func DetachedGPUs(args []string) int {
 		return 2
 	}
 	root := machine.NewFS(args[0], args[1], args[2] == "1")
-	var rc *machine.Recorder
+	var rc *archive.Recorder
 	if args[4] != "-" {
 		budget, err := strconv.ParseInt(args[4], 10, 64)
 		if err != nil {
 			return 2
 		}
-		rc = machine.WatchDetached(root, budget)
+		rc = archive.WatchDetached(root, budget)
 	}
 	ans := detachedGPUs{GPUs: <-startGPUs(root, workers)}
 	if rc != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
@@ -27,19 +28,19 @@ func TestDetachedGPUs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			collect := func(exe string, record bool) (doc, archive []byte) {
+			collect := func(exe string, record bool) (doc, capture []byte) {
 				opt := scenarioOptions(t, root, a)
 				opt.Python.Disabled = true
 				opt.detachedExe = exe
 				if record {
-					opt.Record = machine.NewRecorder(false)
+					opt.Record = archive.NewRecorder(false)
 				}
 				snap := Collect(context.Background(), opt)
 				normalizeScenario(snap, root)
 				if record {
-					archive = opt.Record.Archive("test capture\n")
+					capture = opt.Record.Archive("test capture\n")
 				}
-				return pyjson.Encode(snap), archive
+				return pyjson.Encode(snap), capture
 			}
 			inDoc, inArchive := collect("", true)
 			exDoc, exArchive := collect(os.Args[0], true)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -12,7 +13,7 @@ import (
 // was kept apart from nodes that share something with it (notes, in the
 // order groupGPUs finds them; nil when nothing).
 type gpuGroup struct {
-	nodes []*kfdNode
+	nodes []*source.KFDNode
 	notes []string
 }
 
@@ -32,21 +33,21 @@ type gpuPlace struct {
 	ok             bool
 }
 
-func placeOf(n *kfdNode) gpuPlace {
-	loc, ok := n.props.get(kfdLocationID)
-	dom, _ := n.props.get(kfdDomain)
+func placeOf(n *source.KFDNode) gpuPlace {
+	loc, ok := n.Props.Get(source.KFDLocationID)
+	dom, _ := n.Props.Get(source.KFDDomain)
 	return gpuPlace{domain: dom, device: loc >> 3, ok: ok}
 }
 
 // String is the PCI device as lspci -D names its function 0.
 func (p gpuPlace) String() string { return pciAddress(p.domain, p.device<<3) }
 
-func keyOf(n *kfdNode) gpuKey {
+func keyOf(n *source.KFDNode) gpuKey {
 	k := gpuKey{place: placeOf(n), node: -1}
-	k.uid, _ = n.props.get(kfdUniqueID)
-	k.gfx, _ = n.props.get(kfdGfxTargetVersion)
+	k.uid, _ = n.Props.Get(source.KFDUniqueID)
+	k.gfx, _ = n.Props.Get(source.KFDGfxTargetVersion)
 	if !k.place.ok && k.uid == 0 {
-		k.node = n.id
+		k.node = n.ID
 	}
 	return k
 }
@@ -61,12 +62,12 @@ func keyOf(n *kfdNode) gpuKey {
 // unique_ids or two gfx targets is not one GPU that kfd can describe:
 // each such group is kept apart, and its notes say why. partitions is the
 // number of GPU nodes.
-func groupGPUs(nodes []kfdNode) (groups []gpuGroup, partitions int) {
+func groupGPUs(nodes []source.KFDNode) (groups []gpuGroup, partitions int) {
 	index := map[gpuKey]int{}
 	var keys []gpuKey
 	for i := range nodes {
 		n := &nodes[i]
-		if !n.gpu() {
+		if !n.GPU() {
 			continue
 		}
 		partitions++
@@ -77,7 +78,7 @@ func groupGPUs(nodes []kfdNode) (groups []gpuGroup, partitions int) {
 		}
 		index[k] = len(groups)
 		keys = append(keys, k)
-		groups = append(groups, gpuGroup{nodes: []*kfdNode{n}})
+		groups = append(groups, gpuGroup{nodes: []*source.KFDNode{n}})
 	}
 	for i, why := range apartNotes(keys) {
 		groups[i].notes = why
@@ -145,18 +146,18 @@ func apartNotes(keys []gpuKey) [][]string {
 // on each, and a partition with 0 (or none) is in the hive of the others.
 // When two partitions carry different non-zero ids the GPU is in no hive,
 // and d's reasons name them.
-func setHive(d *schema.GPUDevice, parts []*kfdNode) {
+func setHive(d *schema.GPUDevice, parts []*source.KFDNode) {
 	var id uint64
 	at := 0
 	for _, n := range parts {
-		v, ok := n.props.get(kfdHiveID)
+		v, ok := n.Props.Get(source.KFDHiveID)
 		switch {
 		case !ok || v == 0 || v == id:
 		case id == 0:
-			id, at = v, n.id
+			id, at = v, n.ID
 		default:
 			d.HiveID = nil
-			addReasons(d, fmt.Sprintf("its partitions disagree on hive_id (%d on kfd node %d, %d on kfd node %d): in no hive", id, at, v, n.id))
+			addReasons(d, fmt.Sprintf("its partitions disagree on hive_id (%d on kfd node %d, %d on kfd node %d): in no hive", id, at, v, n.ID))
 			return
 		}
 	}

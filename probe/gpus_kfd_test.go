@@ -13,6 +13,7 @@ import (
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -69,60 +70,6 @@ func TestGPUsUnusableProperties(t *testing.T) {
 	}
 }
 
-// generationBumper is a machine.Watcher that rewrites kfd's generation_id
-// each time the nodes directory is listed (the first times of them),
-// as kfd does when the topology changes under a reader.
-type generationBumper struct {
-	file     string
-	times, n int
-}
-
-func (w *generationBumper) Listed(p string, _ []string) {
-	if p != kfdNodesDir || w.n == w.times {
-		return
-	}
-	w.n++
-	os.WriteFile(w.file, []byte(strconv.Itoa(40+w.n)+"\n"), 0o644)
-}
-func (*generationBumper) Opened(string, int, *os.File, error, bool) {}
-func (*generationBumper) Asked(string, string, bool, error)         {}
-func (*generationBumper) Resolved(string)                           {}
-func (*generationBumper) Hashed(string, string)                     {}
-
-// TestKFDGenerationChanges: a topology whose generation_id changes while
-// its nodes are read is read once more; a second change is the reason.
-func TestKFDGenerationChanges(t *testing.T) {
-	for _, tc := range []struct {
-		times, lists int
-		reason       string
-	}{
-		{0, 1, ""},
-		{1, 2, ""},
-		{2, 2, "the kfd topology changed while it was read, twice (/sys/class/kfd/kfd/topology/generation_id went from 40 to 41, then to 42): no count is sure"},
-		{5, 2, "went from 40 to 41, then to 42"},
-	} {
-		root := kfdTree(t, map[string]string{
-			testNodes + "0/properties":                 "simd_count 0\ngfx_target_version 0\n",
-			testNodes + "1/properties":                 "simd_count 304\ngfx_target_version 90402\n",
-			"sys/class/kfd/kfd/topology/generation_id": "40\n",
-		})
-		fs := machine.NewFS(root, "/", false)
-		w := &generationBumper{file: filepath.Join(root, "sys/class/kfd/kfd/topology/generation_id"), times: tc.times}
-		fs.Watch(w)
-		g := collectGPUs(fs, 1)
-		if w.n != min(tc.times, tc.lists) || (g.Reason == nil) != (tc.reason == "") || !strings.Contains(golden.OrNull(g.Reason), tc.reason) {
-			t.Errorf("changes %d: listed %d times, reason %s; want %d, %q", tc.times, w.n, golden.OrNull(g.Reason), min(tc.times, tc.lists), tc.reason)
-		}
-		want := "1"
-		if tc.reason != "" {
-			want = "null"
-		}
-		if golden.OrNull(g.PhysicalCount) != want {
-			t.Errorf("changes %d: physical_count %s, want %s", tc.times, golden.OrNull(g.PhysicalCount), want)
-		}
-	}
-}
-
 // mi308x expands the real MI308X root and applies edit to each kfd GPU
 // node's properties (node id → new content).
 func mi308x(t testing.TB, edit func(id int, props string) string) string {
@@ -131,7 +78,7 @@ func mi308x(t testing.TB, edit func(id int, props string) string) string {
 	if _, err := fakeroot.Materialize("../testdata/roots/gpus-mi308x-cpx.txtar", root); err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(root, kfdNodesDir)
+	dir := filepath.Join(root, source.KFDNodesDir)
 	names, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -260,68 +207,6 @@ func TestGPUsHiveFromAllPartitions(t *testing.T) {
 	}
 }
 
-// TestAMDGPUVocabulary: an amdgpu or PCI core attribute holding what the
-// kernel never writes there is null and the device's reason quotes it;
-// what the kernel writes (its "unknown" words included) is kept as
-// written, or null where it means none (issue 32 item 6).
-func TestAMDGPUVocabulary(t *testing.T) {
-	const dir = "/sys/class/drm/renderD128/device"
-	for _, tc := range []struct {
-		attr, value string
-		want        string // the device's field, compact JSON
-		reason      string // "" for none
-	}{
-		{"current_compute_partition", "XYZ", `"compute_partition": null`, "current_compute_partition is 'XYZ', not a mode amdgpu writes (SPX, DPX, TPX, QPX, CPX, UNKNOWN)"},
-		{"current_compute_partition", "cpx", `"compute_partition": null`, "is 'cpx', not a mode"},
-		{"current_compute_partition", "CPX\x1b[2J", `"compute_partition": null`, `is 'CPX\x1b[2J', not a mode`},
-		{"current_compute_partition", "TPX", `"compute_partition": "TPX"`, ""},
-		{"current_compute_partition", "UNKNOWN", `"compute_partition": "UNKNOWN"`, ""},
-		{"current_memory_partition", "NPS3", `"memory_partition": "NPS3"`, ""},
-		{"current_memory_partition", "NPS5", `"memory_partition": null`, "is 'NPS5', not a mode amdgpu writes (NPS1, NPS2, NPS3, NPS4, NPS6, NPS8, UNKNOWN)"},
-		{"available_compute_partition", "SPX, DPX, CPX", `"available_compute_partitions": ["SPX", "DPX", "CPX"]`, ""},
-		{"available_compute_partition", "SPX, XYZ", `"available_compute_partitions": null`, "available_compute_partition is 'SPX, XYZ', not a list of modes amdgpu writes"},
-		{"available_compute_partition", "Not supported", `"available_compute_partitions": null`, ""},
-		{"available_memory_partition", "NPS1, NPS4", `"available_memory_partitions": ["NPS1", "NPS4"]`, ""},
-		{"current_link_width", "-16", `"current_link_width": null`, "current_link_width is '-16', not a lane count the PCI core writes (0 to 63)"},
-		{"current_link_width", "+16", `"current_link_width": null`, "is '+16', not a lane count"},
-		{"current_link_width", "64", `"current_link_width": null`, "is '64', not a lane count"},
-		{"current_link_width", "16", `"current_link_width": 16`, ""},
-		{"current_link_width", "0", `"current_link_width": 0`, ""},
-		{"max_link_width", "255", `"max_link_width": null`, ""},
-		{"current_link_speed", "32.0 GT/s PCIe", `"current_link_speed": "32.0 GT/s PCIe"`, ""},
-		{"current_link_speed", "8 GT/s", `"current_link_speed": "8 GT/s"`, ""},
-		{"current_link_speed", "Unknown", `"current_link_speed": "Unknown"`, ""},
-		{"current_link_speed", "33.0 GT/s PCIe", `"current_link_speed": null`, "is '33.0 GT/s PCIe', not a speed the PCI core writes"},
-		{"max_link_speed", "-32.0 GT/s PCIe", `"max_link_speed": null`, "max_link_speed is '-32.0 GT/s PCIe'"},
-		{"numa_node", "-1", `"numa_node": -1`, ""},
-		{"numa_node", "-2", `"numa_node": null`, "numa_node is '-2', not a NUMA node the PCI core writes (-1 or a node number)"},
-		{"numa_node", "--1", `"numa_node": null`, "is '--1'"},
-		{"numa_node", "3", `"numa_node": 3`, ""},
-		{"mem_info_vram_total", "-1", `"vram_bytes": null`, "mem_info_vram_total is '-1', not a byte count amdgpu writes (an unsigned decimal)"},
-		{"mem_info_vram_total", "18446744073709551615", `"vram_bytes": null`, "is '18446744073709551615', not a byte count"},
-		{"mem_info_vram_total", "206158430208", `"vram_bytes": 206158430208`, ""},
-	} {
-		root := kfdTree(t, map[string]string{"sys/devices/gpu/" + tc.attr: tc.value + "\n"})
-		if err := os.MkdirAll(filepath.Join(root, "sys/class/drm/renderD128"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink("../../../devices/gpu", filepath.Join(root, dir)); err != nil {
-			t.Fatal(err)
-		}
-		var d schema.GPUDevice
-		readAMDGPUDevice(machine.NewFS(root, "/", false), dir, &d)
-		got := string(pyjson.EncodeCompact(d))
-		var reasons []string
-		if d.Reasons != nil {
-			reasons = *d.Reasons
-		}
-		if !strings.Contains(got, tc.want) || (tc.reason == "") != (len(reasons) == 0) ||
-			tc.reason != "" && (len(reasons) != 1 || !strings.Contains(reasons[0], tc.reason) || !strings.HasPrefix(reasons[0], dir+"/"+tc.attr+" is ")) {
-			t.Errorf("%s %q: %s\nwant %s and reason %q", tc.attr, tc.value, got, tc.want, tc.reason)
-		}
-	}
-}
-
 // FuzzGroupGPUs: any set of properties files (split at "\x00") groups
 // every usable GPU node into exactly one group; a group's nodes share
 // PCI device, unique_id and gfx target, and no two groups share all three
@@ -332,10 +217,10 @@ func FuzzGroupGPUs(f *testing.F) {
 		"simd_count 8\ngfx_target_version 90402\nunique_id 7\ndomain 0\nlocation_id 1024\n\x00simd_count 0\n"))
 	f.Add([]byte("simd_count 8\ngfx_target_version 90010\nunique_id 7\n\x00simd_count 8\ngfx_target_version 90402\nunique_id 7\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var nodes []kfdNode
+		var nodes []source.KFDNode
 		for i, file := range strings.Split(string(b), "\x00") {
-			if props, why := kfdUnusable(i, []byte(file)); why == "" {
-				nodes = append(nodes, kfdNode{id: i, props: props})
+			if props, err := source.KFDUsable(i, []byte(file)); err == nil {
+				nodes = append(nodes, source.KFDNode{ID: i, Props: props})
 			}
 		}
 		groups, partitions := groupGPUs(nodes)
@@ -347,18 +232,18 @@ func FuzzGroupGPUs(f *testing.F) {
 			}
 			keys[k] = true
 			for _, n := range g.nodes {
-				if keyOf(n) != k || seen[n.id] || !n.gpu() {
-					t.Fatalf("node %d in group of key %+v", n.id, k)
+				if keyOf(n) != k || seen[n.ID] || !n.GPU() {
+					t.Fatalf("node %d in group of key %+v", n.ID, k)
 				}
-				seen[n.id] = true
+				seen[n.ID] = true
 			}
 		}
 		if len(seen) != partitions {
 			t.Fatalf("%d nodes grouped, %d partitions", len(seen), partitions)
 		}
 		for _, n := range nodes {
-			if n.gpu() != seen[n.id] {
-				t.Fatalf("node %d: gpu %v, grouped %v", n.id, n.gpu(), seen[n.id])
+			if n.GPU() != seen[n.ID] {
+				t.Fatalf("node %d: gpu %v, grouped %v", n.ID, n.GPU(), seen[n.ID])
 			}
 		}
 		for _, g := range groups {
@@ -371,28 +256,6 @@ func FuzzGroupGPUs(f *testing.F) {
 			if said != elsewhere {
 				t.Fatalf("group %+v: notes %q, unique_id elsewhere %v", k, g.notes, elsewhere)
 			}
-		}
-	})
-}
-
-// FuzzKernelInt: kernelInt accepts only what "%d" or "%u" prints within
-// the bounds, and gives the number printed.
-func FuzzKernelInt(f *testing.F) {
-	for _, s := range []string{"16", "-1", "-16", "+16", "0x10", " 16", "007", "", "-", "9223372036854775808", "255"} {
-		f.Add(s, int64(-1), int64(63))
-		f.Add(s, int64(0), int64(63))
-	}
-	f.Fuzz(func(t *testing.T, s string, lo, hi int64) {
-		n, ok := kernelInt(s, lo, hi)
-		if !ok {
-			return
-		}
-		printed := strings.TrimLeft(strings.TrimPrefix(s, "-"), "0")
-		if strings.HasPrefix(s, "-") {
-			printed = "-" + printed
-		}
-		if n < lo || n > hi || (lo >= 0 && strings.HasPrefix(s, "-")) || printed != strconv.FormatInt(n, 10) && !(n == 0 && strings.Trim(s, "-0") == "") {
-			t.Fatalf("kernelInt(%q, %d, %d) = %d", s, lo, hi, n)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/source"
 )
 
 // kfdFixtures is the folder of real kfd topologies (one folder per node,
@@ -157,7 +158,7 @@ func buildGPUScenario(dir string, spec gpuScenarioSpec) (*fakeroot.Archive, erro
 	sort.Ints(ids)
 	type part struct {
 		node  int
-		props kfdProps
+		props source.KFDProps
 	}
 	byDev := map[uint64][]part{} // domain<<16 | location>>3
 	for _, id := range ids {
@@ -173,15 +174,15 @@ func buildGPUScenario(dir string, spec gpuScenarioSpec) (*fakeroot.Archive, erro
 			if f != "properties" {
 				continue
 			}
-			p, bad, first := parseKFDProperties(b)
+			p, bad, first := source.ParseKFDProperties(b)
 			if bad != 0 {
-				return nil, fmt.Errorf("node %d: %d malformed lines, the first %d: %q %s", id, bad, first.line, first.text, first.why)
+				return nil, fmt.Errorf("node %d: %d malformed lines, the first %d: %q %s", id, bad, first.Line, first.Text, first.Why)
 			}
-			if v, _ := p.get(kfdGfxTargetVersion); v == 0 {
+			if v, _ := p.Get(source.KFDGfxTargetVersion); v == 0 {
 				continue
 			}
-			dom, _ := p.get(kfdDomain)
-			loc, _ := p.get(kfdLocationID)
+			dom, _ := p.Get(source.KFDDomain)
+			loc, _ := p.Get(source.KFDLocationID)
 			byDev[dom<<16|loc>>3] = append(byDev[dom<<16|loc>>3], part{id, p})
 		}
 	}
@@ -193,8 +194,8 @@ func buildGPUScenario(dir string, spec gpuScenarioSpec) (*fakeroot.Archive, erro
 	xcp := 0
 	for i, k := range keys {
 		parts := byDev[k]
-		dom, _ := parts[0].props.get(kfdDomain)
-		loc, _ := parts[0].props.get(kfdLocationID)
+		dom, _ := parts[0].props.Get(source.KFDDomain)
+		loc, _ := parts[0].props.Get(source.KFDLocationID)
 		pci := pciAddress(dom, loc&^7)
 		b := spec.board(i, pci)
 		dev := fmt.Sprintf("sys/devices/pci%04x:00/%04x:00:01.1/%s", dom, dom, pci)
@@ -205,7 +206,7 @@ func buildGPUScenario(dir string, spec gpuScenarioSpec) (*fakeroot.Archive, erro
 			{"current_link_speed", b.linkSpeed}, {"current_link_width", strconv.Itoa(b.linkWidth)},
 			{"max_link_speed", b.maxLinkSpeed}, {"max_link_width", strconv.Itoa(b.maxLinkWidth)},
 		}
-		if v, ok := parts[0].props.get(kfdDeviceID); ok {
+		if v, ok := parts[0].props.Get(source.KFDDeviceID); ok {
 			attrs = append(attrs, [2]string{"device", fmt.Sprintf("0x%04x", v)})
 		}
 		if b.compute != "" {
@@ -222,7 +223,7 @@ func buildGPUScenario(dir string, spec gpuScenarioSpec) (*fakeroot.Archive, erro
 		}
 		link(dev+"/driver", "../../../../bus/pci/drivers/amdgpu")
 		for j, p := range parts {
-			minor, _ := p.props.get(kfdDRMRenderMinor)
+			minor, _ := p.props.Get(source.KFDDRMRenderMinor)
 			render := "renderD" + strconv.FormatUint(minor, 10)
 			if j == 0 { // xcp 0 is the PCI device's own DRM device
 				cardName := "card" + strconv.FormatUint(minor-128, 10) // render minors start at 128

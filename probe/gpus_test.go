@@ -17,6 +17,7 @@ import (
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -139,148 +140,6 @@ func TestGPUsMI210LinkAndHives(t *testing.T) {
 			t.Errorf("%s: %d CUs, %d partitions", *d.PCI, *d.CUCount, len(d.Partitions))
 		}
 	}
-}
-
-func TestGfxTarget(t *testing.T) {
-	for v, want := range map[uint64]string{
-		90402: "gfx942", 90010: "gfx90a", 90500: "gfx950", 110000: "gfx1100", 100300: "gfx1030",
-		90008: "gfx908", 120001: "gfx1201", 90012: "gfx90c", 1: "gfx001", 99999: "gfx96363",
-	} {
-		if got := gfxTarget(v); got != want {
-			t.Errorf("gfxTarget(%d) = %s, want %s", v, got, want)
-		}
-	}
-}
-
-func TestPCIAddress(t *testing.T) {
-	for _, tc := range []struct {
-		dom, loc uint64
-		want     string
-	}{
-		{0, 2560, "0000:0a:00.0"}, {0, 2563, "0000:0a:00.3"}, {1, 33024, "0001:81:00.0"},
-		{0, 0xffff, "0000:ff:1f.7"}, {0x10000, 0x1ffff, "10000:ff:1f.7"},
-	} {
-		if got := pciAddress(tc.dom, tc.loc); got != tc.want {
-			t.Errorf("pciAddress(%d, %d) = %s, want %s", tc.dom, tc.loc, got, tc.want)
-		}
-	}
-}
-
-// TestParseKFDProperties: kfd's "name value" lines parse; every line of
-// another shape is counted, the first named with its number and why, and
-// its value is not used.
-func TestParseKFDProperties(t *testing.T) {
-	for _, tc := range []struct {
-		name, in string
-		want     map[kfdProp]uint64
-		bad      int
-		first    kfdFault // of the first bad line
-	}{
-		{"real", "cpu_cores_count 0\nsimd_count 80\ngfx_target_version 90402\nunique_id 598046273873802902\nhive_id 18091350218769748594\n",
-			map[kfdProp]uint64{kfdSIMDCount: 80, kfdGfxTargetVersion: 90402, kfdUniqueID: 598046273873802902, kfdHiveID: 18091350218769748594}, 0, kfdFault{}},
-		{"leading zeros", "simd_count 007\n", map[kfdProp]uint64{kfdSIMDCount: 7}, 0, kfdFault{}},
-		{"empty", "", map[kfdProp]uint64{}, 0, kfdFault{}},
-		{"blank lines", "\n\nsimd_count 4\n\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 0, kfdFault{}},
-		{"max", "unique_id 18446744073709551615\n", map[kfdProp]uint64{kfdUniqueID: 1<<64 - 1}, 0, kfdFault{}},
-		{"unknown name ignored", "frobnicate 3\nsimd_count 4\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 0, kfdFault{}},
-		{"no final newline", "simd_count 4\ngfx_target_version 9", map[kfdProp]uint64{kfdSIMDCount: 4}, 1,
-			kfdFault{2, "gfx_target_version 9", "is cut short (no line end)"}},
-		{"repeated", "simd_count 4\nsimd_count 8\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 1, kfdFault{2, "simd_count 8", "repeats simd_count"}},
-		{"negative", "simd_count -1\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count -1", "has a value that is not an unsigned decimal"}},
-		{"plus", "simd_count +1\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count +1", "has a value that is not an unsigned decimal"}},
-		{"hex", "device_id 0x74a2\n", map[kfdProp]uint64{}, 1, kfdFault{1, "device_id 0x74a2", "has a value that is not an unsigned decimal"}},
-		{"overflow", "unique_id 18446744073709551616\n", map[kfdProp]uint64{}, 1, kfdFault{1, "unique_id 18446744073709551616", "has a value that is not an unsigned decimal"}},
-		{"no value", "simd_count\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count", "is not a name and a value"}},
-		{"empty value", "simd_count \n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count ", "has a value that is not an unsigned decimal"}},
-		{"two spaces", "simd_count  4\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count  4", "has a value that is not an unsigned decimal"}},
-		{"tab", "simd_count\t4\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count\t4", "is not a name and a value"}},
-		{"trailing space", "simd_count 4 \n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count 4 ", "has a value that is not an unsigned decimal"}},
-		{"leading space", " simd_count 4\n", map[kfdProp]uint64{}, 1, kfdFault{1, " simd_count 4", "is not a name and a value"}},
-		{"crlf", "simd_count 304\r\ngfx_target_version 90402\r\n", map[kfdProp]uint64{}, 2, kfdFault{1, "simd_count 304\r", "has a value that is not an unsigned decimal"}},
-		{"unknown name, bad value", "frobnicate x\nsimd_count 4\n", map[kfdProp]uint64{kfdSIMDCount: 4}, 1, kfdFault{1, "frobnicate x", "has a value that is not an unsigned decimal"}},
-		{"upper-case name", "SIMD_count 4\n", map[kfdProp]uint64{}, 1, kfdFault{1, "SIMD_count 4", "is not a name and a value"}},
-		{"not UTF-8", "simd_count 4\xff\nnum_xcc \xfe\xfe\nsimd_per_cu 4\n", map[kfdProp]uint64{kfdSIMDPerCU: 4}, 2,
-			kfdFault{1, "simd_count 4\xff", "has a value that is not an unsigned decimal"}},
-		{"NUL", "simd_count 4\x00\n", map[kfdProp]uint64{}, 1, kfdFault{1, "simd_count 4\x00", "has a value that is not an unsigned decimal"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p, bad, first := parseKFDProperties([]byte(tc.in))
-			got := map[kfdProp]uint64{}
-			for k := range kfdPropCount {
-				if v, ok := p.get(k); ok {
-					got[k] = v
-				}
-			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) || bad != tc.bad || first != tc.first {
-				t.Errorf("got %v (bad %d, first %+v), want %v (bad %d, first %+v)", got, bad, first, tc.want, tc.bad, tc.first)
-			}
-		})
-	}
-}
-
-// FuzzParseKFDProperties: any bytes parse without panic; a value found is
-// that of the first well-formed line of its name; bad counts lines and
-// first is one of them, by number; re-parsing the values found gives the
-// same values and no bad line; a file without bad lines, lines with
-// values or a final line end is not one kfd writes, so the block calls
-// its node unusable (kfdUnusable), and never silently a CPU.
-func FuzzParseKFDProperties(f *testing.F) {
-	for _, s := range []string{"simd_count 80\ngfx_target_version 90402\n", "unique_id 18446744073709551615", "\xff \xff\n", "a b c\n", "",
-		"simd_count 304\r\ngfx_target_version 90402\r\n", "simd_count 4\nsimd_count 4\n"} {
-		f.Add([]byte(s))
-	}
-	for _, fixture := range []string{"gpus-mi308x-cpx", "gpus-mi210-xgmi-pcie"} {
-		if b, err := os.ReadFile("../testdata/roots/" + fixture + ".txtar"); err == nil {
-			if a, err := fakeroot.Parse(b); err == nil {
-				for _, fl := range a.Files {
-					if strings.HasSuffix(fl.Path, "/properties") {
-						f.Add(fl.Data)
-						break
-					}
-				}
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		p, bad, first := parseKFDProperties(b)
-		lines := strings.Split(string(b), "\n")
-		if bad < 0 || bad > len(lines) {
-			t.Fatalf("bad %d for %d lines", bad, len(lines))
-		}
-		if (bad == 0) != (first == kfdFault{}) || bad > 0 && (first.line < 1 || first.line > len(lines) || lines[first.line-1] != first.text || first.why == "") {
-			t.Fatalf("bad %d, first %+v", bad, first)
-		}
-		var kept strings.Builder
-		for k := range kfdPropCount {
-			v, ok := p.get(k)
-			if !ok {
-				continue
-			}
-			found := false
-			for i, l := range lines {
-				if val, ok := strings.CutPrefix(l, kfdPropNames[k]+" "); ok && i < len(lines)-1 {
-					n, err := strconv.ParseUint(val, 10, 64)
-					found = err == nil && n == v
-					if err == nil {
-						break // the first well-formed line counts
-					}
-				}
-			}
-			if !found {
-				t.Fatalf("%s %d is not the first well-formed %s line", kfdPropNames[k], v, kfdPropNames[k])
-			}
-			kept.WriteString(kfdPropNames[k] + " " + strconv.FormatUint(v, 10) + "\n")
-		}
-		q, bad2, _ := parseKFDProperties([]byte(kept.String()))
-		if q != p || bad2 != 0 {
-			t.Fatalf("re-parse differs: %v vs %v (bad %d)", q, p, bad2)
-		}
-		_, why := kfdUnusable(7, b)
-		usable := bad == 0 && (p.has[kfdGfxTargetVersion] || p.has[kfdSIMDCount])
-		if usable != (why == "") || why != "" && !strings.Contains(why, "/nodes/7/properties") {
-			t.Fatalf("bad %d, has gfx %v simd %v: unusable %q", bad, p.has[kfdGfxTargetVersion], p.has[kfdSIMDCount], why)
-		}
-	})
 }
 
 // TestGPUsHostile: a kfd or DRM tree that is missing, unreadable, huge, a
@@ -485,7 +344,7 @@ func BenchmarkNoPythonGPUs(b *testing.B) {
 	}{
 		{"with", nil, ""},
 		{"detached", nil, os.Args[0]},
-		{"without", map[string]syscall.Errno{"open " + kfdNodesDir: syscall.ENOENT}, ""},
+		{"without", map[string]syscall.Errno{"open " + source.KFDNodesDir: syscall.ENOENT}, ""},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			opt := Options{Seams: machine.Seams{Root: root, Env: func(string) (string, bool) { return "", false }}, Python: PythonOptions{Disabled: true}, Now: fixedNow,

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/machine"
 )
 
@@ -214,7 +215,7 @@ func (h *hashPool) hashFile(ctx context.Context, f *os.File, logical string) (st
 
 // preload puts a replay's hashes into the pool: a file the archive kept
 // as size and SHA-256 hashes to the captured sum, without its bytes.
-func (h *hashPool) preload(r *machine.Replay) {
+func (h *hashPool) preload(r *archive.Replay) {
 	r.Sums(func(host, sum string) {
 		fi, err := os.Lstat(host)
 		if err != nil {

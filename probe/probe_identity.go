@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/schema"
@@ -169,7 +170,7 @@ func errnoMeaning(err error, since string) string {
 	name := map[syscall.Errno]string{syscall.ENOTTY: "ENOTTY", syscall.EINVAL: "EINVAL", syscall.EPERM: "EPERM",
 		syscall.EACCES: "EACCES", syscall.ENOSYS: "ENOSYS"}[en]
 	if name == "" {
-		name = machine.ErrnoName(en)
+		name = archive.ErrnoName(en)
 	}
 	switch en {
 	case syscall.ENOTTY, syscall.EINVAL:

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
@@ -310,9 +311,9 @@ func runPythonBridge(c *collector) *pyFacts {
 	case r.TimedOut():
 		f.outcome = pyTimeout
 		f.detail = fmt.Sprintf("interpreter %s killed after %s while %s", argv0, cmd.Timeout, describeStage(f.stage))
-	case errors.As(r.Err, new(*machine.NotCapturedError)):
+	case errors.As(r.Err, new(*archive.NotCapturedError)):
 		// A replay (docs/capture.md): not a failure of the interpreter.
-		var nc *machine.NotCapturedError
+		var nc *archive.NotCapturedError
 		errors.As(r.Err, &nc)
 		f.outcome = pyNoStart
 		f.detail = fmt.Sprintf("interpreter %s: the capture archive holds no answer for it (%s)", argv0, heldInterpreters(nc.Held))

@@ -44,7 +44,7 @@ const devicesKey = gpusKey + ".devices[]."
 var gpuPerNode = deviceFields(classPerNode)
 
 // amdgpuAttrs are the device fields read from amdgpu's sysfs, the DRM
-// device (probe/amdgpu_sysfs.go). On a device whose drm_device is null
+// device (internal/source/sys_class_drm_amdgpu.go). On a device whose drm_device is null
 // they were not read: the device is left out of their spreads, and its
 // projected amdgpu_sysfs field reads "not read" instead of every one of
 // them reading null.

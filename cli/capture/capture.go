@@ -7,7 +7,7 @@ import (
 
 	"aorta-probe/cli"
 	"aorta-probe/cli/output"
-	"aorta-probe/internal/machine"
+	"aorta-probe/internal/archive"
 )
 
 const captureUsage = `Usage: aorta-probe capture ARCHIVE [--redact-hostname] [OUT|-] [flags]
@@ -47,7 +47,7 @@ func Record(args []string, p cli.Process) int {
 	if err != nil {
 		return usageError(stderr, cfg.cmd, err)
 	}
-	return runWith(p.Signals, cfg, stdout, stderr, &recording{rec: machine.NewRecorder(cfg.redact), archive: cfg.archive})
+	return runWith(p.Signals, cfg, stdout, stderr, &recording{rec: archive.NewRecorder(cfg.redact), archive: cfg.archive})
 }
 
 // stage writes what rc recorded beside ARCHIVE (output.Stage): it goes

@@ -21,6 +21,7 @@ import (
 	"aorta-probe/cli"
 	"aorta-probe/cli/brief"
 	"aorta-probe/cli/output"
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
@@ -47,7 +48,7 @@ func Main(args []string, p cli.Process) int {
 // recording is what `capture ARCHIVE` adds to a run (Record, capture.go):
 // the recorder and the archive it is written to.
 type recording struct {
-	rec     *machine.Recorder
+	rec     *archive.Recorder
 	archive string
 }
 
@@ -99,7 +100,7 @@ func runWith(sigs <-chan os.Signal, cfg config, stdout, stderr io.Writer, rc *re
 			return 1
 		}
 	}
-	var rec *machine.Recorder
+	var rec *archive.Recorder
 	if rc != nil {
 		if err := output.CheckWritable(rc.archive); err != nil {
 			fmt.Fprintf(stderr, "%s: failed to write %s: %s\n", cfg.cmd, rc.archive, err)
@@ -192,14 +193,14 @@ func deliver(cfg config, snap *schema.Snapshot, emit func([]byte) int, writing c
 // nil; the status is 0, or the exit status when no document could be made
 // (2: --root names a file that is no capture archive, or a damaged one),
 // its line written to stderr and naming cmd.
-func collect(w *cli.Watch, cmd string, opt probe.Options, rec *machine.Recorder, stderr io.Writer) (*schema.Snapshot, int) {
+func collect(w *cli.Watch, cmd string, opt probe.Options, rec *archive.Recorder, stderr io.Writer) (*schema.Snapshot, int) {
 	opt.Version = cli.Version()
 	opt.Record = rec
 	snap, err := probe.CollectRoot(w.Collect, opt)
 	switch {
-	case errors.Is(err, machine.ErrNotArchive):
+	case errors.Is(err, archive.ErrNotArchive):
 		return nil, usageError(stderr, cmd, fmt.Errorf("--root %v", err))
-	case errors.Is(err, machine.ErrDamaged):
+	case errors.Is(err, archive.ErrDamaged):
 		// One line naming what is wrong: no --help helps here
 		// (docs/capture.md, "Integrity").
 		fmt.Fprintf(stderr, "%s: --root %v\n", cmd, err)

@@ -74,7 +74,7 @@ func (h HostileGPUs) Build(root string) error {
 	return nil
 }
 
-// amdgpuAttributes are the files probe/amdgpu_sysfs.go reads.
+// amdgpuAttributes are the files internal/source/sys_class_drm_amdgpu.go reads.
 var amdgpuAttributes = []string{"numa_node", "product_name", "vbios_version", "mem_info_vram_total",
 	"current_compute_partition", "available_compute_partition", "current_memory_partition",
 	"available_memory_partition", "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"}

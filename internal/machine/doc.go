@@ -3,11 +3,10 @@
 // portable component walk; text.go: read-text and markers), the
 // commands it runs (run.go: no shell, the search path's absolute entries,
 // stdin /dev/null, its own process group, killed at its timeout, output
-// capped) and the reaping of what they leave behind (reap.go), and the
-// two ways of standing in for a machine: a Recorder (recorder.go) that
-// watches an FS and wraps the Seams of a collection to write a capture
-// archive, and a Replay (replay.go) that answers the same Seams from one
-// (docs/capture.md). It imports no collector: what a capture needs to know
-// of them comes in as one Policy, which package probe builds
+// capped), the reaping of what they leave behind (reap.go), the detached
+// child a read that may never return runs in (detached.go), and the Seams
+// of a collection besides its files (seams.go). It knows nothing of the
+// capture archive: internal/archive watches an FS (Watcher) and wraps the
+// Seams to record one, and answers the same Seams from one
 // (docs/design-notes.md, "The probed machine").
 package machine

@@ -116,6 +116,11 @@ func NewFS(root, cwd string, portable bool) *FS {
 // HostRoot is the host path of the root: "/" for the live machine.
 func (r *FS) HostRoot() string { return r.root }
 
+// Twin is a new FS on r's root, working directory and resolver, watched
+// by nothing and with no faults: what a watcher (a capture's recorder)
+// reads through without seeing its own reads.
+func (r *FS) Twin() *FS { return NewFS(r.root, r.cwd, r.portable) }
+
 // Live reports whether this is the machine the probe runs on.
 func (r *FS) Live() bool { return r.root == "/" }
 

@@ -6,7 +6,7 @@
 // An FS holds only the machine root (an internal/machine FS, so --root,
 // a capture's recorder and a replay read through it unchanged). Its methods
 // return their own typed structs and an error wrapped with %w from the
-// shared sentinels (ErrRead, ErrParse, ErrName); pure Parse… functions
+// shared sentinels (ErrRead, ErrParse, ErrName, ErrCap, ErrChanged); pure Parse… functions
 // take a tool's output. The package knows nothing of the document: probe
 // maps these structs to schema's blocks and words every reason.
 //
@@ -34,6 +34,12 @@ var (
 	// ErrName: a name taken from a tool's output cannot name a sysfs
 	// entry (see sysName).
 	ErrName = errors.New("not a sysfs name")
+	// ErrCap: a directory holds more entries than the reader's cap on
+	// it; none of them is read.
+	ErrCap = errors.New("over the cap")
+	// ErrChanged: what was read changed while it was read, and again
+	// when read once more.
+	ErrChanged = errors.New("changed while read")
 )
 
 // FS is the probed machine: its root, nothing else.

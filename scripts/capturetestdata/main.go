@@ -22,7 +22,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"aorta-probe/internal/machine"
+	"aorta-probe/internal/archive"
 	"aorta-probe/internal/sandbox"
 )
 
@@ -67,14 +67,14 @@ func run() error {
 	return os.WriteFile("testdata/roots/capture-podman-scratch.txtar", b, 0o644)
 }
 
-// reseal seals each archive in place (machine.Seal).
+// reseal seals each archive in place (archive.Seal).
 func reseal(paths []string) error {
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		if b, err = machine.Seal(b); err != nil {
+		if b, err = archive.Seal(b); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		if err := os.WriteFile(p, b, 0o644); err != nil {

@@ -1,10 +1,11 @@
-package machine
+package archive
 
 import (
 	"io/fs"
 	"syscall"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/machine"
 )
 
 // A capture of reads made by a detached child (detached.go): the child
@@ -54,9 +55,9 @@ type RecordedErr struct {
 
 // WatchDetached returns a Recorder that watches root (in a detached
 // child) with scanBudget as Policy.ScanBudget; Export gives what it met.
-func WatchDetached(root *FS, scanBudget int64) *Recorder {
+func WatchDetached(root *machine.FS, scanBudget int64) *Recorder {
 	rc := NewRecorder(false)
-	rc.fs = NewFS(root.root, root.cwd, root.portable)
+	rc.fs = root.Twin()
 	rc.policy.ScanBudget = scanBudget
 	root.Watch(rc)
 	return rc

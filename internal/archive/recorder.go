@@ -1,4 +1,4 @@
-package machine
+package archive
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 )
 
@@ -36,77 +37,12 @@ const (
 	captureSmallFile = 256 << 10
 	// captureTextFile: a larger file is kept whole when it is text (no
 	// NUL, valid UTF-8) up to read-text's own limit (the dpkg database).
-	captureTextFile = MaxTextFile
+	captureTextFile = machine.MaxTextFile
 	// captureMinRun is the shortest printable run kept of a large file.
 	captureMinRun = 12
 	// captureMaxOutput caps each stream of a command in the archive.
 	captureMaxOutput = 1 << 20
 )
-
-// Uname is the part of uname(2) the document records.
-type Uname struct{ Release, Version, Machine string }
-
-// NamespaceAnswer is what the kernel said of the id of one of the probe's
-// namespaces: the id and the ioctl that gave it, or why there is none.
-type NamespaceAnswer struct {
-	ID     uint64
-	Source string
-	Reason string
-}
-
-// RootAnswer is what the kernel said of the filesystem root the probe
-// described (statx of it, docs/isolation.md#placement-identity): the mount
-// id with the statx mask bit that answered it (STATX_MNT_ID_UNIQUE, never
-// reused during a boot, or STATX_MNT_ID, reused), why there is no unique
-// one, and the root's device ("major:minor") and inode ("" when unknown).
-type RootAnswer struct {
-	MountID uint64
-	Source  string // "" when no mount id was answered
-	Reason  string // why there is no STATX_MNT_ID_UNIQUE id
-	Device  string
-	Inode   uint64
-}
-
-// Seams are what a collection reads of the machine besides its files:
-// what a capture records and a replay answers. probe.Options embeds them
-// (the one place they are declared) and gives the live machine's
-// defaults; tests set them to a fake machine.
-type Seams struct {
-	// Root is the host path of the filesystem root the collection
-	// describes: "/", a mounted host or image, a fake machine root in
-	// tests, or a replay's expanded archive.
-	Root string
-	// Cwd is the machine's working directory, which relative paths
-	// resolve against; under a Root other than "/" it is a path inside
-	// that root (docs/rocm-roots.md).
-	Cwd string
-	// Path is where tools are looked up. Nil means the absolute entries
-	// of $PATH (SearchPath of Env) on the live machine, and nothing
-	// under another root, so no binary of a mounted foreign root is
-	// executed by accident.
-	Path []string
-	// Env looks up one variable of the probe's environment, by name: the
-	// environment is never listed.
-	Env func(string) (string, bool)
-	// Runner runs every external command (ExecRunner on the live
-	// machine).
-	Runner Runner
-	// Uname answers uname(2).
-	Uname func() (Uname, error)
-	// NamespaceID answers the nsfs ioctl for one namespace type of the
-	// probe process (probe/probe_identity.go). Tests set it to simulate
-	// an older kernel.
-	NamespaceID func(kind string) NamespaceAnswer
-	// RootID answers statx of the root the collection describes. Tests
-	// fix it: a fake root's mount id is the test machine's.
-	RootID func() RootAnswer
-	// TempName gives the 8 random characters of rdhc's temp file name
-	// (rdhc_quick_XXXXXXXX.json) for the attempt-th try in one directory
-	// (probe/system_health.go). Tests fix it so the argv in golden
-	// documents is stable; a replay gives the captured names
-	// (docs/capture.md).
-	TempName func(attempt int) string
-}
 
 // Policy is what the collectors tell a capture and a replay: which values
 // may be recorded, what is redacted, which settings of the collection an
@@ -139,19 +75,19 @@ type Recorder struct {
 	RedactHostname bool
 
 	mu       sync.Mutex
-	fs       *FS // the same root, not recording
+	fs       *machine.FS // the same root, not recording
 	entries  map[string]*recEntry
 	errs     map[string]syscall.Errno
 	cmds     []recCmd
 	env      map[string]string
 	withheld map[string]bool
-	uname    *Uname
+	uname    *machine.Uname
 	unameErr string
-	temps    map[int]string             // TempName's answer by attempt, the first one
-	nsIDs    map[string]NamespaceAnswer // NamespaceID's answers by type
-	cut      *Cut                       // where the collection was cut short (SetCut)
-	rootID   *RootAnswer                // RootID's answer, once asked
-	seams    Seams
+	temps    map[int]string                     // TempName's answer by attempt, the first one
+	nsIDs    map[string]machine.NamespaceAnswer // NamespaceID's answers by type
+	cut      *Cut                               // where the collection was cut short (SetCut)
+	rootID   *machine.RootAnswer                // RootID's answer, once asked
+	seams    machine.Seams
 	policy   Policy
 }
 
@@ -224,8 +160,8 @@ type recEntry struct {
 type recCmd struct {
 	argv  []string
 	dir   string
-	stdin string // sha256 hex of Stdin, "" when none
-	res   Result // res.Cut: killed when the collection ended
+	stdin string         // sha256 hex of Stdin, "" when none
+	res   machine.Result // res.Cut: killed when the collection ended
 	// outFile is Command.OutFile; out its content after the run when
 	// outKept (a regular file), else it was gone or not regular.
 	outFile string
@@ -261,9 +197,9 @@ func NewRecorder(redactHostname bool) *Recorder {
 // Attach wraps the seams of a collection (defaults already applied, every
 // one set) and returns them; root records into rc from now on. Call it
 // once, before the collection.
-func (rc *Recorder) Attach(opt Seams, root *FS, p Policy) Seams {
+func (rc *Recorder) Attach(opt machine.Seams, root *machine.FS, p Policy) machine.Seams {
 	rc.seams, rc.policy = opt, p
-	rc.fs = NewFS(opt.Root, opt.Cwd, root.portable)
+	rc.fs = root.Twin()
 	root.Watch(rc)
 	env, runner, uname, tempName := opt.Env, opt.Runner, opt.Uname, opt.TempName
 	opt.TempName = func(attempt int) string {
@@ -290,18 +226,18 @@ func (rc *Recorder) Attach(opt Seams, root *FS, p Policy) Seams {
 	}
 	opt.Runner = recRunner{runner, rc}
 	nsID := opt.NamespaceID
-	opt.NamespaceID = func(kind string) NamespaceAnswer {
+	opt.NamespaceID = func(kind string) machine.NamespaceAnswer {
 		a := nsID(kind)
 		rc.mu.Lock()
 		if rc.nsIDs == nil {
-			rc.nsIDs = map[string]NamespaceAnswer{}
+			rc.nsIDs = map[string]machine.NamespaceAnswer{}
 		}
 		rc.nsIDs[kind] = a
 		rc.mu.Unlock()
 		return a
 	}
 	if rootID := opt.RootID; rootID != nil {
-		opt.RootID = func() RootAnswer {
+		opt.RootID = func() machine.RootAnswer {
 			a := rootID()
 			rc.mu.Lock()
 			rc.rootID = &a
@@ -309,7 +245,7 @@ func (rc *Recorder) Attach(opt Seams, root *FS, p Policy) Seams {
 			return a
 		}
 	}
-	opt.Uname = func() (Uname, error) {
+	opt.Uname = func() (machine.Uname, error) {
 		u, err := uname()
 		rc.mu.Lock()
 		if err != nil {
@@ -324,11 +260,11 @@ func (rc *Recorder) Attach(opt Seams, root *FS, p Policy) Seams {
 }
 
 type recRunner struct {
-	inner Runner
+	inner machine.Runner
 	rc    *Recorder
 }
 
-func (w recRunner) Run(ctx context.Context, c Command) Result {
+func (w recRunner) Run(ctx context.Context, c machine.Command) machine.Result {
 	r := w.inner.Run(ctx, c)
 	cmd := recCmd{argv: w.rc.policy.RedactArgv(c.Argv), dir: c.Dir, res: r}
 	// Killed because the collection ended, not at its own timeout.
@@ -341,7 +277,7 @@ func (w recRunner) Run(ctx context.Context, c Command) Result {
 		// The directory it is in, so that the replay finds it; the file
 		// as the command left it (a host file, never under --root).
 		w.rc.touch(w.rc.logicalOf(filepath.Dir(c.OutFile)), true)
-		b, err := NewFS("/", "", false).ReadHead(c.OutFile, captureMaxOutput+1)
+		b, err := machine.NewFS("/", "", false).ReadHead(c.OutFile, captureMaxOutput+1)
 		cmd.out, cmd.outKept = b, err == nil
 	}
 	w.rc.mu.Lock()
@@ -405,12 +341,12 @@ func (rc *Recorder) touch(p string, follow bool) string {
 	if !ok {
 		return ""
 	}
-	resolved, _, err := ResolveIn(ap, follow, func(next string) (Component, error) {
+	resolved, _, err := machine.ResolveIn(ap, follow, func(next string) (machine.Component, error) {
 		e := rc.lstatEntry(next)
 		if e.missing {
-			return Component{}, syscall.ENOENT
+			return machine.Component{}, syscall.ENOENT
 		}
-		return Component{Link: e.kind == fs.ModeSymlink, Target: e.link, Dir: e.kind == fs.ModeDir}, nil
+		return machine.Component{Link: e.kind == fs.ModeSymlink, Target: e.link, Dir: e.kind == fs.ModeDir}, nil
 	})
 	if err != nil {
 		return ""
@@ -444,14 +380,14 @@ func (rc *Recorder) Asked(op, p string, follow bool, err error) {
 // Opened records an open of p by the probe.
 func (rc *Recorder) Opened(p string, flags int, f *os.File, err error, hashing bool) {
 	if err != nil {
-		if flags&OPath == 0 {
+		if flags&machine.OPath == 0 {
 			rc.failed("open", p, err)
 		}
 		rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
 		return
 	}
 	real := rc.touch(p, flags&syscall.O_NOFOLLOW == 0)
-	if real == "" || hashing || flags&(OPath|syscall.O_DIRECTORY) != 0 {
+	if real == "" || hashing || flags&(machine.OPath|syscall.O_DIRECTORY) != 0 {
 		return
 	}
 	e := rc.lstatEntry(real)
@@ -691,7 +627,7 @@ func (rc *Recorder) searchPath() []string {
 		return rc.seams.Path
 	}
 	if rc.fs.Live() {
-		return SearchPath(rc.seams.Env)
+		return machine.SearchPath(rc.seams.Env)
 	}
 	return nil
 }
@@ -712,11 +648,11 @@ func (rc *Recorder) cmdFiles(n int, c recCmd, red func(string) string) []fakeroo
 	var pe *fs.PathError
 	switch e := c.res.Err.(type) {
 	case nil:
-	case *ExitError:
+	case *machine.ExitError:
 		meta.WriteString("error: exit\n")
 	default:
 		switch {
-		case e == ErrTimeout:
+		case e == machine.ErrTimeout:
 			meta.WriteString("error: timeout\n")
 		case errors.As(e, &pe):
 			en, _ := pe.Err.(syscall.Errno)

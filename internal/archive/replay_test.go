@@ -1,13 +1,15 @@
-package machine
+package archive
 
 import (
-	"aorta-probe/internal/fakeroot"
 	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/machine"
 )
 
 // fileRunner is a Runner whose command writes body to its OutFile, or
@@ -23,10 +25,10 @@ func TestReplayOutFile(t *testing.T) {
 		os.Mkdir(filepath.Join(root, "tmp"), 0o755)
 		rc := NewRecorder(false)
 		keep := func(argv []string) []string { return argv }
-		opt := rc.Attach(Seams{Root: root, Runner: fileRunner{body}, Cwd: "/"}, NewFS(root, "/", false), Policy{RedactArgv: keep})
+		opt := rc.Attach(machine.Seams{Root: root, Runner: fileRunner{body}, Cwd: "/"}, machine.NewFS(root, "/", false), Policy{RedactArgv: keep})
 		live := filepath.Join(root, "tmp", "rdhc_quick_abcdefgh.json")
 		os.WriteFile(live, nil, 0o600)
-		opt.Runner.Run(context.Background(), Command{Argv: []string{"sudo", "rdhc", "--json", live}, OutFile: live})
+		opt.Runner.Run(context.Background(), machine.Command{Argv: []string{"sudo", "rdhc", "--json", live}, OutFile: live})
 		a, err := ParseCapture(rc.Archive("test\n"))
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +43,7 @@ func TestReplayOutFile(t *testing.T) {
 		other := "/tmp/rdhc_quick_zyxwvuts.json"
 		host := filepath.Join(r.dir, other)
 		os.WriteFile(host, nil, 0o600)
-		res := replayRunner{r: r, redact: keep}.Run(context.Background(), Command{Argv: []string{"sudo", "rdhc", "--json", other}, OutFile: other})
+		res := replayRunner{r: r, redact: keep}.Run(context.Background(), machine.Command{Argv: []string{"sudo", "rdhc", "--json", other}, OutFile: other})
 		if res.Err != nil {
 			t.Fatalf("body %q: %v", body, res.Err)
 		}
@@ -56,20 +58,20 @@ func TestReplayOutFile(t *testing.T) {
 	}
 }
 
-func (f fileRunner) Run(_ context.Context, c Command) Result {
+func (f fileRunner) Run(_ context.Context, c machine.Command) machine.Result {
 	if f.body == nil {
 		os.Remove(c.OutFile)
 	} else {
 		os.WriteFile(c.OutFile, f.body, 0o600)
 	}
-	return Result{}
+	return machine.Result{}
 }
 
 // cutRunner answers as a command the end of the collection killed.
 type cutRunner struct{}
 
-func (cutRunner) Run(context.Context, Command) Result {
-	return Result{ExitCode: -9, Err: ErrTimeout}
+func (cutRunner) Run(context.Context, machine.Command) machine.Result {
+	return machine.Result{ExitCode: -9, Err: machine.ErrTimeout}
 }
 
 // TestReplayCut: where a collection was cut short, and which commands
@@ -79,11 +81,11 @@ func TestReplayCut(t *testing.T) {
 	root := t.TempDir()
 	rc := NewRecorder(false)
 	keep := func(argv []string) []string { return argv }
-	opt := rc.Attach(Seams{Root: root, Runner: cutRunner{}, Cwd: "/"}, NewFS(root, "/", false), Policy{RedactArgv: keep})
-	opt.Runner.Run(context.Background(), Command{Argv: []string{"slow", "--own-timeout"}})
+	opt := rc.Attach(machine.Seams{Root: root, Runner: cutRunner{}, Cwd: "/"}, machine.NewFS(root, "/", false), Policy{RedactArgv: keep})
+	opt.Runner.Run(context.Background(), machine.Command{Argv: []string{"slow", "--own-timeout"}})
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
-	opt.Runner.Run(ended, Command{Argv: []string{"slow", "--cut"}})
+	opt.Runner.Run(ended, machine.Command{Argv: []string{"slow", "--cut"}})
 	want := Cut{Why: "deadline of 300ms exceeded", Unfinished: []CutProbe{{"hip", 2}, {"gpu_arch", 0}},
 		NotStarted: []string{"gpu_arch"}, RootsUnresolved: true}
 	rc.SetCut(want)
@@ -105,10 +107,10 @@ func TestReplayCut(t *testing.T) {
 		t.Errorf("host was finished")
 	}
 	run := replayRunner{r: r, redact: keep}
-	if res := run.Run(context.Background(), Command{Argv: []string{"slow", "--own-timeout"}}); !res.TimedOut() || res.Cut {
+	if res := run.Run(context.Background(), machine.Command{Argv: []string{"slow", "--own-timeout"}}); !res.TimedOut() || res.Cut {
 		t.Errorf("own timeout replayed as %+v", res)
 	}
-	if res := run.Run(context.Background(), Command{Argv: []string{"slow", "--cut"}}); !res.TimedOut() || !res.Cut {
+	if res := run.Run(context.Background(), machine.Command{Argv: []string{"slow", "--cut"}}); !res.TimedOut() || !res.Cut {
 		t.Errorf("killed by the cut replayed as %+v", res)
 	}
 	var none *Cut
@@ -122,7 +124,7 @@ func TestReplayCut(t *testing.T) {
 // says so; a malformed line is an error naming it.
 func TestReplayRootID(t *testing.T) {
 	keep := func(argv []string) []string { return argv }
-	for _, want := range []RootAnswer{
+	for _, want := range []machine.RootAnswer{
 		{MountID: 2147483651, Source: "STATX_MNT_ID_UNIQUE", Device: "259:1", Inode: 2},
 		{MountID: 23, Source: "STATX_MNT_ID", Reason: "STATX_MNT_ID_UNIQUE not answered (a kernel before 6.8); STATX_MNT_ID is reused", Device: "8:1", Inode: 131073},
 		{Reason: "statx: EPERM (refused, e.g. by a seccomp policy)"},
@@ -130,7 +132,7 @@ func TestReplayRootID(t *testing.T) {
 	} {
 		root := t.TempDir()
 		rc := NewRecorder(false)
-		opt := rc.Attach(Seams{Root: root, Cwd: "/", RootID: func() RootAnswer { return want }}, NewFS(root, "/", false), Policy{RedactArgv: keep})
+		opt := rc.Attach(machine.Seams{Root: root, Cwd: "/", RootID: func() machine.RootAnswer { return want }}, machine.NewFS(root, "/", false), Policy{RedactArgv: keep})
 		opt.RootID()
 		a, err := fakeroot.Parse(rc.Archive("test\n"))
 		if err != nil {
@@ -141,7 +143,7 @@ func TestReplayRootID(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := r.Seams(Policy{RedactArgv: keep}, nil).RootID()
-		if want == (RootAnswer{}) {
+		if want == (machine.RootAnswer{}) {
 			want.Reason = "not in the capture (an archive of an older aorta-probe)"
 		}
 		if got != want {

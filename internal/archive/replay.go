@@ -1,4 +1,4 @@
-package machine
+package archive
 
 import (
 	"cmp"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/machine"
 )
 
 // Replay answers a collection from a capture archive (docs/capture.md):
@@ -28,7 +29,7 @@ type Replay struct {
 	archive  string // the archive replayed, absolute ("" when not loaded from a file)
 	cwd      string
 	path     []string
-	uname    *Uname
+	uname    *machine.Uname
 	unameErr string
 	env      map[string]string
 	withheld []string // set when captured, value not recorded
@@ -36,9 +37,9 @@ type Replay struct {
 	errs     map[string]syscall.Errno
 	sums     map[string]string // machine path → "sha256:…"
 	temps    map[int]string    // the captured TempName answers by attempt
-	nsIDs    map[string]NamespaceAnswer
-	cut      *Cut        // where the capture was cut short, nil when it was not
-	rootID   *RootAnswer // the root-* settings, nil when none
+	nsIDs    map[string]machine.NamespaceAnswer
+	cut      *Cut                // where the capture was cut short, nil when it was not
+	rootID   *machine.RootAnswer // the root-* settings, nil when none
 
 	mu   sync.Mutex
 	cmds map[string][]recCmd
@@ -129,17 +130,17 @@ func (r *Replay) setting(k, v string) error {
 	case "uname":
 		f := strings.Split(v, "|")
 		if len(f) == 3 {
-			r.uname = &Uname{strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])}
+			r.uname = &machine.Uname{Release: strings.TrimSpace(f[0]), Version: strings.TrimSpace(f[1]), Machine: strings.TrimSpace(f[2])}
 		}
 	case "uname-error":
 		r.unameErr = v
 	case "namespace-id", "namespace-id-reason":
 		if r.nsIDs == nil {
-			r.nsIDs = map[string]NamespaceAnswer{}
+			r.nsIDs = map[string]machine.NamespaceAnswer{}
 		}
 		kind, rest, _ := strings.Cut(v, " ")
 		if k == "namespace-id-reason" {
-			r.nsIDs[kind] = NamespaceAnswer{Reason: rest}
+			r.nsIDs[kind] = machine.NamespaceAnswer{Reason: rest}
 			break
 		}
 		id, src, _ := strings.Cut(rest, " ")
@@ -147,7 +148,7 @@ func (r *Replay) setting(k, v string) error {
 		if err != nil {
 			return fmt.Errorf("namespace-id: %q: %w", v, err)
 		}
-		r.nsIDs[kind] = NamespaceAnswer{ID: n, Source: src}
+		r.nsIDs[kind] = machine.NamespaceAnswer{ID: n, Source: src}
 	case "root-mount-id", "root-id-reason", "root-inode":
 		if err := r.rootSetting(k, v); err != nil {
 			return err
@@ -292,9 +293,9 @@ func decodeCmdError(v string, code int) error {
 	kind, rest, _ := strings.Cut(v, " ")
 	switch kind {
 	case "exit":
-		return &ExitError{Code: code}
+		return &machine.ExitError{Code: code}
 	case "timeout":
-		return ErrTimeout
+		return machine.ErrTimeout
 	case "text":
 		s, err := strconv.Unquote(rest)
 		if err != nil {
@@ -353,7 +354,7 @@ func (r *Replay) programs() []string {
 // captured RootAnswer.
 func (r *Replay) rootSetting(k, v string) error {
 	if r.rootID == nil {
-		r.rootID = &RootAnswer{}
+		r.rootID = &machine.RootAnswer{}
 	}
 	a, b, _ := strings.Cut(v, " ")
 	switch k {
@@ -381,8 +382,8 @@ func (r *Replay) Close() error { return os.RemoveAll(r.dir) }
 // Seams returns the seams of a replay: the root, environment, working
 // directory, search path, uname, namespace ids, temp names and runner
 // are the archive's. fallback gives a temp name the archive lacks.
-func (r *Replay) Seams(p Policy, fallback func(attempt int) string) Seams {
-	opt := Seams{Root: r.dir, Cwd: r.cwd, Path: r.path}
+func (r *Replay) Seams(p Policy, fallback func(attempt int) string) machine.Seams {
+	opt := machine.Seams{Root: r.dir, Cwd: r.cwd, Path: r.path}
 	if opt.Path == nil {
 		opt.Path = []string{}
 	}
@@ -395,25 +396,25 @@ func (r *Replay) Seams(p Policy, fallback func(attempt int) string) Seams {
 	}
 	opt.Env = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	opt.Runner = replayRunner{r, p.RedactArgv}
-	opt.NamespaceID = func(kind string) NamespaceAnswer {
+	opt.NamespaceID = func(kind string) machine.NamespaceAnswer {
 		if a, ok := r.nsIDs[kind]; ok {
 			return a
 		}
-		return NamespaceAnswer{Reason: "not in the capture (an archive of an older aorta-probe)"}
+		return machine.NamespaceAnswer{Reason: "not in the capture (an archive of an older aorta-probe)"}
 	}
-	opt.RootID = func() RootAnswer {
+	opt.RootID = func() machine.RootAnswer {
 		if r.rootID != nil {
 			return *r.rootID
 		}
-		return RootAnswer{Reason: "not in the capture (an archive of an older aorta-probe)"}
+		return machine.RootAnswer{Reason: "not in the capture (an archive of an older aorta-probe)"}
 	}
-	opt.Uname = func() (Uname, error) {
+	opt.Uname = func() (machine.Uname, error) {
 		if r.uname == nil {
 			msg := r.unameErr
 			if msg == "" {
 				msg = "uname not in the capture"
 			}
-			return Uname{}, errors.New(msg)
+			return machine.Uname{}, errors.New(msg)
 		}
 		return *r.uname, nil
 	}
@@ -445,7 +446,7 @@ func (r *Replay) Faults() map[string]syscall.Errno { return r.errs }
 
 // IsExec answers which(): a regular file with an execute bit in the
 // archive.
-func (r *Replay) IsExec(root *FS) func(string) bool {
+func (r *Replay) IsExec(root *machine.FS) func(string) bool {
 	return func(p string) bool {
 		fi, err := root.Stat(p)
 		return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
@@ -474,7 +475,7 @@ type replayRunner struct {
 // the archive fails to start. The captured content of its OutFile (a path
 // of the replayed machine) is written there, or the file removed when the
 // command had removed it.
-func (w replayRunner) Run(_ context.Context, c Command) Result {
+func (w replayRunner) Run(_ context.Context, c machine.Command) machine.Result {
 	k := recCmd{argv: w.redact(c.Argv), dir: c.Dir, outFile: c.OutFile}
 	if c.Stdin != nil {
 		k.stdin = capSHA256(c.Stdin)
@@ -489,7 +490,7 @@ func (w replayRunner) Run(_ context.Context, c Command) Result {
 		rs = w.r.cmds[key]
 	}
 	if len(rs) == 0 {
-		return Result{ExitCode: -1, Err: &NotCapturedError{Argv: c.Argv, Held: w.r.programs()}}
+		return machine.Result{ExitCode: -1, Err: &NotCapturedError{Argv: c.Argv, Held: w.r.programs()}}
 	}
 	i := min(w.r.next[key], len(rs)-1)
 	w.r.next[key]++
@@ -497,7 +498,7 @@ func (w replayRunner) Run(_ context.Context, c Command) Result {
 		host := filepath.Join(w.r.dir, c.OutFile)
 		if rec.outKept {
 			if err := os.WriteFile(host, rec.out, 0o600); err != nil {
-				return Result{ExitCode: -1, Err: fmt.Errorf("%q: replaying %s: %w", c.Argv, c.OutFile, err)}
+				return machine.Result{ExitCode: -1, Err: fmt.Errorf("%q: replaying %s: %w", c.Argv, c.OutFile, err)}
 			}
 		} else {
 			os.Remove(host)

@@ -1,4 +1,4 @@
-package machine
+package archive
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/golden"
 )
 
 // sealedArchive is a small sealed capture: settings, files and a command.
@@ -97,8 +98,10 @@ func TestParseCaptureIntegrity(t *testing.T) {
 		// Resealed, it says it is sealed, so a cut copy reads as cut.
 		damaged("a resealed archive whose end is gone", got[:bytes.LastIndex(got, []byte("\n"+endMarker))+1], "cut short")
 	}
-	if got, err := Seal(whole); err != nil || !bytes.Equal(got, whole) {
-		t.Errorf("sealing a sealed archive changes it: %v", err)
+	if got, err := Seal(whole); err != nil {
+		t.Errorf("sealing a sealed archive: %v", err)
+	} else if !bytes.Equal(got, whole) {
+		t.Errorf("sealing a sealed archive changes it:\n%s", golden.LineDiff(whole, got))
 	}
 	// Not a capture at all: ErrNotArchive, as before.
 	if _, err := ParseCapture([]byte("a scenario\n-- etc/os-release --\nID=x\n")); !errors.Is(err, ErrNotArchive) {
