@@ -19,8 +19,10 @@ import (
 // with its count, the commonest first ("6×CPX+2×SPX"); a value no device
 // has is left out. The amdgpu values (modes, VBIOS, VRAM, link) are the
 // devices' whose amdgpu sysfs was read; the line ends with the devices
-// whose was not, and why. Where a kfd node could not be read (no count
-// is sure), the line says what was read, "at least …", then why.
+// whose was not, and why, then the devices whose values were refused or
+// kept apart, with their reasons (devices[].reasons). Where a kfd node
+// could not be read (no count is sure), the line says what was read, "at
+// least …", then why.
 func gpusCell(g schema.GPUs) string {
 	switch {
 	case g.PhysicalCount == nil && len(g.Devices) == 0:
@@ -79,6 +81,9 @@ func gpusCell(g schema.GPUs) string {
 	if s := unread(devs, len(read)); s != "" {
 		parts = append(parts, s)
 	}
+	if s := explained(devs); s != "" {
+		parts = append(parts, s)
+	}
 	if g.PhysicalCount == nil && g.Reason != nil && *g.Reason != "" {
 		parts = append(parts, "count unknown: "+*g.Reason)
 	}
@@ -110,6 +115,23 @@ func unread(devs []schema.GPUDevice, read int) string {
 		}
 	}
 	return "amdgpu sysfs not read on " + plural(len(which), "GPU") + " (" + strings.Join(which, "; ") + ")"
+}
+
+// explained names the devices that carry reasons (a value outside the
+// kernel's vocabulary, refused; partitions kept apart; conflicting hive
+// ids: docs/hardware.md) with them: "1 GPU with reasons (0000:a4:00.0:
+// …)"; "" when none has any. A "?" in the line above is then explained.
+func explained(devs []schema.GPUDevice) string {
+	var which []string
+	for _, d := range devs {
+		if d.Reasons != nil && len(*d.Reasons) > 0 {
+			which = append(which, orQ(d.PCI)+": "+strings.Join(*d.Reasons, "; "))
+		}
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	return plural(len(which), "GPU") + " with reasons (" + strings.Join(which, "; ") + ")"
 }
 
 // models is the devices by model: "8 × gfx942 (AMD Instinct MI308X)",

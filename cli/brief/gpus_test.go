@@ -82,6 +82,15 @@ func TestBriefGPUs(t *testing.T) {
 			return g
 		}(), "8 × gfx942 (AMD Instinct MI308X) CPX/NPS1, 32 partitions, 1 XGMI hive, VBIOS 113-M3080202-100, VRAM 192 GiB, " +
 			"PCIe 32.0 GT/s x16, amdgpu sysfs not read on 1 GPU (0000:a4:00.0: /sys/class/drm/renderD144/device does not exist)"},
+		{"a value refused: the ? explained by the device's reasons", func() *schema.GPUs {
+			g := fixtureGPUs(t, "CPX")
+			d := &g.Devices[2]
+			d.ComputePartition = nil
+			d.Reasons = &[]string{"/sys/class/drm/renderD144/device/current_compute_partition is 'XYZ', not a mode amdgpu writes (SPX, DPX, TPX, QPX, CPX, UNKNOWN)"}
+			return g
+		}(), "8 × gfx942 (AMD Instinct MI308X) 7×CPX+1×?/NPS1, 32 partitions, 1 XGMI hive, VBIOS 113-M3080202-100, VRAM 192 GiB, " +
+			"PCIe 32.0 GT/s x16, 1 GPU with reasons (0000:a4:00.0: /sys/class/drm/renderD144/device/current_compute_partition is 'XYZ', " +
+			"not a mode amdgpu writes (SPX, DPX, TPX, QPX, CPX, UNKNOWN))"},
 		{"a kfd node unreadable: what was read, at least, and why no count", &schema.GPUs{
 			Reason: schema.Str("/sys/class/kfd/kfd/topology/nodes/2/properties unreadable (OSError: [Errno 22] Invalid argument)"),
 			Devices: []schema.GPUDevice{{PCI: schema.Str("0000:03:00.0"), GfxTarget: schema.Str("gfx90a"), DeviceID: schema.Str("0x740f"),
