@@ -88,3 +88,10 @@ func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
 		t.Errorf("amdgpu_driver.module_version %s", v)
 	}
 }
+
+// factsState is a probe's state whose Python helper answered f.
+func factsState(f *pyFacts) *state {
+	c := newCollector(context.Background(), Options{Seams: machine.Seams{Cwd: "/"}})
+	c.python = func() *pyFacts { return f }
+	return &state{collector: c}
+}
