@@ -7,7 +7,9 @@
 //     literal (probeTable) is listed apart and never an offender;
 //
 //   - the production files that have a test file beside them named after
-//     them (x.go and x_test.go in one folder), and those that have not.
+//     them (x.go and x_test.go in one folder), and those that have not; a
+//     file that declares nothing (a package's doc.go) is no production
+//     file: there is nothing in it to test.
 //
 //     go run ./scripts/housecounts [-max 80] [-v] [MODULE_ROOT]
 //
@@ -21,6 +23,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -88,65 +91,88 @@ type fn struct {
 	table bool
 }
 
-// report writes both counts and returns the number of offenders.
-func report(w *os.File, files []string, max int, verbose bool) (int, error) {
-	var funcs []fn
+// counts are both counts over a list of files.
+type counts struct {
+	funcs   []fn     // every non-test function, longest first
+	prod    []string // the production files
+	without []string // those without a test beside them
+}
+
+// count reads files and counts.
+func count(files []string) (counts, error) {
+	var c counts
 	have := map[string]bool{}
-	var prod []string
 	for _, p := range files {
 		if strings.HasSuffix(p, "_test.go") {
 			have[strings.TrimSuffix(p, "_test.go")+".go"] = true
 			continue
 		}
-		prod = append(prod, p)
-		fs, err := countFile(p)
+		fs, declares, err := countFile(p)
 		if err != nil {
-			return 0, err
+			return c, err
 		}
-		funcs = append(funcs, fs...)
+		c.funcs = append(c.funcs, fs...)
+		if declares {
+			c.prod = append(c.prod, p)
+		}
 	}
-	sort.SliceStable(funcs, func(i, j int) bool { return funcs[i].lines > funcs[j].lines })
+	for _, p := range c.prod {
+		if !have[p] {
+			c.without = append(c.without, p)
+		}
+	}
+	sort.SliceStable(c.funcs, func(i, j int) bool { return c.funcs[i].lines > c.funcs[j].lines })
+	return c, nil
+}
+
+// report writes both counts and returns the number of offenders.
+func report(w io.Writer, files []string, max int, verbose bool) (int, error) {
+	c, err := count(files)
+	if err != nil {
+		return 0, err
+	}
 	over := 0
 	fmt.Fprintf(w, "functions over %d logic lines (tables aside):\n", max)
-	for _, f := range funcs {
+	for _, f := range c.funcs {
 		if f.lines > max && !f.table {
 			over++
 			fmt.Fprintf(w, "  %4d %s\n", f.lines, f.where)
 		}
 	}
 	fmt.Fprintf(w, "  %d offender(s)\n", over)
-	for _, f := range funcs {
+	for _, f := range c.funcs {
 		if f.lines > max && f.table {
 			fmt.Fprintf(w, "  table, not counted: %4d %s\n", f.lines, f.where)
 		}
 	}
-	var without []string
-	for _, p := range prod {
-		if !have[p] {
-			without = append(without, p)
-		}
-	}
-	n := len(prod) - len(without)
+	n := len(c.prod) - len(c.without)
 	fmt.Fprintf(w, "production files with a test beside them: %d of %d (%.0f%%)\n",
-		n, len(prod), 100*float64(n)/float64(len(prod)))
+		n, len(c.prod), 100*float64(n)/float64(len(c.prod)))
 	if verbose {
-		for _, p := range without {
+		for _, p := range c.without {
 			fmt.Fprintf(w, "  without: %s\n", p)
 		}
 	}
 	return over, nil
 }
 
-// countFile counts the logic lines of every function of one file.
-func countFile(p string) ([]fn, error) {
+// countFile counts the logic lines of every function of one file, and
+// says whether it declares anything (imports aside).
+func countFile(p string) ([]fn, bool, error) {
 	src, err := os.ReadFile(p)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	declares := false
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); !ok || g.Tok != token.IMPORT {
+			declares = true
+		}
 	}
 	code := codeLines(fset, p, src)
 	var out []fn
@@ -169,7 +195,7 @@ func countFile(p string) ([]fn, error) {
 		}
 		out = append(out, fn{where: fmt.Sprintf("%s:%d %s", p, fset.Position(fd.Pos()).Line, name), lines: n, table: isTable(fd.Body)})
 	}
-	return out, nil
+	return out, declares, nil
 }
 
 // codeLines is the set of lines holding a token other than a comment.
