@@ -8,7 +8,7 @@ import (
 )
 
 // TestNotCapturedLibraries: the library blocks' not-captured shapes
-// (docs/fields-libraries.md): every fact null, applied_prs an empty
+// (docs/rocm-libraries.md): every fact null, applied_prs an empty
 // object, each catalog partial with its own reason and no file list.
 func TestNotCapturedLibraries(t *testing.T) {
 	if got := string(pyjson.EncodeCompact(NotCapturedGemmLibrary())); got != `{"rocm_release_tweak": null, "package_version": null, "lib_hash": null, "kernel_db_revision": null, "upstream_commit": null, "upstream_commit_matches_tweak": null, "applied_prs": {}}` {
