@@ -4,13 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,7 +58,7 @@ type Options struct {
 	// (capture.go, docs/capture.md).
 	Record *archive.Recorder
 	// Replay is set by Replay.Options: the collection is answered from a
-	// capture archive (internal/archive/replay.go).
+	// capture archive (internal/machine/replay.go).
 	Replay *archive.Replay
 	// bound, when set, bounds this run instead of Deadline: a replay's
 	// own --deadline, while Deadline is the captured collection's
@@ -86,461 +82,42 @@ const probeGrace = 200 * time.Millisecond
 // ExecutionContexts are the valid --execution-context labels.
 var ExecutionContexts = []string{"direct", "buck2_run", "buck2_action"}
 
-// collector is the shared state of one collection.
+// collector is the shared state of one collection, in four parts: the
+// machine it reads (runEnv), the values computed once per run (facts,
+// facts.go), the scheduling of the probe table's rows and their commands
+// (schedule, schedule.go), and a replay's cut bookkeeping (cutBook,
+// cut.go).
 type collector struct {
+	runEnv
+	facts
+	schedule
+	cutBook
+}
+
+// runEnv is the machine one collection reads and how it reaches it.
+type runEnv struct {
 	opt  Options
 	root *machine.FS
 	path []string
 	ctx  context.Context
-	// rocm resolves the ROCm roots once (docs/rocm-roots.md) and waits for
-	// the answer; rootsDone is closed once it is known (rocm_roots.go).
-	rocm      func() rocmRoots
-	rootsDone chan struct{}
-	// rootsInterrupted: the roots were resolved without the interpreter's
-	// answer because the collection ended first.
-	rootsInterrupted bool
-	// sites is the Python search path as the filesystem shows it
-	// (pythonSiteDirs), computed once.
-	sites func() []string
-	// distInfos are the *.dist-info entries of those directories, listed
-	// once (listDistInfos).
-	distInfos func() []siteDistInfos
-	// dirLists are the directory listings libHash asks for, each read once
-	// (dirNames).
-	dirMu    sync.Mutex
-	dirLists map[string]func() ([]string, error)
+	// isExec is which()'s test of a candidate: the host's (machine.IsExecutable),
+	// recorded under capture, the archive's under replay.
+	isExec func(string) bool
 	// redact removes secrets from what probe_provenance records of a
 	// command (its argv and error text): Buck config values
 	// (redactArgv in buck_invocation.go).
 	redact func(string) string
-	// kmdVersion is read-text of /sys/module/amdgpu/version, read once:
-	// rocm.kmd_version, which amdgpu_driver.kmd_version copies.
-	kmdVersion func() *string
-	// dpkg is dpkg's status database, read once (dpkg_status.go):
-	// amdgpu_driver and rocm_installs both consult it.
-	dpkg func() dpkgStatus
-	// ldCache is where the root's /etc/ld.so.cache sends each of
-	// rocm_installs' loaderLibraries, read once (while the Python helper
-	// runs, see Collect).
-	ldCache func() map[string]string
-	// runtimeType is runtime_context.type
-	// (docs/fields-process.md#runtime_context-process), evaluated once
-	// (runtime_context.go).
-	runtimeType func() string
-	// python is the one Python helper run of the collection
-	// (python_bridge.go), started by its first user.
-	python func() *pyFacts
-	// isExec is which()'s test of a candidate: the host's (machine.IsExecutable),
-	// recorded under capture, the archive's under replay.
-	isExec func(string) bool
-	// hashes is the one file-hash pool of the run (hash.go).
-	hashes *hashPool
-	// table is the probe table (table.go) and slots its results by name.
-	table []probe
-	slots map[string]*slot
-	// temps are host files this collection created (the rdhc output
-	// file), removed when Collect returns even if the probe that made
-	// one was abandoned (removeAtEnd).
-	tempMu sync.Mutex
-	temps  []string
-	// flights counts the commands running now, so that Collect returns
-	// only once every command it started has been killed and reaped.
-	flights flights
-	// cut is where the capture a replay answers from was cut short (nil
-	// live, or when it finished): its unfinished probes are replayed up
-	// to the cut and their blocks say what the live document said
-	// (cut.go). rootsUnresolved: gather found the roots unresolved.
-	cut             *archive.Cut
-	cutRuns         map[string]*atomic.Int32 // commands recorded per unfinished probe
-	rootsUnresolved bool
-	why             string // the interruption, as gather found it
-	gpusCut         bool   // the collection ended before the gpus block was read
-	// once answers a command asked for again from its first run
-	// (run_once.go).
-	once runMemo
-}
-
-// flights tracks the commands in flight. Once closed (the collection is
-// ending) no new command starts: a probe abandoned at the deadline or on
-// SIGTERM keeps running in its goroutine, and a command it started after
-// Collect returned would outlive the probe (main exits without waiting for
-// it, and nothing would kill its process group).
-type flights struct {
-	mu     sync.Mutex
-	closed bool
-	n      int
-	idle   chan struct{}
-}
-
-// enter registers a command about to start; false once closed.
-func (f *flights) enter() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return false
-	}
-	f.n++
-	return true
-}
-
-// leave marks a command entered earlier as finished (reaped).
-func (f *flights) leave() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.n--
-	if f.n == 0 && f.idle != nil {
-		close(f.idle)
-		f.idle = nil
-	}
-}
-
-// close refuses new commands and returns a channel closed once none runs.
-func (f *flights) close() <-chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closed = true
-	ch := make(chan struct{})
-	if f.n == 0 {
-		close(ch)
-	} else {
-		f.idle = ch
-	}
-	return ch
-}
-
-// flightDrain bounds how long Collect waits, after cancelling, for the
-// commands still running to be killed and reaped. ExecRunner needs
-// milliseconds (SIGKILL to the group, then at most its WaitDelay for pipes
-// held by escaped descendants); the bound only guards against a Runner
-// that ignores cancellation.
-const flightDrain = time.Second
-
-// slot is one probe's result, published when the probe returns.
-type slot struct {
-	index   int // the row's place in the table
-	started atomic.Bool
-	done    chan struct{}
-	value   any
-	ok      bool // returned normally (no panic)
-	// guess: the probe returned interrupted (the deadline or a signal cut
-	// something it relied on), or, replayed, the capture did not finish
-	// it (cut.go): its value is not to be built on.
-	guess bool
-}
-
-// state is what one probe sees: the collector plus its own reasons and
-// command records.
-type state struct {
-	*collector
-	name    string
-	reasons []string
-	// interrupted is set when the deadline or SIGTERM cut something this
-	// probe relied on (a command killed, an awaited block, the Python
-	// helper, the roots): its block is then not captured, even if it
-	// finishes in the grace period, since what it would say is a guess.
-	// Atomic: a probe may work in several goroutines (hash.go parallel).
-	interrupted atomic.Bool
-
-	mu       sync.Mutex
-	commands []cmdRecord
-	// branches are the sub-states of a parallel call still running; their
-	// commands are listed after this state's until they are merged.
-	branches []*state
-}
-
-// parallel runs fns concurrently, each with its own sub-state of s (the
-// independent commands of one block: the NIC tools, the hipconfig flags).
-// Once all have returned, their reasons and command records are appended
-// to s in argument order, whatever order they finished in, so the document
-// and probe_provenance.commands do not depend on timing; a branch cut by
-// the deadline marks s interrupted, and a branch's panic is re-raised in
-// the caller, where the probe's recover reports it.
-func (s *state) parallel(fns ...func(*state)) {
-	subs := make([]*state, len(fns))
-	for i := range subs {
-		subs[i] = &state{collector: s.collector, name: s.name}
-	}
-	s.mu.Lock()
-	s.branches = append(s.branches, subs...)
-	s.mu.Unlock()
-	panics := make([]any, len(fns))
-	var wg sync.WaitGroup
-	for i, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { panics[i] = recover() }()
-			fn(subs[i])
-		}()
-		if s.opt.Workers == 1 {
-			wg.Wait() // low resource limits: one after another
-		}
-	}
-	wg.Wait()
-	s.mu.Lock()
-	for _, sub := range subs {
-		s.reasons = append(s.reasons, sub.reasons...)
-		s.commands = append(s.commands, sub.allCommands()...)
-		if sub.interrupted.Load() {
-			s.interrupted.Store(true)
-		}
-	}
-	s.branches = slices.DeleteFunc(s.branches, func(b *state) bool { return slices.Contains(subs, b) })
-	s.mu.Unlock()
-	for _, p := range panics {
-		if p != nil {
-			panic(p)
-		}
-	}
-}
-
-// allCommands is what s and its running branches recorded, in order.
-func (s *state) allCommands() []cmdRecord {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := append([]cmdRecord(nil), s.commands...)
-	for _, b := range s.branches {
-		out = append(out, b.allCommands()...)
-	}
-	return out
-}
-
-// probe is one row of the probe table: it computes a block and, once it has
-// finished in time, stores it into the snapshot.
-type probe struct {
-	name string
-	run  func(*state) any
-	put  func(*schema.Snapshot, any)
-	// missing, when set, fills the not-captured block with the ROCm roots
-	// as far as they were resolved (rootsWhenMissing).
-	missing func(*schema.Snapshot, rocmRoots)
-}
-
-// rootsWhenMissing makes a row whose block, when not captured, still
-// names the roots (fill).
-func (p probe) rootsWhenMissing(fill func(*schema.Snapshot, rocmRoots)) probe {
-	p.missing = fill
-	return p
-}
-
-// blockKey is the name of a probe row typed with the block it computes:
-// a probe awaits another through its key (table.go), so the type awaited
-// is the type computed.
-type blockKey[T any] string
-
-// block builds a probe row from a typed collector and setter.
-func block[T any](name blockKey[T], run func(*state) T, put func(*schema.Snapshot, T)) probe {
-	return probe{
-		name: string(name),
-		run:  func(s *state) any { return run(s) },
-		put:  func(snap *schema.Snapshot, v any) { put(snap, v.(T)) },
-	}
-}
-
-// await returns the result of an earlier probe of the table, waiting for it.
-// ok is false when that probe panicked, the deadline passed first, or it
-// finished cut (slot.guess: then the caller is cut too); the caller then
-// uses the not-captured shape. A probe may await only rows
-// above its own (the order that keeps Collect free of deadlocks with few
-// workers): awaiting any other is a programming error, and panics.
-func await[T any](s *state, key blockKey[T]) (T, bool) {
-	var zero T
-	sl, found := s.slots[string(key)]
-	if !found {
-		panic("probe: await of unknown probe " + string(key))
-	}
-	if own, ok := s.slots[s.name]; !ok || sl.index >= own.index {
-		panic(fmt.Sprintf("probe: %s awaits %s, which is not above it in the table", s.name, key))
-	}
-	select {
-	case <-sl.done:
-		if sl.guess {
-			// What it computed is a guess (cut by the deadline or a
-			// signal): so would be what is built on it.
-			s.interrupted.Store(true)
-			return zero, false
-		}
-		if !sl.ok {
-			return zero, false
-		}
-		return sl.value.(T), true
-	case <-s.ctx.Done():
-		s.interrupted.Store(true)
-		return zero, false
-	}
-}
-
-// python is the collection's one Python helper run (collector.python), and
-// marks this probe interrupted when the deadline killed the helper.
-func (s *state) python() *pyFacts {
-	f := s.collector.python()
-	if f.interrupted {
-		s.interrupted.Store(true)
-	}
-	return f
-}
-
-// rocm is the collection's ROCm roots (collector.rocm), and marks this probe
-// interrupted when they were resolved without the interpreter's answer.
-func (s *state) rocm() rocmRoots {
-	r := s.collector.rocm()
-	if s.collector.rootsInterrupted {
-		s.interrupted.Store(true)
-	}
-	return r
-}
-
-func (s *state) reason(format string, args ...any) {
-	s.reasons = append(s.reasons, fmt.Sprintf(format, args...))
-}
-
-// env is the probe's environment lookup.
-func (s *state) env(name string) (string, bool) { return s.opt.Env(name) }
-
-// getenv is env without the set/unset distinction.
-func (s *state) getenv(name string) string { v, _ := s.opt.Env(name); return v }
-
-// envPtr is os.environ.get: nil when unset, the raw value (even "") when set.
-func (s *state) envPtr(name string) *string {
-	if v, ok := s.opt.Env(name); ok {
-		return &v
-	}
-	return nil
-}
-
-// which looks a tool up on the probe's search path.
-func (s *state) which(name string) (string, bool) { return s.collector.which(name) }
-
-// which looks a tool up on the search path with the collection's test.
-func (c *collector) which(name string) (string, bool) {
-	if c.isExec == nil {
-		return machine.Which(c.path, name)
-	}
-	return machine.WhichWith(c.isExec, c.path, name)
-}
-
-// run executes argv through the runner and records it. A bare argv[0] is
-// resolved on the search path first (the OS lookup Python's subprocess
-// does); not found fails like exec would, with ENOENT naming the program.
-func (s *state) run(c machine.Command) machine.Result {
-	name := c.Argv[0]
-	if c.Path == "" {
-		c.Path = name
-		if !filepathIsAbs(name) {
-			p, ok := s.which(name)
-			if !ok {
-				r := machine.Result{ExitCode: -1, Err: &fs.PathError{Op: "exec", Path: name, Err: syscall.ENOENT}}
-				s.record(c, r, nil)
-				return r
-			}
-			c.Path = p
-		}
-	}
-	key, shareable := onceKey(c)
-	if !shareable {
-		r, started := s.start(c)
-		if started {
-			s.record(c, r, nil)
-		}
-		return r
-	}
-	run, first := s.once.share(key)
-	if !first {
-		<-run.done // the first asker's run is killed at the deadline too
-		if !run.ran {
-			return s.run(c) // the first asker panicked: ask again
-		}
-		if !run.started || s.cutShort(run.res) {
-			s.interrupted.Store(true)
-		}
-		if run.started {
-			s.record(c, run.res, run)
-		}
-		return run.res
-	}
-	defer s.once.finish(key, run)
-	run.res, run.started = s.start(c)
-	run.ran = true
-	if run.started {
-		s.record(c, run.res, run)
-	}
-	return run.res
-}
-
-// start runs c through the runner, unless the collection has ended
-// (started false: notStarted), and marks s interrupted when the deadline
-// killed it.
-func (s *state) start(c machine.Command) (r machine.Result, started bool) {
-	if !s.flights.enter() {
-		return s.notStarted(c), false
-	}
-	defer s.flights.leave()
-	if s.ctx.Err() != nil || s.pastCut() {
-		return s.notStarted(c), false
-	}
-	start := s.opt.Now()
-	r = s.opt.Runner.Run(s.ctx, c)
-	r.Duration = s.opt.Now().Sub(start)
-	if s.notRunBeforeCut(r) {
-		return s.notStarted(c), false
-	}
-	if c.StdoutTo != nil && r.Stdout != nil {
-		// A Runner that captured what it was asked to stream (a test's).
-		c.StdoutTo.Write(r.Stdout)
-		r.StdoutN, r.Stdout = int64(len(r.Stdout)), nil
-	}
-	if s.cutShort(r) {
-		s.interrupted.Store(true)
-	}
-	return r, true
-}
-
-// notStarted is the result of a command asked for after the deadline or
-// SIGTERM ended the collection: it is not started (nor recorded), and reads
-// as one killed at the deadline.
-func (s *state) notStarted(machine.Command) machine.Result {
-	s.interrupted.Store(true)
-	return machine.Result{ExitCode: -int(syscall.SIGKILL), Err: machine.ErrTimeout}
-}
-
-// record lists c's run in s's commands; run is the shared run it came from
-// (nil: not shareable), whose record mergeShared keeps once.
-func (s *state) record(c machine.Command, r machine.Result, run *onceRun) {
-	if n := s.cutRuns[s.name]; n != nil {
-		n.Add(1) // a replayed probe the capture did not finish (cut.go)
-	}
-	rec := schema.CommandRecord{
-		Argv:        s.redactArgv(c.Argv),
-		DurationUS:  r.Duration.Microseconds(),
-		StdoutBytes: len(r.Stdout),
-		StderrBytes: len(r.Stderr),
-		Truncated:   r.Truncated,
-		TimedOut:    r.TimedOut(),
-	}
-	if c.StdoutTo != nil {
-		rec.StdoutBytes = int(r.StdoutN) // streamed: all of it was used
-	}
-	if c.Dir != "" {
-		rec.Dir = schema.Str(c.Dir)
-	}
-	if rc, ok := r.Exit(); ok {
-		rec.ExitStatus = schema.Int(rc)
-	} else {
-		msg := r.Err.Error()
-		if s.redact != nil {
-			msg = s.redact(msg)
-		}
-		rec.Error = schema.Str(msg)
-	}
-	s.mu.Lock()
-	s.commands = append(s.commands, cmdRecord{CommandRecord: rec, probe: s.name, run: run})
-	s.mu.Unlock()
 }
 
 // Collect probes the machine opt describes and returns the document. It
 // never fails: whatever cannot be read becomes null plus a reason, a probe
 // that panics or misses the deadline leaves its not-captured shape and one
 // reason, and cancelling ctx (SIGTERM) ends collection the same way.
+//
+// The probe table's rows run in three phases (schedule.go): the
+// document's blocks, gathered in table order; the blocks read beside them
+// (gpus); and, once every command has ended, the blocks read from the
+// document (rocm_installs).
 func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	opt = withDefaults(opt)
 	started := opt.Now()
@@ -548,74 +125,18 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	defer cancel()
 
 	c := newCollector(ctx, opt)
-	if opt.Workers >= unbounded {
-		// The Python helper is what a default run waits for longest:
-		// started before the probes are (docs/python.md, "Overlap").
-		go c.python()
-		go c.rocm()
-		if !opt.NoProvenance {
-			// rocm_installs runs after every block; its loader cache is
-			// read now, while the Python helper runs (docs/python.md,
-			// "Overlap").
-			go c.ldCache()
-		}
-	} // else: serial under low limits; the first probe that needs the roots resolves them
-	var gpus <-chan schema.GPUs
-	if !opt.NoProvenance && opt.Workers >= unbounded {
-		gpus = c.startGPUs(gpusWorkers(opt)) // files only, beside the probes
-	}
-	states, durations := c.startProbes()
-
+	c.prefetch()
+	c.startProbes()
 	snap := notCaptured(c)
-	prov := newProvenance(opt, started)
-	snap.Provenance = prov
-	reasons := c.gather(states, durations, snap)
-	if !opt.NoProvenance {
-		if gpus == nil {
-			gpus = c.startGPUs(gpusWorkers(opt))
-		}
-		g, done := awaitGPUs(ctx, gpus)
-		if _, cut := c.cut.Probe(gpusBlock); cut || !done {
-			// Not finished when the collection ended: the cause as the
-			// table's probes give it; a replay says what the capture said
-			// (cut.go), though its reads finish at once.
-			why := c.interruption()
-			if cut {
-				why = c.cut.Why
-			}
-			if c.why == "" {
-				c.why = why
-			}
-			g = unfinishedGPUs(why)
-			c.gpusCut = true
-			prov.DeadlineHit = true
-		}
-		prov.GPUs = &g
-	}
-
+	snap.Provenance = newProvenance(opt, started)
+	reasons := c.gather(snap)
+	c.gatherBeside(snap)
 	// Kill what still runs (the probes abandoned by gather), refuse new
 	// commands, and wait until every process group started is gone.
 	cancel()
-	select {
-	case <-c.flights.close():
-	case <-time.After(flightDrain):
-	}
-	c.removeTemps()
-	if !opt.NoProvenance {
-		ri := collectROCmInstalls(c, snap) // files only, no command
-		prov.ROCmInstalls = &ri
-	}
-	// Every command started has returned and been recorded now, the ones
-	// killed in abandoned probes included (what hung is what a reader of
-	// a deadline_hit document wants to see).
-	var all []cmdRecord
-	for _, st := range states {
-		all = append(all, st.allCommands()...)
-	}
-	prov.Commands = append(prov.Commands, mergeShared(all)...)
-	if opt.Record != nil && prov.DeadlineHit {
-		opt.Record.SetCut(c.cutOf(states, prov.Probes))
-	}
+	c.drain()
+	c.runLast(snap)
+	c.listCommands(snap.Provenance)
 
 	snap.PartialReasons = reasons
 	snap.Partial = len(reasons) > 0
@@ -623,7 +144,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	// captured_at is the end of probing, whole seconds, UTC
 	// (docs/fields-process.md#envelope).
 	snap.CapturedAt = end.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05Z")
-	prov.DurationUS = end.Sub(started).Microseconds()
+	snap.Provenance.DurationUS = end.Sub(started).Microseconds()
 	if opt.NoProvenance {
 		snap.Provenance = nil
 	}
@@ -658,9 +179,8 @@ func CollectRoot(ctx context.Context, opt Options) (*schema.Snapshot, error) {
 
 // newCollector is the shared state of one collection of opt (defaults
 // applied) bounded by ctx: the root, the search path, the values computed
-// once (sites, kmd version, runtime type, the Python helper run, the ROCm
-// roots) and one slot per row of the probe table. Tests build the partial
-// collectors they need from it.
+// once (facts) and one slot per row of the probe table. Tests build the
+// partial collectors they need from it.
 func newCollector(ctx context.Context, opt Options) *collector {
 	opt = withDefaults(opt)
 	root := machine.NewFS(opt.Root, opt.Cwd, opt.PortableResolve)
@@ -678,8 +198,9 @@ func newCollector(ctx context.Context, opt Options) *collector {
 			return ok
 		}
 	}
-	c := &collector{opt: opt, root: root, ctx: ctx, isExec: isExec,
-		hashes: newHashPool(opt.Workers), redact: opt.Buck.Context.Redact, path: opt.Path}
+	c := &collector{runEnv: runEnv{opt: opt, root: root, ctx: ctx, isExec: isExec,
+		redact: opt.Buck.Context.Redact, path: opt.Path}}
+	c.setFacts()
 	if rp := opt.Replay; rp != nil { // replay of a capture (capture.go)
 		root.SetFaults(rp.Faults())
 		c.isExec = rp.IsExec(root)
@@ -689,99 +210,8 @@ func newCollector(ctx context.Context, opt Options) *collector {
 	if c.path == nil && opt.Root == "/" {
 		c.path = machine.SearchPath(opt.Env)
 	}
-	c.sites = sync.OnceValue(func() []string { return pythonSiteDirs(c.root, opt.Env) })
-	c.distInfos = sync.OnceValue(func() []siteDistInfos { return listDistInfos(c.root, c.sites()) })
-	c.kmdVersion = sync.OnceValue(func() *string { return c.root.ReadText("/sys/module/amdgpu/version") })
-	c.dpkg = sync.OnceValue(func() dpkgStatus { return readDpkgStatus(c.root) })
-	c.ldCache = sync.OnceValue(func() map[string]string { return readLDCache(c.root) })
-	c.runtimeType = sync.OnceValue(func() string { return detectRuntimeType(&state{collector: c}) })
-	c.python = sync.OnceValue(func() *pyFacts { return runPythonBridge(c) })
-	// Root discovery runs once, started before any probe
-	// (docs/rocm-roots.md). Only when neither the environment, /opt/rocm nor
-	// the filesystem's site-packages answer does it need the interpreter's
-	// find_spec; the probes that need no roots do not wait for that.
-	c.rootsDone = make(chan struct{})
-	c.rocm = sync.OnceValue(func() rocmRoots {
-		defer close(c.rootsDone)
-		return resolveROCmRoots(c.root, opt.Env, opt.Cwd, c.sites, func() []string {
-			sites := interpreterSites(c)
-			c.rootsInterrupted = c.python().interrupted
-			return sites
-		})
-	})
-	c.table = probeTable()
-	c.slots = make(map[string]*slot, len(c.table))
-	for i, p := range c.table {
-		c.slots[p.name] = &slot{index: i, done: make(chan struct{})}
-	}
+	c.setTable(probeTable())
 	return c
-}
-
-// startProbes starts every probe of the table, each in its goroutine
-// publishing into its slot: at most Workers at once, in table order. It
-// returns each probe's state and the slice its duration is written to.
-func (c *collector) startProbes() ([]*state, []time.Duration) {
-	table := c.table
-	states := make([]*state, len(table))
-	for i, p := range table {
-		states[i] = &state{collector: c, name: p.name}
-	}
-	durations := make([]time.Duration, len(table))
-	start := func(i int, done func()) {
-		p, st, sl := table[i], states[i], c.slots[table[i].name]
-		sl.started.Store(true)
-		if c.cutNotStarted(p.name) {
-			// Never started in the capture replayed (cut.go).
-			close(sl.done)
-			done()
-			return
-		}
-		go func() {
-			defer done()
-			t0 := c.opt.Now()
-			defer func() {
-				if v := recover(); v != nil {
-					// Redacted like every exception text in a reason
-					// (docs/buck2.md#context-fingerprint): a panic may quote
-					// Buck argv.
-					msg := fmt.Sprint(v)
-					if c.redact != nil {
-						msg = c.redact(msg)
-					}
-					st.reason("collect_env: unexpected failure (panic in %s probe: %s)", p.name, msg)
-					sl.ok = false
-				}
-				durations[i] = c.opt.Now().Sub(t0)
-				_, cut := c.cut.Probe(p.name)
-				sl.guess = st.interrupted.Load() || cut
-				close(sl.done)
-			}()
-			sl.value = p.run(st)
-			sl.ok = true
-		}()
-	}
-	if c.opt.Workers >= len(table) {
-		for i := range table {
-			start(i, func() {})
-		}
-		return states, durations
-	}
-	// At most Workers probes at once, started in table order: a probe only
-	// awaits earlier ones (await), which hold or have released their slot,
-	// so this cannot deadlock. Past the deadline no new probe starts; those
-	// left are reported as not captured.
-	sem := make(chan struct{}, c.opt.Workers)
-	go func() {
-		for i := range table {
-			select {
-			case sem <- struct{}{}:
-			case <-c.ctx.Done():
-				return
-			}
-			start(i, func() { <-sem })
-		}
-	}()
-	return states, durations
 }
 
 // newProvenance is probe_provenance before any probe finished.
@@ -809,105 +239,6 @@ func newProvenance(opt Options, started time.Time) *schema.Provenance {
 		Placement: schema.Placement{Suggests: "not_captured", Signals: []schema.PlacementSignal{}, Evidence: []string{},
 			LikelyExecutionPlatform: schema.PlatformEvidence{Reason: schema.Str("not captured: the execution_context probe did not finish")}},
 	}
-}
-
-// gather waits for each probe in table order and stores what finished in
-// time into snap, recording each in snap.Provenance; it returns the
-// partial reasons in table order. Once the deadline passes (or SIGTERM),
-// every command is killed, so a probe that was only waiting on one
-// finishes at once with what it has; those still running after probeGrace
-// are abandoned. A row not captured keeps its not-captured shape, with
-// what its missing hook fills in from the roots resolved so far.
-func (c *collector) gather(states []*state, durations []time.Duration, snap *schema.Snapshot) []string {
-	prov := snap.Provenance
-	reasons := []string{}
-	grace := context.Background()
-	var missing []probe
-	for i, p := range c.table {
-		sl, st := c.slots[p.name], states[i]
-		select {
-		case <-sl.done:
-		case <-c.ctx.Done():
-			if grace == context.Background() {
-				var stop context.CancelFunc
-				grace, stop = context.WithTimeout(context.Background(), probeGrace)
-				defer stop()
-			}
-			select {
-			case <-sl.done:
-			case <-grace.Done():
-			}
-		}
-		rec := schema.ProbeRecord{Name: p.name, Outcome: "deadline", Reasons: 1}
-		_, cut := c.cut.Probe(p.name)
-		select {
-		case <-sl.done:
-			if !st.interrupted.Load() && !cut {
-				rec = finished(p, sl, st, durations[i], snap)
-			}
-		default:
-		}
-		if rec.Outcome == "deadline" {
-			prov.DeadlineHit = true
-			why := c.interruption()
-			if cut {
-				why = c.cut.Why // what the live document said (cut.go)
-			}
-			if c.why == "" {
-				c.why = why
-			}
-			reasons = append(reasons, fmt.Sprintf("%s: not captured (%s)", p.name, why))
-		} else {
-			reasons = append(reasons, st.reasons...)
-		}
-		if rec.Outcome != "ok" && rec.Outcome != "partial" && p.missing != nil {
-			missing = append(missing, p)
-		}
-		prov.Probes = append(prov.Probes, rec)
-	}
-	// A rocm or therock block that was not captured still names the roots as
-	// far as they were resolved
-	// (docs/fields-process.md#the-not-captured-document).
-	r, known := c.rootsAtEnd()
-	c.rootsUnresolved = !known
-	for _, p := range missing {
-		p.missing(snap, r)
-	}
-	return reasons
-}
-
-// finished is the record of a probe that returned in time, its block
-// stored into snap unless it panicked.
-func finished(p probe, sl *slot, st *state, d time.Duration, snap *schema.Snapshot) schema.ProbeRecord {
-	rec := schema.ProbeRecord{Name: p.name, Outcome: "panic", DurationUS: d.Microseconds(), Reasons: len(st.reasons)}
-	if sl.ok {
-		p.put(snap, sl.value)
-		rec.Outcome = "ok"
-		if len(st.reasons) > 0 {
-			rec.Outcome = "partial"
-		}
-	}
-	return rec
-}
-
-// removeAtEnd registers a temp file of this collection for removal when
-// Collect returns, whatever the probe that created it is doing then (a
-// probe abandoned at the deadline may never reach its own cleanup: main
-// exits once the document is written).
-func (c *collector) removeAtEnd(p string) {
-	c.tempMu.Lock()
-	c.temps = append(c.temps, p)
-	c.tempMu.Unlock()
-}
-
-// removeTemps removes the files of removeAtEnd (already removed is fine).
-func (c *collector) removeTemps() {
-	c.tempMu.Lock()
-	defer c.tempMu.Unlock()
-	for _, p := range c.temps {
-		os.Remove(p)
-	}
-	c.temps = nil
 }
 
 // interruption says why a probe was abandoned: the cut of the capture a

@@ -28,23 +28,52 @@ import (
 //   - fills the not-captured rocm and therock blocks with the roots as
 //     far as the capture had resolved them.
 
+// cutBook is a collection's bookkeeping of a cut: the cut of the capture a
+// replay answers from, and where this collection was cut, for its archive.
+type cutBook struct {
+	// cut is where the capture a replay answers from was cut short (nil
+	// live, or when it finished): its unfinished probes are replayed up
+	// to the cut and their blocks say what the live document said.
+	cut     *archive.Cut
+	cutRuns map[string]*atomic.Int32 // commands recorded per unfinished probe
+	// rootsUnresolved: gather found the roots unresolved.
+	rootsUnresolved bool
+	why             string   // the interruption, as gather found it
+	unfinished      []string // the beside rows the collection ended before (gatherBeside)
+}
+
+// whyUnfinished is the cause of a row not finished when the collection
+// ended: the interruption, or, for a row the capture replayed did not
+// finish (cut), what the live document said. The first cause is kept for
+// the archive's cut.
+func (c *collector) whyUnfinished(cut bool) string {
+	why := c.interruption()
+	if cut {
+		why = c.cut.Why
+	}
+	if c.why == "" {
+		c.why = why
+	}
+	return why
+}
+
 // cutOf is where this collection was cut short, for the archive of a
-// capture: prov's probe records (the table's order) say which probes did
-// not finish.
-func (c *collector) cutOf(states []*state, probes []schema.ProbeRecord) archive.Cut {
+// capture: prov's probe records say which of the document's probes did
+// not finish, gatherBeside which beside rows.
+func (c *collector) cutOf(probes []schema.ProbeRecord) archive.Cut {
 	cut := archive.Cut{Why: c.why, RootsUnresolved: c.rootsUnresolved}
-	for i, p := range probes {
+	for _, p := range probes {
 		if p.Outcome != "deadline" {
 			continue
 		}
-		name := c.table[i].name
-		cut.Unfinished = append(cut.Unfinished, archive.CutProbe{Name: name, Commands: len(states[i].allCommands())})
-		if !c.slots[name].started.Load() {
-			cut.NotStarted = append(cut.NotStarted, name)
+		sl := c.slots[p.Name]
+		cut.Unfinished = append(cut.Unfinished, archive.CutProbe{Name: p.Name, Commands: len(c.states[sl.index].allCommands())})
+		if !sl.started.Load() {
+			cut.NotStarted = append(cut.NotStarted, p.Name)
 		}
 	}
-	if c.gpusCut {
-		cut.Unfinished = append(cut.Unfinished, archive.CutProbe{Name: gpusBlock})
+	for _, name := range c.unfinished {
+		cut.Unfinished = append(cut.Unfinished, archive.CutProbe{Name: name})
 	}
 	return cut
 }

@@ -293,8 +293,8 @@ func awaitGPUs(ctx context.Context, ch <-chan schema.GPUs) (g schema.GPUs, done 
 	}
 }
 
-// gpusBlock names the gpus block in a capture's cut (archive.Cut): it is
-// no probe of the table, but a capture can end before it is read.
+// gpusBlock names the gpus row of the probe table (a beside row, no probe
+// record), as a capture's cut (archive.Cut) names it when it ended first.
 const gpusBlock = "probe_provenance.gpus"
 
 // unfinishedGPUs is the block the collection ended before: no counts, the

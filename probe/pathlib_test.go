@@ -36,18 +36,6 @@ func FuzzPathlibStr(f *testing.F) {
 	})
 }
 
-func TestNetPluginNames(t *testing.T) {
-	for in, want := range map[string]string{
-		"rccl-net":       "rccl-net librccl-net.so rccl-net.so librccl-net",
-		"librccl-net.so": "librccl-net.so librccl-net.so.so rccl-net.so.so rccl-net.so",
-		"librccl-anp":    "librccl-anp librccl-anp.so rccl-anp.so rccl-anp",
-	} {
-		if got := strings.Join(netPluginNames(in), " "); got != want {
-			t.Errorf("netPluginNames(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func FuzzLibCandidates(f *testing.F) {
 	f.Add("libfoo.so.1.2.3", "libfoo.so.1.a", "libfoo.so.")
 	f.Fuzz(func(t *testing.T, a, b, c string) {

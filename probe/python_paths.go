@@ -28,5 +28,9 @@ func expandUser(s *state, p string) string {
 	if home == "/" && p != "~" {
 		return p[1:]
 	}
-	return strings.TrimRight(home, "/") + p[1:]
+	if e := strings.TrimRight(home, "/") + p[1:]; e != "" {
+		return e
+	}
+	return "/" // Python: (userhome + path[i:]) or root
+
 }

@@ -35,82 +35,15 @@ type rocmInstall struct {
 // packages in the site directories of docs/rocm-roots.md (plus the wheel
 // root the rocm block resolved through the interpreter).
 func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstalls {
-	root, env := c.root, c.opt.Env
-	var list []*rocmInstall
-	byReal := map[string]*rocmInstall{}
-	add := func(dir, kind, alias string) {
-		real := root.Realpath(dir)
-		if in := byReal[real]; in != nil {
-			name := dir
-			if alias != "" {
-				name = alias
-			}
-			if name != in.Root && !slices.Contains(in.Aliases, name) {
-				in.Aliases = append(in.Aliases, name)
-			}
-			return
-		}
-		in := &rocmInstall{ROCmInstall: schema.ROCmInstall{Kind: kind, Root: dir, Aliases: []string{}}, real: real}
-		if alias != "" {
-			in.Aliases = append(in.Aliases, alias)
-		}
-		byReal[real] = in
-		list = append(list, in)
-	}
-
-	for _, name := range []string{"ROCM_PATH", "ROCM_HOME"} {
-		v, _ := env(name)
-		if v == "" {
-			continue
-		}
-		if !strings.HasPrefix(v, "/") {
-			if c.opt.Cwd == "" {
-				continue
-			}
-			v = c.opt.Cwd + "/" + v
-		}
-		v = pyNormpath(v)
-		if base := path.Base(v); strings.HasPrefix(base, "_rocm_sdk_") {
-			if core := path.Dir(v) + "/_rocm_sdk_core"; root.IsDir(core) {
-				add(core, "wheel", "$"+name)
-			}
-			continue
-		}
-		if classicInstall(root, v) {
-			add(v, classicKind(root, v, locationKind(v)), "$"+name)
-		}
-	}
-	if classicInstall(root, "/opt/rocm") {
-		add("/opt/rocm", classicKind(root, "/opt/rocm", "opt_rocm"), "")
-	}
-	if names, err := root.ReadDirNames("/opt"); err == nil {
-		sort.Strings(names)
-		for _, n := range names {
-			if d := "/opt/" + n; strings.HasPrefix(n, "rocm-") && classicInstall(root, d) {
-				add(d, classicKind(root, d, "opt_rocm"), "")
-			}
-		}
-	}
-	if distroHIP(root) != "" {
-		add("/usr", "distro", "")
-	}
-	sites := c.sites()
-	if r := snap.ROCm; r.Layout == "wheel" && r.RootSource != "none" && r.Root != "" {
-		sites = append(sites, path.Dir(r.Root)) // found by the interpreter
-	}
-	for _, site := range sites {
-		if core := site + "/_rocm_sdk_core"; root.IsDir(core) {
-			add(core, "wheel", "")
-		}
-	}
-
+	root := c.root
+	found := findInstalls(c, snap.ROCm)
 	out := schema.ROCmInstalls{Installs: []schema.ROCmInstall{}, Loader: []schema.LoaderResolution{}}
 	var described *rocmInstall
 	if r := snap.ROCm; r.RootSource != "none" && r.Root != "" {
-		described = byReal[root.Realpath(r.Root)]
+		described = found.byReal[root.Realpath(r.Root)]
 	}
 	hipconfig, _ := c.which("hipconfig")
-	for _, in := range list {
+	for _, in := range found.list {
 		installVersion(c, in, hipconfig, snap.HIP.Version)
 		if in == described {
 			in.Described = true
@@ -119,12 +52,106 @@ func collectROCmInstalls(c *collector, snap *schema.Snapshot) schema.ROCmInstall
 	}
 	cache := c.ldCache()
 	for _, lib := range loaderLibraries {
-		out.Loader = append(out.Loader, resolveLibrary(c, cache, lib, list))
+		out.Loader = append(out.Loader, resolveLibrary(c, cache, lib, found.list))
 	}
-	for _, in := range list {
+	for _, in := range found.list {
 		out.Installs = append(out.Installs, in.ROCmInstall)
 	}
 	return out
+}
+
+// installSet is the installs found, in the order found, each once by its
+// directory with every link resolved.
+type installSet struct {
+	root   *machine.FS
+	list   []*rocmInstall
+	byReal map[string]*rocmInstall
+}
+
+// add lists dir as an install of kind, or, when its real directory is
+// listed already, adds dir (or alias, when set: "$ROCM_PATH") to that
+// install's aliases.
+func (f *installSet) add(dir, kind, alias string) {
+	real := f.root.Realpath(dir)
+	if in := f.byReal[real]; in != nil {
+		name := dir
+		if alias != "" {
+			name = alias
+		}
+		if name != in.Root && !slices.Contains(in.Aliases, name) {
+			in.Aliases = append(in.Aliases, name)
+		}
+		return
+	}
+	in := &rocmInstall{ROCmInstall: schema.ROCmInstall{Kind: kind, Root: dir, Aliases: []string{}}, real: real}
+	if alias != "" {
+		in.Aliases = append(in.Aliases, alias)
+	}
+	f.byReal[real] = in
+	f.list = append(f.list, in)
+}
+
+// findInstalls is every install of the root, in collectROCmInstalls'
+// order of sources; rocm is the rocm block, whose wheel root the
+// interpreter may have found.
+func findInstalls(c *collector, rocm schema.ROCm) *installSet {
+	root := c.root
+	found := &installSet{root: root, byReal: map[string]*rocmInstall{}}
+	for _, name := range []string{"ROCM_PATH", "ROCM_HOME"} {
+		envInstall(c, found, name)
+	}
+	if classicInstall(root, "/opt/rocm") {
+		found.add("/opt/rocm", classicKind(root, "/opt/rocm", "opt_rocm"), "")
+	}
+	if names, err := root.ReadDirNames("/opt"); err == nil {
+		sort.Strings(names)
+		for _, n := range names {
+			if d := "/opt/" + n; strings.HasPrefix(n, "rocm-") && classicInstall(root, d) {
+				found.add(d, classicKind(root, d, "opt_rocm"), "")
+			}
+		}
+	}
+	if distroHIP(root) != "" {
+		found.add("/usr", "distro", "")
+	}
+	sites := c.sites()
+	if rocm.Layout == "wheel" && rocm.RootSource != "none" && rocm.Root != "" {
+		sites = append(sites, path.Dir(rocm.Root)) // found by the interpreter
+	}
+	for _, site := range sites {
+		if core := site + "/_rocm_sdk_core"; root.IsDir(core) {
+			found.add(core, "wheel", "")
+		}
+	}
+	return found
+}
+
+// envInstall adds the install the environment variable name (ROCM_PATH,
+// ROCM_HOME) names, aliased "$name": a wheel's _rocm_sdk_core beside a
+// _rocm_sdk_* directory, or a classic tree. A relative value is taken
+// from the working directory (none known: skipped).
+func envInstall(c *collector, found *installSet, name string) {
+	root := c.root
+	v, _ := c.opt.Env(name)
+	if v == "" {
+		return
+	}
+	if !strings.HasPrefix(v, "/") {
+		if c.opt.Cwd == "" {
+			return
+		}
+		v = c.opt.Cwd + "/" + v
+	}
+	v = pyNormpath(v)
+	if base := path.Base(v); strings.HasPrefix(base, "_rocm_sdk_") {
+		if core := path.Dir(v) + "/_rocm_sdk_core"; root.IsDir(core) {
+			found.add(core, "wheel", "$"+name)
+		}
+		return
+	}
+	if classicInstall(root, v) {
+		found.add(v, classicKind(root, v, locationKind(v)), "$"+name)
+	}
 }
 
 // locationKind is the kind a directory named by $ROCM_PATH has by its

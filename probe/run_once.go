@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"io/fs"
 	"strconv"
 	"sync"
+	"syscall"
 
 	"aorta-probe/internal/machine"
 	"aorta-probe/schema"
@@ -136,4 +138,130 @@ func mergeShared(all []cmdRecord) []schema.CommandRecord {
 		}
 	}
 	return out
+}
+
+// run executes argv through the runner and records it. A bare argv[0] is
+// resolved on the search path first (the OS lookup Python's subprocess
+// does); not found fails like exec would, with ENOENT naming the program.
+func (s *state) run(c machine.Command) machine.Result {
+	name := c.Argv[0]
+	if c.Path == "" {
+		c.Path = name
+		if !filepathIsAbs(name) {
+			p, ok := s.which(name)
+			if !ok {
+				r := machine.Result{ExitCode: -1, Err: &fs.PathError{Op: "exec", Path: name, Err: syscall.ENOENT}}
+				s.record(c, r, nil)
+				return r
+			}
+			c.Path = p
+		}
+	}
+	return s.runOnce(c)
+}
+
+// runOnce is the protocol of this file for c, its executable resolved: a
+// command that may be shared is run by its first asker, and the others
+// wait for that run and record it too (mergeShared keeps it once); one
+// that may not is run for each asker.
+func (s *state) runOnce(c machine.Command) machine.Result {
+	key, shareable := onceKey(c)
+	if !shareable {
+		r, started := s.start(c)
+		if started {
+			s.record(c, r, nil)
+		}
+		return r
+	}
+	run, first := s.once.share(key)
+	if !first {
+		<-run.done // the first asker's run is killed at the deadline too
+		if !run.ran {
+			return s.runOnce(c) // the first asker panicked: ask again
+		}
+		if !run.started || s.cutShort(run.res) {
+			s.interrupted.Store(true)
+		}
+		if run.started {
+			s.record(c, run.res, run)
+		}
+		return run.res
+	}
+	defer s.once.finish(key, run)
+	run.res, run.started = s.start(c)
+	run.ran = true
+	if run.started {
+		s.record(c, run.res, run)
+	}
+	return run.res
+}
+
+// start runs c through the runner, unless the collection has ended
+// (started false: notStarted), and marks s interrupted when the deadline
+// killed it.
+func (s *state) start(c machine.Command) (r machine.Result, started bool) {
+	if !s.flights.enter() {
+		return s.notStarted(c), false
+	}
+	defer s.flights.leave()
+	if s.ctx.Err() != nil || s.pastCut() {
+		return s.notStarted(c), false
+	}
+	start := s.opt.Now()
+	r = s.opt.Runner.Run(s.ctx, c)
+	r.Duration = s.opt.Now().Sub(start)
+	if s.notRunBeforeCut(r) {
+		return s.notStarted(c), false
+	}
+	if c.StdoutTo != nil && r.Stdout != nil {
+		// A Runner that captured what it was asked to stream (a test's).
+		c.StdoutTo.Write(r.Stdout)
+		r.StdoutN, r.Stdout = int64(len(r.Stdout)), nil
+	}
+	if s.cutShort(r) {
+		s.interrupted.Store(true)
+	}
+	return r, true
+}
+
+// notStarted is the result of a command asked for after the deadline or
+// SIGTERM ended the collection: it is not started (nor recorded), and reads
+// as one killed at the deadline.
+func (s *state) notStarted(machine.Command) machine.Result {
+	s.interrupted.Store(true)
+	return machine.Result{ExitCode: -int(syscall.SIGKILL), Err: machine.ErrTimeout}
+}
+
+// record lists c's run in s's commands; run is the shared run it came from
+// (nil: not shareable), whose record mergeShared keeps once.
+func (s *state) record(c machine.Command, r machine.Result, run *onceRun) {
+	if n := s.cutRuns[s.name]; n != nil {
+		n.Add(1) // a replayed probe the capture did not finish (cut.go)
+	}
+	rec := schema.CommandRecord{
+		Argv:        s.redactArgv(c.Argv),
+		DurationUS:  r.Duration.Microseconds(),
+		StdoutBytes: len(r.Stdout),
+		StderrBytes: len(r.Stderr),
+		Truncated:   r.Truncated,
+		TimedOut:    r.TimedOut(),
+	}
+	if c.StdoutTo != nil {
+		rec.StdoutBytes = int(r.StdoutN) // streamed: all of it was used
+	}
+	if c.Dir != "" {
+		rec.Dir = schema.Str(c.Dir)
+	}
+	if rc, ok := r.Exit(); ok {
+		rec.ExitStatus = schema.Int(rc)
+	} else {
+		msg := r.Err.Error()
+		if s.redact != nil {
+			msg = s.redact(msg)
+		}
+		rec.Error = schema.Str(msg)
+	}
+	s.mu.Lock()
+	s.commands = append(s.commands, cmdRecord{CommandRecord: rec, probe: s.name, run: run})
+	s.mu.Unlock()
 }

@@ -80,5 +80,28 @@ func probeTable() []probe {
 		// (docs/fields-process.md#probe-order); its row also carries the
 		// Python bridge's own reason.
 		block("python_version", collectPythonVersion, func(s *schema.Snapshot, v pythonVersion) { s.PythonVersion = v.version }),
+
+		// The blocks of probe_provenance alone (schedule.go's row kinds),
+		// named as a capture's cut names them.
+		beside(block(gpusBlock, readGPUs, func(s *schema.Snapshot, v schema.GPUs) { s.Provenance.GPUs = &v }), unfinishedGPUs),
+		block(rocmInstallsBlock, readROCmInstalls, func(s *schema.Snapshot, v schema.ROCmInstalls) { s.Provenance.ROCmInstalls = &v }).last(),
 	}
 }
+
+// rocmInstallsBlock names the rocm_installs row.
+const rocmInstallsBlock = "probe_provenance.rocm_installs"
+
+// readGPUs is the gpus row: the block read beside the probes
+// (collector.startGPUs), awaited until the collection ends; past it the
+// row is interrupted, and gatherBeside stores unfinishedGPUs instead.
+func readGPUs(s *state) schema.GPUs {
+	g, done := awaitGPUs(s.ctx, s.startGPUs(gpusWorkers(s.opt)))
+	if !done {
+		s.interrupted.Store(true)
+	}
+	return g
+}
+
+// readROCmInstalls is the rocm_installs row, which reads the document
+// (lastRow).
+func readROCmInstalls(s *state) schema.ROCmInstalls { return collectROCmInstalls(s.collector, s.doc) }

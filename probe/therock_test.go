@@ -34,30 +34,6 @@ func TestManifestPin(t *testing.T) {
 	}
 }
 
-// TestCommitMatchesTweak: null unless the tweak is 7–12 hex digits.
-func TestCommitMatchesTweak(t *testing.T) {
-	const commit = "abc1234def567890abc1234def567890abc12345"
-	for _, tc := range []struct {
-		tweak string
-		want  string // "null", "true", "false"
-	}{
-		{"unknown", "null"}, {"abc", "null"}, {"ABC1234", "true"}, {"abc1234def56", "true"},
-		{"abc1234def567", "null"}, {"1234567", "false"}, {"", "null"}, {"abc1234 ", "null"},
-	} {
-		tw := tc.tweak
-		got := "null"
-		if b := commitMatchesTweak(&[]string{commit}[0], &tw); b != nil {
-			got = map[bool]string{true: "true", false: "false"}[*b]
-		}
-		if got != tc.want {
-			t.Errorf("tweak %q: %s, want %s", tc.tweak, got, tc.want)
-		}
-	}
-	if commitMatchesTweak(nil, &[]string{"abc1234"}[0]) != nil {
-		t.Error("no commit: want null")
-	}
-}
-
 // TestTheRockSubmodules: the spec's malformed list gives one reason with
 // the three counters, the upper-case rocm-libraries pin lower-cased, and an
 // unusable non-array value counts once.

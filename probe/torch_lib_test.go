@@ -10,7 +10,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
@@ -53,38 +52,6 @@ func FuzzMapsPath(f *testing.F) {
 			t.Fatalf("mapsPath(%q) = %q", line, p)
 		}
 	})
-}
-
-func TestParseCKVersion(t *testing.T) {
-	for _, tc := range []struct{ in, version, commit string }{
-		{"#define CK_VERSION_MAJOR 1\n#define CK_VERSION_MINOR 2\n#define CK_VERSION_PATCH 0\n#define CK_COMMIT_ID 23d531c8ae9721ac990116751542ab63e11d27c8\n", "1.2.0", "23d531c8ae9721ac990116751542ab63e11d27c8"},
-		{"#define CK_VERSION 1.2.0\n#define CK_COMMIT_ID abc1234xyz", "null", "abc1234"},
-		{"#define CK_VERSION_MAJOR 1\n#define CK_VERSION_MINOR 2\n#define CK_VERSION_PATCH 3\n#define CK_VERSION_MAJOR 07\n", "07.2.3", "null"},
-		{"#define\vCK_COMMIT_ID\v" + strings.Repeat("a", 45), "null", strings.Repeat("a", 40)},
-		{"#define CK_COMMIT_ID abc12", "null", "null"},
-	} {
-		v, c := parseCKVersion(tc.in)
-		if golden.OrNull(v) != tc.version || golden.OrNull(c) != tc.commit {
-			t.Errorf("parseCKVersion(%q) = %s, %s", tc.in, golden.OrNull(v), golden.OrNull(c))
-		}
-	}
-}
-
-func TestPickAOTriton(t *testing.T) {
-	for _, tc := range []struct {
-		names        []string
-		chosen, vers string
-	}{
-		{[]string{"libaotriton_v2.so", "libaotriton_v2.so.0.11.1"}, "libaotriton_v2.so.0.11.1", "0.11.1"},
-		{[]string{"libaotriton_v2.so.0.10.0", "libaotriton_v2.so.0.9.0"}, "libaotriton_v2.so.0.10.0", "0.10.0"},
-		{[]string{"libaotriton_v2.so", "libaotriton_v2.so.0.11.1.dbg"}, "libaotriton_v2.so", "null"},
-		{[]string{"libaotriton_v2.so.1.2"}, "libaotriton_v2.so.1.2", "null"},
-	} {
-		c, v := pickAOTriton(tc.names)
-		if c != tc.chosen || golden.OrNull(v) != tc.vers {
-			t.Errorf("pickAOTriton(%q) = %s, %s", tc.names, c, golden.OrNull(v))
-		}
-	}
 }
 
 func TestParseHelperOutput(t *testing.T) {
@@ -165,19 +132,6 @@ func FuzzParseHelperOutput(f *testing.F) {
 		out.WriteString(",\n{\"done\": true}\n]\n")
 		if p := parse(out.String()); p.outcome != pyOK || p.stage != "" {
 			t.Fatalf("complete output of %q: outcome %q stage %q", steps, p.outcome, p.stage)
-		}
-	})
-}
-
-func FuzzParseCKVersion(f *testing.F) {
-	f.Add("#define CK_VERSION_MAJOR 1\n#define CK_VERSION_MINOR 2\n#define CK_VERSION_PATCH 0\n#define CK_COMMIT_ID abc1234\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		v, c := parseCKVersion(s)
-		if v != nil && strings.Count(*v, ".") != 2 {
-			t.Fatalf("version %q", *v)
-		}
-		if c != nil && (len(*c) < 7 || len(*c) > 40) {
-			t.Fatalf("commit %q", *c)
 		}
 	})
 }

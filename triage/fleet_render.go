@@ -319,89 +319,91 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 // FleetJSONFormat names the shape of the fleet --format json result.
 const FleetJSONFormat = "aorta-probe-diff-fleet/1"
 
+// The members of the fleet --format json result (FleetResult.JSON).
+type fleetJSONMaj struct {
+	Key     string `json:"key"`
+	Group   Group  `json:"group"`
+	Value   any    `json:"value"`
+	Present bool   `json:"present"`
+	Count   int    `json:"count"`
+	Of      int    `json:"compared"`
+}
+type fleetJSONDiff struct {
+	Key             string `json:"key"`
+	Group           Group  `json:"group"`
+	Value           any    `json:"value"`
+	Present         bool   `json:"present"`
+	Majority        any    `json:"majority"`
+	MajorityPresent bool   `json:"majority_present"`
+	MajorityCount   int    `json:"majority_count"`
+	Of              int    `json:"compared"`
+	Why             string `json:"why"`
+}
+type fleetJSONOutlier struct {
+	Name        string          `json:"name"`
+	Differences []fleetJSONDiff `json:"differences"`
+}
+type fleetJSONSplit struct {
+	Key      string `json:"key"`
+	Distinct int    `json:"distinct"`
+	Top      int    `json:"top_count"`
+	Of       int    `json:"compared"`
+}
+type fleetJSONUnreadable struct {
+	Name  string `json:"name"`
+	Error string `json:"error"`
+}
+type fleetJSONGroupValue struct {
+	Key     string `json:"key"`
+	Value   any    `json:"value"`
+	Present bool   `json:"present"`
+}
+type fleetJSONGroup struct {
+	Size      int                   `json:"size"`
+	Values    []fleetJSONGroupValue `json:"values"`
+	Documents []string              `json:"documents"`
+}
+
 // JSON writes the machine-readable fleet result (docs/triage.md).
 func (f *FleetResult) JSON(w io.Writer) error {
-	type maj struct {
-		Key     string `json:"key"`
-		Group   Group  `json:"group"`
-		Value   any    `json:"value"`
-		Present bool   `json:"present"`
-		Count   int    `json:"count"`
-		Of      int    `json:"compared"`
-	}
-	type diff struct {
-		Key             string `json:"key"`
-		Group           Group  `json:"group"`
-		Value           any    `json:"value"`
-		Present         bool   `json:"present"`
-		Majority        any    `json:"majority"`
-		MajorityPresent bool   `json:"majority_present"`
-		MajorityCount   int    `json:"majority_count"`
-		Of              int    `json:"compared"`
-		Why             string `json:"why"`
-	}
-	type outlier struct {
-		Name        string `json:"name"`
-		Differences []diff `json:"differences"`
-	}
-	type split struct {
-		Key      string `json:"key"`
-		Distinct int    `json:"distinct"`
-		Top      int    `json:"top_count"`
-		Of       int    `json:"compared"`
-	}
-	type unreadable struct {
-		Name  string `json:"name"`
-		Error string `json:"error"`
-	}
-	type groupValue struct {
-		Key     string `json:"key"`
-		Value   any    `json:"value"`
-		Present bool   `json:"present"`
-	}
-	type group struct {
-		Size      int          `json:"size"`
-		Values    []groupValue `json:"values"`
-		Documents []string     `json:"documents"`
-	}
 	out := struct {
-		Format     string       `json:"format"`
-		Documents  int          `json:"documents"`
-		ExitStatus int          `json:"exit_status"`
-		Majority   []maj        `json:"majority"`
-		Outliers   []outlier    `json:"outliers"`
-		Split      []split      `json:"split"`
-		Groups     []group      `json:"groups"`
-		Places     []string     `json:"places"`
-		Unreadable []unreadable `json:"unreadable"`
-		GPUs       []GPUOutlier `json:"gpu_outliers"`
+		Format     string                `json:"format"`
+		Documents  int                   `json:"documents"`
+		ExitStatus int                   `json:"exit_status"`
+		Majority   []fleetJSONMaj        `json:"majority"`
+		Outliers   []fleetJSONOutlier    `json:"outliers"`
+		Split      []fleetJSONSplit      `json:"split"`
+		Groups     []fleetJSONGroup      `json:"groups"`
+		Places     []string              `json:"places"`
+		Unreadable []fleetJSONUnreadable `json:"unreadable"`
+		GPUs       []GPUOutlier          `json:"gpu_outliers"`
 	}{Format: FleetJSONFormat, Documents: f.Documents, ExitStatus: f.ExitCode(),
-		Majority: []maj{}, Outliers: []outlier{}, Split: []split{}, Groups: []group{}, Places: append([]string{}, f.Places...),
-		Unreadable: []unreadable{}, GPUs: append([]GPUOutlier{}, f.GPUOutliers()...)}
+		Majority: []fleetJSONMaj{}, Outliers: []fleetJSONOutlier{}, Split: []fleetJSONSplit{}, Groups: []fleetJSONGroup{}, Places: append([]string{}, f.Places...),
+		Unreadable: []fleetJSONUnreadable{}, GPUs: append([]GPUOutlier{}, f.GPUOutliers()...)}
 	if len(f.Groups) > 1 {
 		for _, g := range f.Groups {
-			vs := []groupValue{}
+			vs := []fleetJSONGroupValue{}
 			for _, v := range g.Values {
-				vs = append(vs, groupValue{v.Key, raw(v.Value), v.Value.Present})
+				vs = append(vs, fleetJSONGroupValue{v.Key, raw(v.Value), v.Value.Present})
 			}
-			out.Groups = append(out.Groups, group{g.Size, vs, g.Names})
+			out.Groups = append(out.Groups, fleetJSONGroup{g.Size, vs, g.Names})
 		}
 	}
 	for _, m := range f.Majority {
-		out.Majority = append(out.Majority, maj{m.Key, m.Group, raw(m.Value), m.Value.Present, m.Count, m.Of})
+		out.Majority = append(out.Majority, fleetJSONMaj{m.Key, m.Group, raw(m.Value), m.Value.Present, m.Count, m.Of})
 	}
 	for _, o := range f.Outliers {
-		ds := []diff{}
+		ds := []fleetJSONDiff{}
 		for _, d := range o.Differences {
-			ds = append(ds, diff{d.Key, d.Group, raw(d.Value), d.Value.Present, raw(d.Majority), d.Majority.Present, d.Count, d.Of, d.Why})
+			ds = append(ds, fleetJSONDiff{d.Key, d.Group, raw(d.Value), d.Value.Present, raw(d.Majority), d.Majority.Present, d.Count, d.Of, d.Why})
 		}
-		out.Outliers = append(out.Outliers, outlier{o.Name, ds})
+		out.Outliers = append(out.Outliers, fleetJSONOutlier{o.Name, ds})
 	}
 	for _, s := range f.Split {
-		out.Split = append(out.Split, split(s))
+		out.Split = append(out.Split, fleetJSONSplit(s))
 	}
 	for _, u := range f.Unreadable {
-		out.Unreadable = append(out.Unreadable, unreadable{u.Name, OneLine(u.Err)})
+		out.Unreadable = append(out.Unreadable, fleetJSONUnreadable{u.Name, OneLine(u.Err)})
 	}
 	return writeJSON(w, out)
 }

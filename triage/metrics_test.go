@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,67 +12,6 @@ import (
 	"aorta-probe/internal/visible"
 	"aorta-probe/schema"
 )
-
-// TestFingerprintsFollowDiff: a field edit changes the hash of exactly the
-// groups diff ranks its difference in (Compare's Differences), and a
-// field diff does not compare (capture time, namespace, timings) changes
-// none.
-func TestFingerprintsFollowDiff(t *testing.T) {
-	base := doc(t, "A", "mi350-host.json")
-	cases := []struct {
-		name  string
-		edits []edit
-		want  []Group
-	}{
-		{"rocm version", []edit{set("rocm.version", "7.3.0")}, []Group{GroupROCm}},
-		{"hip", []edit{set("hip.version", "7.3.1-x")}, []Group{GroupROCm}},
-		{"driver", []edit{set("amdgpu_driver.module_version", "6.99")}, []Group{GroupDriver}},
-		{"gpus", []edit{set("gpu_arch.agent_count", num("4"))}, []Group{GroupGPU}},
-		{"library", []edit{set("rocblas.lib_hash", "sha256:00")}, []Group{GroupLibraries}},
-		{"catalog", []edit{set("tensile", nil)}, []Group{GroupLibraries}},
-		{"python", []edit{set("pytorch_version", "2.9.1")}, []Group{GroupPython}},
-		{"knob", []edit{set("env_vars.HSA_XNACK", "1")}, []Group{GroupEnv}},
-		{"off-registry variable", []edit{set("env_vars.NOT_A_KNOB", "1")}, nil},
-		{"host", []edit{set("host.glibc_version", "2.39")}, []Group{GroupHost}},
-		{"two groups", []edit{set("rocm.version", "7.3.0"), set("env_vars.HSA_XNACK", "1")}, []Group{GroupROCm, GroupEnv}},
-		{"capture only", []edit{set("captured_at", "2027-01-01T00:00:00Z"), set("probe_namespace", "mnt:ff"),
-			set("probe_provenance.duration_us", num("12345")), set("partial", false)}, nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			other := doc(t, "B", "mi350-host.json", c.edits...)
-			var got []Group
-			fa, fb := Fingerprints(base), Fingerprints(other)
-			if len(fa) != len(FingerprintGroups) || len(fb) != len(fa) {
-				t.Fatalf("%d and %d fingerprints, want %d", len(fa), len(fb), len(FingerprintGroups))
-			}
-			for i := range fa {
-				if fa[i].Group != FingerprintGroups[i] || !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(fa[i].Hash) {
-					t.Errorf("fingerprint %d: %+v", i, fa[i])
-				}
-				if fa[i] != fb[i] {
-					got = append(got, fa[i].Group)
-				}
-			}
-			if !slices.Equal(got, c.want) {
-				t.Errorf("groups whose hash changed: %v, want %v", got, c.want)
-			}
-			// diff ranks the same differences into the same groups.
-			var ranked []Group
-			for _, d := range Compare(base, other).Differences {
-				if !slices.Contains(ranked, d.Group) && slices.Contains(FingerprintGroups, d.Group) {
-					ranked = append(ranked, d.Group)
-				}
-			}
-			slices.SortFunc(ranked, func(a, b Group) int {
-				return slices.Index(FingerprintGroups, a) - slices.Index(FingerprintGroups, b)
-			})
-			if !slices.Equal(ranked, c.want) {
-				t.Errorf("diff ranks differences in %v, the fingerprints changed in %v", ranked, c.want)
-			}
-		})
-	}
-}
 
 // exposition line shapes of the text format 0.0.4, as promtool reads them.
 var (
@@ -254,82 +192,6 @@ func withoutGPUs(t testing.TB, m testdoc.Object) testdoc.Object {
 // k8sLabelValue is Kubernetes' label value rule (validation.IsValidLabelValue).
 var k8sLabelValue = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
 
-func TestLabelValue(t *testing.T) {
-	for in, want := range map[string]string{
-		"7.2.1": "7.2.1", "": "", "2.9.1+rocm7.2.1": "2.9.1_rocm7.2.1", "-_.x._-": "x", "gfx90a:sramecc+:xnack-": "gfx90a_sramecc__xnack",
-		"ünï": "n", "a b/c": "a_b_c", "---": "",
-		strings.Repeat("a", 63): strings.Repeat("a", 63),
-	} {
-		if got := LabelValue(in); got != want {
-			t.Errorf("LabelValue(%q) = %q, want %q", in, got, want)
-		}
-	}
-	a, b := LabelValue(strings.Repeat("a", 64)), LabelValue(strings.Repeat("a", 65))
-	if a == b || len(a) > 63 || !k8sLabelValue.MatchString(a) {
-		t.Errorf("long values %q, %q", a, b)
-	}
-}
-
-func FuzzLabelValue(f *testing.F) {
-	for _, s := range []string{"7.2.1", "2.9.1+rocm", "-", strings.Repeat("x.", 40), "\xff\xfe"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if v := LabelValue(s); len(v) > 63 || !k8sLabelValue.MatchString(v) {
-			t.Fatalf("LabelValue(%q) = %q", s, v)
-		}
-	})
-}
-
-// TestLabels: the stable set, in order, every value valid; the
-// partition modes and the physical GPU count from a gpus block; the
-// fingerprint follows the software groups, not the host's.
-func TestLabels(t *testing.T) {
-	names := func(ls []Label) []string {
-		var out []string
-		for _, l := range ls {
-			out = append(out, l.Name)
-			if !k8sLabelValue.MatchString(l.Value) || len(l.Value) > 63 {
-				t.Errorf("%s=%q is no label value", l.Name, l.Value)
-			}
-		}
-		return out
-	}
-	want := []string{"rocm-version", "hip-version", "gfx-targets", "gpu-count", "compute-partition", "memory-partition",
-		"driver-version", "container-runtime", "torch-version", "env-fingerprint"}
-	for i := range want {
-		want[i] = LabelPrefix + want[i]
-	}
-	plain := Labels(doc(t, "A", "mi350-host.json", withoutGPUs))
-	if got := names(plain); !slices.Equal(got, want) {
-		t.Fatalf("labels %v, want %v", got, want)
-	}
-	value := func(ls []Label, name string) string {
-		for _, l := range ls {
-			if l.Name == LabelPrefix+name {
-				return l.Value
-			}
-		}
-		return "(none)"
-	}
-	if value(plain, "gpu-count") != "8" || value(plain, "rocm-version") != "7.2.1" || value(plain, "compute-partition") != "" {
-		t.Errorf("labels of mi350-host.json: %v", plain)
-	}
-	gpus := Labels(doc(t, "B", "mi350-host.json", set("probe_provenance.gpus", gpusBlock())))
-	if value(gpus, "gpu-count") != "2" || value(gpus, "compute-partition") != "CPX" || value(gpus, "memory-partition") != "NPS4" {
-		t.Errorf("labels with a gpus block: %v", gpus)
-	}
-	host := Labels(doc(t, "C", "mi350-host.json", withoutGPUs, set("host.glibc_version", "2.39")))
-	knob := Labels(doc(t, "D", "mi350-host.json", withoutGPUs, set("env_vars.HSA_XNACK", "1")))
-	if value(host, "env-fingerprint") != value(plain, "env-fingerprint") || value(knob, "env-fingerprint") == value(plain, "env-fingerprint") {
-		t.Errorf("env-fingerprint: plain %s, host edit %s, knob edit %s", value(plain, "env-fingerprint"), value(host, "env-fingerprint"), value(knob, "env-fingerprint"))
-	}
-	file := string(FeatureFile(plain))
-	if !strings.HasPrefix(file, "# ") || !strings.Contains(file, "\naorta-probe.rocm-version=7.2.1\n") || strings.Count(file, "\n") != len(want)+1 {
-		t.Errorf("feature file:\n%s", file)
-	}
-}
-
 // FuzzMetrics: whatever document parses renders as valid exposition text
 // and valid labels.
 func FuzzMetrics(f *testing.F) {
@@ -362,37 +224,5 @@ func BenchmarkMetrics(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Metrics(d)
-	}
-}
-
-func BenchmarkLabels(b *testing.B) {
-	d := doc(b, "A", "mi350-host.json")
-	b.ReportAllocs()
-	for b.Loop() {
-		FeatureFile(Labels(d))
-	}
-}
-
-// TestFingerprintsHardware: the hardware group's hash follows
-// probe_provenance.gpus as diff ranks it: another partition mode changes
-// it (and gpu_arch's, which the enumerator then reports otherwise), the
-// same GPUs on another node (other serials and addresses) change nothing.
-func TestFingerprintsHardware(t *testing.T) {
-	base := doc(t, "A", "mi350-host.json", setGPUs(gpus(t, "CPX")))
-	changed := func(other *Document) []Group {
-		var got []Group
-		fa, fb := Fingerprints(base), Fingerprints(other)
-		for i := range fa {
-			if fa[i] != fb[i] {
-				got = append(got, fa[i].Group)
-			}
-		}
-		return got
-	}
-	if got := changed(doc(t, "B", "mi350-host.json", setGPUs(gpus(t, "SPX")))); !slices.Equal(got, []Group{GroupHardware}) {
-		t.Errorf("CPX -> SPX changed %v, want [hardware]", got)
-	}
-	if got := changed(doc(t, "B", "mi350-host.json", setGPUs(gpusOnNode(t, 1, "CPX")))); got != nil {
-		t.Errorf("the same GPUs on another node changed %v, want none", got)
 	}
 }

@@ -26,7 +26,42 @@ func Hostile(dir string) (string, error) {
 	host := filepath.Join(dir, "host")
 	root := filepath.Join(dir, "root")
 	v := HostileVersion
-	files := map[string]string{
+	for name, data := range hostileFiles(v) {
+		p := filepath.Join(host, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+		if err := writeFile(p, File{Data: []byte(data), Size: -1}); err != nil {
+			return "", err
+		}
+		if err := os.Chmod(p, 0o755); err != nil {
+			return "", err
+		}
+	}
+	// escape climbs from a link at depth d below the root to "/".
+	escape := func(link string) string {
+		return strings.Repeat("../", strings.Count(link, "/")+len(strings.Split(root, "/"))+2) + strings.TrimPrefix(host, "/")
+	}
+	for _, l := range hostileLinks(v) {
+		p := filepath.Join(root, l.link)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+		t := filepath.Join(host, l.target)
+		if !l.abs {
+			t = escape(l.link) + "/" + l.target
+		}
+		if err := os.Symlink(t, p); err != nil {
+			return "", err
+		}
+	}
+	return root, nil
+}
+
+// hostileFiles are the host tree's files of Hostile, by path under the
+// host, for the planted version v.
+func hostileFiles(v string) map[string]string {
+	return map[string]string{
 		"opt/rocm/.info/version":                                     v + "-" + Marker,
 		"opt/rocm/.info/version-dev":                                 v + "-" + Marker,
 		"opt/rocm/bin/hipconfig":                                     "#!/bin/sh\necho " + Marker + "\n",
@@ -59,26 +94,18 @@ func Hostile(dir string) (string, error) {
 		"dev/kfd":                                                    Marker,
 		"work/db/gfx942.db":                                          Marker,
 	}
-	for name, data := range files {
-		p := filepath.Join(host, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", err
-		}
-		if err := writeFile(p, File{Data: []byte(data), Size: -1}); err != nil {
-			return "", err
-		}
-		if err := os.Chmod(p, 0o755); err != nil {
-			return "", err
-		}
-	}
-	// escape climbs from a link at depth d below the root to "/".
-	escape := func(link string) string {
-		return strings.Repeat("../", strings.Count(link, "/")+len(strings.Split(root, "/"))+2) + strings.TrimPrefix(host, "/")
-	}
-	links := []struct {
-		link, target string
-		abs          bool
-	}{
+}
+
+// hostileLink is one link of Hostile's root: link (under the root) to
+// target (under the host), absolute or climbing out with "..".
+type hostileLink struct {
+	link, target string
+	abs          bool
+}
+
+// hostileLinks are the links of Hostile's root, for the planted version v.
+func hostileLinks(v string) []hostileLink {
+	return []hostileLink{
 		{"opt/rocm", "opt/rocm", true},
 		{"opt/rocm-" + v, "opt/rocm", false},
 		{"opt/rocm-7.2.1", "opt/rocm", true},
@@ -100,18 +127,4 @@ func Hostile(dir string) (string, error) {
 		{"usr/lib/python3.12/site-packages", "python/site-packages", true},
 		{"work", "work", true},
 	}
-	for _, l := range links {
-		p := filepath.Join(root, l.link)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", err
-		}
-		t := filepath.Join(host, l.target)
-		if !l.abs {
-			t = escape(l.link) + "/" + l.target
-		}
-		if err := os.Symlink(t, p); err != nil {
-			return "", err
-		}
-	}
-	return root, nil
 }

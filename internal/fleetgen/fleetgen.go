@@ -55,22 +55,7 @@ func Template(base []byte, size int, plants map[string]any) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("the base document is not an object")
 	}
-	set := func(path string, x any) error {
-		keys := strings.Split(path, ".")
-		m := doc
-		for _, k := range keys[:len(keys)-1] {
-			next, _ := m.Get(k)
-			var ok bool
-			if m, ok = next.(pyjson.Map[any]); !ok {
-				return fmt.Errorf("%s: %s is not an object", path, k)
-			}
-		}
-		if _, ok := m.Get(keys[len(keys)-1]); !ok {
-			return fmt.Errorf("%s: no such key", path)
-		}
-		m.Set(keys[len(keys)-1], x) // in place: the key exists
-		return nil
-	}
+	set := func(path string, x any) error { return setPath(doc, path, x) }
 	if err := set("probe_namespace", nsMark); err != nil {
 		return nil, err
 	}
@@ -109,36 +94,63 @@ func Template(base []byte, size int, plants map[string]any) ([]byte, error) {
 		}
 	}
 	if size > 0 {
-		entry := func(i int) any {
-			return pyjson.Map[any]{
-				{Key: "name", Value: fmt.Sprintf("TensileLibrary_Type_HH_Contraction_l_Ailk_Bljk_Cijk_Dijk_gfx942_%05d.co", i)},
-				{Key: "size", Value: pyjson.Number(strconv.Itoa(1000 + i))},
-				{Key: "suffix", Value: ".co"},
-				{Key: "is_logic", Value: false},
-				{Key: "sha256", Value: fmt.Sprintf("sha256:%064x", i*7919)},
-			}
-		}
-		// Measure one entry's encoded size, then add as many as fit.
-		const probe = 100
-		var files []any
-		for i := range probe {
-			files = append(files, entry(i))
-		}
-		if err := set("tensile_catalog.hipblaslt.menu.files", []any{}); err != nil {
+		if err := grow(doc, size); err != nil {
 			return nil, err
 		}
-		empty := len(pyjson.Encode(doc))
-		set("tensile_catalog.hipblaslt.menu.files", files)
-		per := (len(pyjson.Encode(doc)) - empty) / probe
-		for i := probe; empty+per*len(files) < size; i++ {
-			files = append(files, entry(i))
-		}
-		for empty+per*len(files) > size && len(files) > 0 {
-			files = files[:len(files)-1]
-		}
-		set("tensile_catalog.hipblaslt.menu.files", files)
 	}
 	return pyjson.Encode(doc), nil
+}
+
+// setPath sets the member at the dotted path of doc to x, in place; the
+// path must exist.
+func setPath(doc pyjson.Map[any], path string, x any) error {
+	keys := strings.Split(path, ".")
+	m := doc
+	for _, k := range keys[:len(keys)-1] {
+		next, _ := m.Get(k)
+		var ok bool
+		if m, ok = next.(pyjson.Map[any]); !ok {
+			return fmt.Errorf("%s: %s is not an object", path, k)
+		}
+	}
+	if _, ok := m.Get(keys[len(keys)-1]); !ok {
+		return fmt.Errorf("%s: no such key", path)
+	}
+	m.Set(keys[len(keys)-1], x) // in place: the key exists
+	return nil
+}
+
+// grow fills tensile_catalog.hipblaslt.menu.files of doc until it
+// encodes to about size bytes (Template); the member must exist.
+func grow(doc pyjson.Map[any], size int) error {
+	entry := func(i int) any {
+		return pyjson.Map[any]{
+			{Key: "name", Value: fmt.Sprintf("TensileLibrary_Type_HH_Contraction_l_Ailk_Bljk_Cijk_Dijk_gfx942_%05d.co", i)},
+			{Key: "size", Value: pyjson.Number(strconv.Itoa(1000 + i))},
+			{Key: "suffix", Value: ".co"},
+			{Key: "is_logic", Value: false},
+			{Key: "sha256", Value: fmt.Sprintf("sha256:%064x", i*7919)},
+		}
+	}
+	// Measure one entry's encoded size, then add as many as fit.
+	const probe = 100
+	var files []any
+	for i := range probe {
+		files = append(files, entry(i))
+	}
+	if err := setPath(doc, "tensile_catalog.hipblaslt.menu.files", []any{}); err != nil {
+		return err
+	}
+	empty := len(pyjson.Encode(doc))
+	setPath(doc, "tensile_catalog.hipblaslt.menu.files", files)
+	per := (len(pyjson.Encode(doc)) - empty) / probe
+	for i := probe; empty+per*len(files) < size; i++ {
+		files = append(files, entry(i))
+	}
+	for empty+per*len(files) > size && len(files) > 0 {
+		files = files[:len(files)-1]
+	}
+	return setPath(doc, "tensile_catalog.hipblaslt.menu.files", files)
 }
 
 // Node returns node i's document from a template: its own capture and

@@ -97,6 +97,43 @@ func assign(dst reflect.Value, val any) error {
 			dst.Set(reflect.New(dst.Type().Elem()))
 		}
 		return assign(dst.Elem(), val)
+	case reflect.String, reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return assignScalar(dst, val)
+	case reflect.Slice:
+		if m, ok := val.(Map[any]); ok && dst.Type().Implements(objectType) {
+			return assignEntries(dst, m)
+		}
+		l, ok := val.([]any)
+		if !ok || dst.Type().Implements(objectType) {
+			return mismatch()
+		}
+		return assignSlice(dst, l)
+	case reflect.Map:
+		m, ok := val.(Map[any])
+		if !ok || dst.Type().Key().Kind() != reflect.String {
+			return mismatch()
+		}
+		return assignMap(dst, m)
+	case reflect.Struct:
+		m, ok := val.(Map[any])
+		if !ok {
+			return mismatch()
+		}
+		return assignStruct(dst, m)
+	default:
+		return mismatch()
+	}
+	return nil
+}
+
+// assignScalar stores val into a string, bool or integer dst (assign).
+func assignScalar(dst reflect.Value, val any) error {
+	mismatch := func() error {
+		return &StoreError{At: "$", Type: TypeName(val), Into: dst.Type().String()}
+	}
+	switch dst.Kind() {
 	case reflect.String:
 		s, ok := val.(string)
 		if n, isNum := val.(Number); isNum && dst.Type() == numberType {
@@ -132,29 +169,6 @@ func assign(dst reflect.Value, val any) error {
 			return mismatch()
 		}
 		dst.SetUint(u)
-	case reflect.Slice:
-		if m, ok := val.(Map[any]); ok && dst.Type().Implements(objectType) {
-			return assignEntries(dst, m)
-		}
-		l, ok := val.([]any)
-		if !ok || dst.Type().Implements(objectType) {
-			return mismatch()
-		}
-		return assignSlice(dst, l)
-	case reflect.Map:
-		m, ok := val.(Map[any])
-		if !ok || dst.Type().Key().Kind() != reflect.String {
-			return mismatch()
-		}
-		return assignMap(dst, m)
-	case reflect.Struct:
-		m, ok := val.(Map[any])
-		if !ok {
-			return mismatch()
-		}
-		return assignStruct(dst, m)
-	default:
-		return mismatch()
 	}
 	return nil
 }

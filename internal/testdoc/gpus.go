@@ -82,40 +82,7 @@ func GPUsOnNode(t testing.TB, node int, mode string, edits ...GPUDeviceEdit) Obj
 			kfdNode++
 		}
 		total += parts
-		var fw []any
-		for _, f := range [][2]string{{"mec", "0x00000095"}, {"rlc", "0x00000066"}, {"sdma", "0x00000013"}, {"smc", "0x00557a00"}, {"sos", "0x00240010"}} {
-			fw = append(fw, Object{{Key: "name", Value: f[0]}, {Key: "version", Value: f[1]}})
-		}
-		d := Object{
-			{Key: "unique_id", Value: serial(g.uniqueID)},
-			{Key: "pci", Value: g.pci},
-			{Key: "gfx_target", Value: "gfx942"},
-			{Key: "device_id", Value: "0x74a2"},
-			{Key: "hive_id", Value: hive},
-			{Key: "numa_node", Value: n(fmt.Sprint(i / 4))},
-			{Key: "simd_count", Value: n("320")},
-			{Key: "cu_count", Value: n("80")},
-			{Key: "num_xcc", Value: n("4")},
-			{Key: "fw_version", Value: n("149")},
-			{Key: "sdma_fw_version", Value: n("19")},
-			{Key: "product_name", Value: "AMD Instinct MI308X"},
-			{Key: "vbios_version", Value: "113-M3080202-100"},
-			{Key: "vram_bytes", Value: n("206141652992")},
-			{Key: "compute_partition", Value: mode},
-			{Key: "available_compute_partitions", Value: []any{"SPX", "CPX"}},
-			{Key: "memory_partition", Value: "NPS1"},
-			{Key: "available_memory_partitions", Value: []any{"NPS1"}},
-			{Key: "pcie", Value: Object{
-				{Key: "current_link_speed", Value: "32.0 GT/s PCIe"},
-				{Key: "current_link_width", Value: n("16")},
-				{Key: "max_link_speed", Value: "32.0 GT/s PCIe"},
-				{Key: "max_link_width", Value: n("16")},
-			}},
-			{Key: "firmware", Value: fw},
-			{Key: "drm_device", Value: fmt.Sprintf("/sys/class/drm/renderD%d/device", 128+8*i)},
-			{Key: "drm_reason", Value: nil},
-			{Key: "partitions", Value: partitions},
-		}
+		d := mi308xDevice(i, serial(g.uniqueID), g.pci, hive, mode, partitions)
 		for _, e := range edits {
 			d = e(t, i, d)
 		}
@@ -137,6 +104,47 @@ func GPUsOnNode(t testing.TB, node int, mode string, edits ...GPUDeviceEdit) Obj
 		{Key: "source", Value: "/sys/class/kfd/kfd/topology/nodes"},
 		{Key: "reason", Value: nil},
 		{Key: "devices", Value: devices},
+	}
+}
+
+// mi308xDevice is GPU i of GPUsOnNode before its edits: its serial
+// uniqueID, PCI address pci, the hive's id, the compute partition mode
+// and its partitions.
+func mi308xDevice(i int, uniqueID, pci, hive, mode string, partitions []any) Object {
+	n := func(s string) any { return pyjson.Number(s) }
+	var fw []any
+	for _, f := range [][2]string{{"mec", "0x00000095"}, {"rlc", "0x00000066"}, {"sdma", "0x00000013"}, {"smc", "0x00557a00"}, {"sos", "0x00240010"}} {
+		fw = append(fw, Object{{Key: "name", Value: f[0]}, {Key: "version", Value: f[1]}})
+	}
+	return Object{
+		{Key: "unique_id", Value: uniqueID},
+		{Key: "pci", Value: pci},
+		{Key: "gfx_target", Value: "gfx942"},
+		{Key: "device_id", Value: "0x74a2"},
+		{Key: "hive_id", Value: hive},
+		{Key: "numa_node", Value: n(fmt.Sprint(i / 4))},
+		{Key: "simd_count", Value: n("320")},
+		{Key: "cu_count", Value: n("80")},
+		{Key: "num_xcc", Value: n("4")},
+		{Key: "fw_version", Value: n("149")},
+		{Key: "sdma_fw_version", Value: n("19")},
+		{Key: "product_name", Value: "AMD Instinct MI308X"},
+		{Key: "vbios_version", Value: "113-M3080202-100"},
+		{Key: "vram_bytes", Value: n("206141652992")},
+		{Key: "compute_partition", Value: mode},
+		{Key: "available_compute_partitions", Value: []any{"SPX", "CPX"}},
+		{Key: "memory_partition", Value: "NPS1"},
+		{Key: "available_memory_partitions", Value: []any{"NPS1"}},
+		{Key: "pcie", Value: Object{
+			{Key: "current_link_speed", Value: "32.0 GT/s PCIe"},
+			{Key: "current_link_width", Value: n("16")},
+			{Key: "max_link_speed", Value: "32.0 GT/s PCIe"},
+			{Key: "max_link_width", Value: n("16")},
+		}},
+		{Key: "firmware", Value: fw},
+		{Key: "drm_device", Value: fmt.Sprintf("/sys/class/drm/renderD%d/device", 128+8*i)},
+		{Key: "drm_reason", Value: nil},
+		{Key: "partitions", Value: partitions},
 	}
 }
 

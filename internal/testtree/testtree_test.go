@@ -1,0 +1,34 @@
+package testtree
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
+)
+
+// TestMake: a file holds its own name, "x/" is a directory, "a -> b" a
+// link to b, each with its parents.
+func TestMake(t *testing.T) {
+	root := t.TempDir()
+	Make(t, root, "etc/os-release", "opt/rocm/", "usr/lib/libx.so -> ../../opt/rocm")
+	if b, err := os.ReadFile(filepath.Join(root, "etc/os-release")); err != nil || string(b) != "etc/os-release" {
+		t.Errorf("file: %q %v", b, err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "opt/rocm")); err != nil || !fi.IsDir() {
+		t.Errorf("directory: %v", err)
+	}
+	if target, err := os.Readlink(filepath.Join(root, "usr/lib/libx.so")); err != nil || target != "../../opt/rocm" {
+		t.Errorf("link: %q %v", target, err)
+	}
+}
+
+// TestScript: the script runs as an executable /bin/sh tool.
+func TestScript(t *testing.T) {
+	out, err := exec.Command(Script(t, `echo "ran $1"`), "x").Output()
+	if err != nil || string(out) != "ran x\n" {
+		t.Errorf("script: %q %v", out, err)
+	}
+}
