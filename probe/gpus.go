@@ -127,6 +127,18 @@ func gpuDevice(src source.FS, parts []*source.KFDNode, amdgpu bool) schema.GPUDe
 	d.FWVersion = propInt(first, source.KFDFWVersion)
 	d.SDMAFWVersion = propInt(first, source.KFDSDMAFWVersion)
 
+	setPartitions(&d, parts)
+	if !amdgpu {
+		d.DRMReason = schema.Str(drmCapReason)
+		return d
+	}
+	setDRM(src, &d, parts[0])
+	return d
+}
+
+// setPartitions lists d's partitions, one per kfd node, and sums their
+// SIMDs, CUs and XCCs: each sum null when a partition lacks the property.
+func setPartitions(d *schema.GPUDevice, parts []*source.KFDNode) {
 	simd, cus, xcc := 0, 0, 0
 	simdOK, cuOK, xccOK := true, true, true
 	for _, n := range parts {
@@ -161,35 +173,34 @@ func gpuDevice(src source.FS, parts []*source.KFDNode, amdgpu bool) schema.GPUDe
 	if xccOK {
 		d.NumXCC = schema.Int(xcc)
 	}
+}
 
-	if !amdgpu {
-		d.DRMReason = schema.Str(drmCapReason)
-		return d
-	}
-	minor, ok := first.Get(source.KFDDRMRenderMinor)
+// setDRM reads d's amdgpu attributes through the render node kfd names
+// for its first partition, or says in drm_reason why they were not read.
+func setDRM(src source.FS, d *schema.GPUDevice, first *source.KFDNode) {
+	minor, ok := first.Props.Get(source.KFDDRMRenderMinor)
 	if !ok {
-		d.DRMReason = schema.Str(fmt.Sprintf("kfd node %d has no drm_render_minor", parts[0].ID))
-		return d
+		d.DRMReason = schema.Str(fmt.Sprintf("kfd node %d has no drm_render_minor", first.ID))
+		return
 	}
 	dir := source.DRMRenderDevice(minor)
 	name, isLink, err := src.DRMDeviceName(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.DRMReason = schema.Str(dir + " does not exist")
-		return d
+		return
 	case err != nil:
 		cause := source.Cause(err)
 		d.DRMReason = schema.Str(fmt.Sprintf("%s unreadable (%s: %s)", dir, pyfmt.ExcType(cause), pyfmt.ExcStr(cause)))
-		return d
+		return
 	case isLink && d.PCI != nil && name != *d.PCI:
 		d.DRMReason = schema.Str(fmt.Sprintf("%s is %s, not the PCI device %s", dir, name, *d.PCI))
-		return d
+		return
 	}
 	d.DRMDevice = schema.Str(dir)
 	a, err := src.AMDGPUDevice(dir)
-	setAMDGPU(&d, dir, a, err)
-	boundAMDGPUValues(dir, &d)
-	return d
+	setAMDGPU(d, dir, a, err)
+	boundAMDGPUValues(dir, d)
 }
 
 // propInt is property p as an int, nil when absent or too large.
