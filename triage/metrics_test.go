@@ -82,7 +82,8 @@ var (
 	helpLine   = regexp.MustCompile(`^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)$`)
 )
 
-// checkExposition: every line is a HELP, a TYPE (gauge) or a sample of the
+// checkExposition: every line is a HELP, a TYPE (gauge, or counter for a
+// family ending in _total) or a sample of the
 // family announced last, with valid names, escaped values of valid UTF-8
 // within LabelValueMax bytes once unescaped.
 func checkExposition(t *testing.T, text string) {
@@ -95,7 +96,7 @@ func checkExposition(t *testing.T, text string) {
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		if m := helpLine.FindStringSubmatch(l); m != nil {
 			if m[1] == "TYPE" {
-				if m[2] != family || m[3] != "gauge" || typed[m[2]] {
+				if m[2] != family || m[3] != map[bool]string{false: "gauge", true: "counter"}[strings.HasSuffix(family, "_total")] || typed[m[2]] {
 					t.Errorf("TYPE line %q (family %s)", l, family)
 				}
 				typed[m[2]] = true
@@ -296,7 +297,7 @@ func TestLabels(t *testing.T) {
 		return out
 	}
 	want := []string{"rocm-version", "hip-version", "gfx-targets", "gpu-count", "compute-partition", "memory-partition",
-		"driver-version", "container-runtime", "torch-version", "env-fingerprint"}
+		"driver-version", "container-runtime", "torch-version", "env-fingerprint", "tuning-deviations"}
 	for i := range want {
 		want[i] = LabelPrefix + want[i]
 	}
