@@ -43,13 +43,13 @@ func (e *exposition) tuning(d *Document) {
 
 // tuningState writes --tuning-state's per-GPU values: a counter (a name
 // ending in _count or _total: replays, error counts since the driver
-// loaded) in aorta_tuning_state_counter_total, any other number in the
+// loaded) in aorta_tuning_state_events_total, any other number in the
 // aorta_tuning_state gauge, one series per GPU and name; an object of
 // numbers (ue/ce/de of a RAS block) one series per member, "name.member".
 // Text values (clock level tables) and values not read have no sample.
 func (e *exposition) tuningState(v any) {
 	gpus, _ := v.([]any)
-	const gauge, counter = "aorta_tuning_state", "aorta_tuning_state_counter_total"
+	const gauge, counter = "aorta_tuning_state", "aorta_tuning_state_events_total"
 	type sample struct {
 		labels []label
 		value  string

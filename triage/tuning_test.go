@@ -261,8 +261,8 @@ func TestTuningMetricsAndLabels(t *testing.T) {
 		`aorta_tuning_deviation_info{setting="x\\x1b]0;owned\\a",scope="node",value="a\"b\\nc",guide_value="0",family="MI300",guide="g",section="s"} 1`,
 		`aorta_tuning_state{pci="0000:c8:00.0",name="gpu_busy_percent"} 3`,
 		`aorta_tuning_state{pci="0000:0a:00.0",name="power_uw"} 173000000`,
-		`aorta_tuning_state_counter_total{pci="0001:81:00.0",name="pcie_replay_count"} 3`,
-		"# TYPE aorta_tuning_state_counter_total counter",
+		`aorta_tuning_state_events_total{pci="0001:81:00.0",name="pcie_replay_count"} 3`,
+		"# TYPE aorta_tuning_state_events_total counter",
 	} {
 		if !strings.Contains(text, "\n"+want+"\n") {
 			t.Errorf("no line %s in\n%s", want, text)
