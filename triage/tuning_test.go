@@ -73,7 +73,6 @@ func TestTuningDifferences(t *testing.T) {
 			"gpus.vis_vram_total_bytes=268435456 (guide: 206141652992; AMD Instinct MI300X system optimization, “BIOS settings”) on 0000:a4:00.0"},
 		{"node.numa_balancing", "0", "1"},
 		{"node.cmdline_pci_realloc_off", "true", "false"},
-		{"node.cmdline_pci_bfsort", "true", "false"},
 		{"node.cmdline_iommu_pt", "true", "false"},
 		{"node.iommu_gpu_group_type", "identity", "DMA-FQ"},
 		{"gpus[].vis_vram_total_bytes", "206141652992", "206141652992 ×7; 268435456 ×1 (0000:a4:00.0)"},
@@ -194,7 +193,7 @@ func TestFleetTuningOutlier(t *testing.T) {
 	dir, paths := writeFleet(t, n, tmpl, docs)
 	r := Fleet(paths, 2)
 	want := []GPUOutlier{{filepath.Join(dir, "node-0003.json"), []string{
-		"deviations", "node.numa_balancing", "node.cmdline_pci_realloc_off", "node.cmdline_pci_bfsort",
+		"deviations", "node.numa_balancing", "node.cmdline_pci_realloc_off",
 		"node.cmdline_iommu_pt", "node.iommu_gpu_group_type", "gpus[].vis_vram_total_bytes"}}}
 	got := r.TuningOutliers()
 	if !slices.EqualFunc(got, want, func(a, b GPUOutlier) bool { return a.Name == b.Name && slices.Equal(a.Keys, b.Keys) }) {

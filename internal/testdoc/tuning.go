@@ -68,7 +68,7 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 	nodeSettings := Object{
 		{Key: "numa_balancing", Value: read(num(pick(deviating, "1", "0").(string)), "/proc/sys/kernel/numa_balancing")},
 		{Key: "cmdline_pci_realloc_off", Value: read(!deviating, "/proc/cmdline")},
-		{Key: "cmdline_pci_bfsort", Value: read(kind == MI300XFollowing, "/proc/cmdline")},
+		{Key: "cmdline_pci_bfsort", Value: read(kind != MI350XNode, "/proc/cmdline")},
 		{Key: "cmdline_iommu_pt", Value: read(!deviating, "/proc/cmdline")},
 		{Key: "iommu_gpu_group_type", Value: read(pick(deviating, "DMA-FQ", "identity"), "/sys/kernel/iommu_groups/11/type")},
 		{Key: "thp_enabled", Value: read("madvise", "/sys/kernel/mm/transparent_hugepage/enabled")},
