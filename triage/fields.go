@@ -122,16 +122,17 @@ var fieldClasses = []field{
 	{pattern: "probe_provenance.gpus.devices[].drm_reason", class: classPerNode},
 	{pattern: "probe_provenance.gpus.devices[].reasons", class: classPerNode},
 	// The tuning settings (tuning.go): a setting is compared by its value,
-	// status and errno, never the path read (under --root); a GPU's
-	// address and XGMI hive id identify it; of a deviation the setting,
-	// family and guide are compared (the value through the setting, the
-	// scope is an address, the section and why are the guide's text); the
-	// state is per-moment, never drift; the reason quotes paths (the
-	// settings' statuses are compared).
+	// or why it is null (node_unread, gpus[].unread), never where it is
+	// read (sources: paths under --root; a GPU's dir); a GPU's address and
+	// XGMI hive id identify it; of a deviation the setting, family and
+	// guide are compared (the value through the setting, the scope is an
+	// address, the section and why are the guide's text); the state is
+	// per-moment, never drift; the reason quotes paths (the unread
+	// settings are compared).
 	{pattern: "probe_provenance.tuning", class: classHardware, without: "from an older aorta-probe (no tuning block)"},
-	{pattern: "probe_provenance.tuning.node.*.source", class: classIgnored},
+	{pattern: "probe_provenance.tuning.sources", class: classIgnored},
 	{pattern: "probe_provenance.tuning.gpus[].pci", class: classPerNode},
-	{pattern: "probe_provenance.tuning.gpus[].settings.*.source", class: classIgnored},
+	{pattern: "probe_provenance.tuning.gpus[].dir", class: classPerNode},
 	{pattern: "probe_provenance.tuning.gpus[].settings.xgmi_hive_id", class: classPerNode},
 	{pattern: "probe_provenance.tuning.deviations[].scope", class: classPerNode},
 	{pattern: "probe_provenance.tuning.deviations[].value", class: classIgnored},

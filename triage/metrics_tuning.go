@@ -72,8 +72,7 @@ func (e *exposition) tuningState(v any) {
 					gauges = append(gauges, s)
 				}
 			}
-			sv, _ := kv.Value.(object)
-			val, _ := sv.Get("value")
+			val := kv.Value
 			if o, ok := val.(object); ok {
 				for _, member := range o {
 					add(kv.Key+"."+member.Key, member.Value)

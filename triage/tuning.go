@@ -13,9 +13,9 @@ import (
 // compare those.
 //
 //   - A node setting is one field, probe_provenance.tuning.node.<setting>,
-//     compared by key: its value when read, else its status and errno
-//     ("absent", "unreadable (EACCES)"); the path read is ignored (a path
-//     under --root: the setting's name says which file).
+//     compared by key: its value when read, else why not, from node_unread
+//     ("absent", "unreadable (EACCES)"); where it is read (sources) is
+//     ignored (a path under --root: the setting's name says which file).
 //   - A per-GPU setting is one field over the GPUs,
 //     probe_provenance.tuning.gpus[].<setting>, an address-free spread as
 //     for the gpus block (gpus.go): its values and their counts, the PCI
@@ -26,11 +26,11 @@ import (
 //     section and why are the guide's constant text.
 //   - family, product and checked are compared as they are.
 //   - state is per-moment (clocks, temperatures, counters): never drift,
-//     ignored; reason quotes paths, and the settings' statuses say what
-//     could not be read.
+//     ignored; reason quotes paths, and the unread settings say what could
+//     not be read.
 //
-// What is kept of each setting and device is the field table's (fields.go):
-// a member of class ignored or per-node there is dropped.
+// What is kept of the block and of each device is the field table's
+// (fields.go): a member of class ignored or per-node there is dropped.
 
 // tuningKey is the block's path.
 const tuningKey = "probe_provenance.tuning"
@@ -87,15 +87,17 @@ func tuningOf(d *Document) *tuningBlock {
 	}
 	b := &tuningBlock{fields: []gpuField{}}
 	for _, e := range m {
-		path := []string{"probe_provenance", "tuning", e.Key}
-		if c := classOf(path); c == classIgnored || c == classPerNode {
+		if dropped([]string{"probe_provenance", "tuning", e.Key}) {
 			continue
 		}
 		switch e.Key {
+		case "node_unread":
+			// Read with node.
 		case "node":
 			settings, _ := e.Value.(object)
+			unread, _ := m.Get("node_unread")
 			for _, s := range settings {
-				v := settingValue(s.Value, append(path, s.Key))
+				v := settingValue(s.Value, unread, s.Key)
 				b.fields = append(b.fields, gpuField{path: tuningNodeKey + s.Key, key: shown(v)})
 			}
 		case "gpus":
@@ -113,36 +115,37 @@ func tuningOf(d *Document) *tuningBlock {
 	return b
 }
 
-// settingValue is one setting ({value, source, status, errno}) as
-// compared: of the members the field table keeps at path, the value when
-// the status is read (or not given), else the status with the errno,
-// "unreadable (EACCES)". A value that is not an object is itself.
-func settingValue(v any, path []string) any {
-	m, ok := v.(object)
-	if !ok {
+// dropped reports whether the field table leaves a path of the block out
+// of the comparison: class ignored or per-node.
+func dropped(path []string) bool {
+	c := classOf(path)
+	return c == classIgnored || c == classPerNode
+}
+
+// settingValue is one setting as compared: its value when read (not
+// null), else why not, from the unread map beside it: "absent" (no such
+// file), "unreadable (EACCES)" (the file is there; the error's name), or
+// null where neither says.
+func settingValue(v, unread any, name string) any {
+	if v != nil {
 		return v
 	}
-	get := func(k string) (any, bool) {
-		if c := classOf(append(path[:len(path):len(path)], k)); c == classIgnored || c == classPerNode {
-			return nil, false
-		}
-		return m.Get(k)
+	u, _ := unread.(object)
+	why, _ := u.Get(name)
+	switch w, _ := why.(string); w {
+	case "":
+		return nil
+	case "absent":
+		return w
+	default:
+		return "unreadable (" + w + ")"
 	}
-	status, hasStatus := get("status")
-	if !hasStatus || status == "read" {
-		val, _ := get("value")
-		return val
-	}
-	s := valueText(status)
-	if errno, ok := get("errno"); ok && errno != nil {
-		s += " (" + valueText(errno) + ")"
-	}
-	return s
 }
 
 // tuningDevices are the per-GPU settings of the block's gpus list, each
 // device labelled by its pci ("#i" without one), its settings projected
-// by settingValue.
+// by settingValue with its unread map, but those the field table drops
+// (the XGMI hive id).
 func tuningDevices(list []any) []gpuDevice {
 	devs := make([]gpuDevice, len(list))
 	for i, dv := range list {
@@ -155,12 +158,12 @@ func tuningDevices(list []any) []gpuDevice {
 		}
 		sv, _ := m.Get("settings")
 		settings, _ := sv.(object)
+		unread, _ := m.Get("unread")
 		for _, s := range settings {
-			path := []string{"probe_provenance", "tuning", "gpus[]", "settings", s.Key}
-			if c := classOf(path); c == classIgnored || c == classPerNode {
+			if dropped([]string{"probe_provenance", "tuning", "gpus[]", "settings", s.Key}) {
 				continue
 			}
-			d.set(s.Key, settingValue(s.Value, path))
+			d.set(s.Key, settingValue(s.Value, unread, s.Key))
 		}
 		devs[i] = d
 	}

@@ -109,11 +109,11 @@ func rowsText(rows []diffRow) string {
 }
 
 // TestTuningNotDrift: what the field table leaves out of the comparison
-// differs and nothing is reported: the paths read (another --root), the
-// GPUs' XGMI hive ids (another node), the per-moment state (present on one
-// side only, and other values), the reason's wording, and a deviation's
-// value, scope, section and why while its (setting, family, guide)
-// stays. A setting's status and errno are compared.
+// differs and nothing is reported: where a setting is read (another
+// --root), the GPUs' XGMI hive ids and directories (another node), the
+// per-moment state (present on one side only, and other values), the
+// reason's wording, and a deviation's value, scope, section and why while
+// its (setting, family, guide) stays. Why a setting is null is compared.
 func TestTuningNotDrift(t *testing.T) {
 	a := tuningDoc(t, "A", testdoc.MI300XDeviating, 0, true)
 	// B's deviations: the same triples, other values, sections and whys.
@@ -126,7 +126,7 @@ func TestTuningNotDrift(t *testing.T) {
 		}
 	}
 	b := tuningDoc(t, "B", testdoc.MI300XDeviating, 1, false,
-		set("probe_provenance.tuning.node.numa_balancing.source", "/srv/root/proc/sys/kernel/numa_balancing"),
+		set("probe_provenance.tuning.sources.numa_balancing", "/srv/root/proc/sys/kernel/numa_balancing"),
 		set("probe_provenance.tuning.deviations", list),
 		set("probe_provenance.tuning.reason", "x"),
 	)
@@ -134,7 +134,7 @@ func TestTuningNotDrift(t *testing.T) {
 		t.Errorf("differences that are not drift:\n%s", rowsText(rows))
 	}
 	c := tuningDoc(t, "C", testdoc.MI300XDeviating, 1, false,
-		set("probe_provenance.tuning.node.amdgpu_cwsr_enable.errno", "EPERM"))
+		set("probe_provenance.tuning.node_unread.amdgpu_cwsr_enable", "EPERM"))
 	want := []diffRow{{"node.amdgpu_cwsr_enable", "unreadable (EACCES)", "unreadable (EPERM)"}}
 	if got := tuningRows(Compare(a, c)); !slices.Equal(got, want) {
 		t.Errorf("errno rows\n%s\nwant\n%s", rowsText(got), rowsText(want))
@@ -153,7 +153,7 @@ func TestTuningFamilies(t *testing.T) {
 		keys = append(keys, r.key)
 	}
 	want := []string{"deviations[cmdline_pci_bfsort]",
-		"family", "product", "checked", "node.cmdline_pci_bfsort", "gpus[].vram_total_bytes", "gpus[].vis_vram_total_bytes"}
+		"family", "product", "checked", "node.cmdline_pci_bfsort", "gpus[].vis_vram_total_bytes"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("MI300X/MI350X tuning keys %q\nwant %q", keys, want)
 	}
@@ -234,7 +234,7 @@ func TestTuningFingerprint(t *testing.T) {
 	}
 	ta, ea := hash(tuningDoc(t, "A", testdoc.MI300XFollowing, 0, false))
 	tb, eb := hash(tuningDoc(t, "B", testdoc.MI300XFollowing, 0, true,
-		set("probe_provenance.tuning.node.numa_balancing.source", "/r/proc/sys/kernel/numa_balancing")))
+		set("probe_provenance.tuning.sources.numa_balancing", "/r/proc/sys/kernel/numa_balancing")))
 	tc, ec := hash(tuningDoc(t, "C", testdoc.MI300XDeviating, 0, false))
 	if ta != tb || ta == tc || ea != eb || ea != ec {
 		t.Errorf("tuning hashes %s %s %s (want equal, equal, other); env %s %s %s (want equal)", ta, tb, tc, ea, eb, ec)

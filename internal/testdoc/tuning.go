@@ -35,17 +35,12 @@ const (
 // in the rule table's order.
 var TuningDeviatingSettings = []string{"numa_balancing", "cmdline_pci_realloc_off", "cmdline_iommu_pt", "gpus.vis_vram_total_bytes"}
 
-// setting is one {value, source, status, errno} entry (schema.TuningValue).
-func setting(value any, source, status string, errno any) Object {
-	return Object{{Key: "value", Value: value}, {Key: "source", Value: source}, {Key: "status", Value: status}, {Key: "errno", Value: errno}}
-}
-
-func read(value any, source string) Object { return setting(value, source, "read", nil) }
-
 // Tuning is the probe_provenance.tuning block (schema.Tuning, in its key
-// order) of node n of a scenario: the GPUs at the addresses of GPUs' eight
-// devices, node > 0 giving them another XGMI hive id (per node). With
-// state, the block carries --tuning-state's per-GPU values.
+// order: bare values, why a value is null in node_unread and
+// gpus[].unread, where each is read once in sources) of node n of a
+// scenario: the GPUs at the addresses of GPUs' eight devices, node > 0
+// giving them another XGMI hive id (per node). With state, the block
+// carries --tuning-state's per-GPU values.
 func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 	t.Helper()
 	num := func(s string) any { return pyjson.Number(s) }
@@ -59,59 +54,81 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 	default:
 		t.Fatalf("testdoc.Tuning: kind %q", kind)
 	}
-	pick := func(ok bool, a, b any) any {
+	pick := func(ok bool, a, b string) string {
 		if ok {
 			return a
 		}
 		return b
 	}
 	nodeSettings := Object{
-		{Key: "numa_balancing", Value: read(num(pick(deviating, "1", "0").(string)), "/proc/sys/kernel/numa_balancing")},
-		{Key: "cmdline_pci_realloc_off", Value: read(!deviating, "/proc/cmdline")},
-		{Key: "cmdline_pci_bfsort", Value: read(kind != MI350XNode, "/proc/cmdline")},
-		{Key: "cmdline_iommu_pt", Value: read(!deviating, "/proc/cmdline")},
-		{Key: "iommu_gpu_group_type", Value: read(pick(deviating, "DMA-FQ", "identity"), "/sys/kernel/iommu_groups/11/type")},
-		{Key: "thp_enabled", Value: read("madvise", "/sys/kernel/mm/transparent_hugepage/enabled")},
-		{Key: "smt_active", Value: read(true, "/sys/devices/system/cpu/smt/active")},
-		{Key: "online_cpus", Value: read(num("256"), "/sys/devices/system/cpu/online")},
-		{Key: "pcie_aspm_policy", Value: setting(nil, "/sys/module/pcie_aspm/parameters/policy", "absent", nil)},
-		{Key: "cpufreq_governor", Value: read("performance", "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor")},
-		{Key: "mem_total_bytes", Value: read(num("2164173422592"), "/proc/meminfo")},
-		{Key: "amdgpu_initstate", Value: read("live", "/sys/module/amdgpu/initstate")},
-		{Key: "amdgpu_cwsr_enable", Value: setting(nil, "/sys/module/amdgpu/parameters/cwsr_enable", "unreadable", "EACCES")},
+		{Key: "numa_balancing", Value: num(pick(deviating, "1", "0"))},
+		{Key: "cmdline_pci_realloc_off", Value: !deviating},
+		{Key: "cmdline_pci_bfsort", Value: kind != MI350XNode},
+		{Key: "cmdline_iommu_pt", Value: !deviating},
+		{Key: "iommu_gpu_group_type", Value: pick(deviating, "DMA-FQ", "identity")},
+		{Key: "thp_enabled", Value: "madvise"},
+		{Key: "smt_active", Value: true},
+		{Key: "online_cpus", Value: num("256")},
+		{Key: "pcie_aspm_policy", Value: nil},
+		{Key: "cpufreq_governor", Value: "performance"},
+		{Key: "mem_total_bytes", Value: num("2164173422592")},
+		{Key: "amdgpu_initstate", Value: "live"},
+		{Key: "amdgpu_cwsr_enable", Value: nil},
+	}
+	nodeUnread := Object{{Key: "pcie_aspm_policy", Value: "absent"}, {Key: "amdgpu_cwsr_enable", Value: "EACCES"}}
+	sources := Object{
+		{Key: "numa_balancing", Value: "/proc/sys/kernel/numa_balancing"},
+		{Key: "cmdline_pci_realloc_off", Value: "/proc/cmdline"},
+		{Key: "cmdline_pci_bfsort", Value: "/proc/cmdline"},
+		{Key: "cmdline_iommu_pt", Value: "/proc/cmdline"},
+		{Key: "iommu_gpu_group_type", Value: "/sys/kernel/iommu_groups/*/type"},
+		{Key: "thp_enabled", Value: "/sys/kernel/mm/transparent_hugepage/enabled"},
+		{Key: "smt_active", Value: "/sys/devices/system/cpu/smt/active"},
+		{Key: "online_cpus", Value: "/sys/devices/system/cpu/online"},
+		{Key: "pcie_aspm_policy", Value: "/sys/module/pcie_aspm/parameters/policy"},
+		{Key: "cpufreq_governor", Value: "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"},
+		{Key: "mem_total_bytes", Value: "/proc/meminfo"},
+		{Key: "amdgpu_initstate", Value: "/sys/module/amdgpu/initstate"},
+		{Key: "amdgpu_cwsr_enable", Value: "/sys/module/amdgpu/parameters/cwsr_enable"},
+		{Key: "gpus.performance_level", Value: "power_dpm_force_performance_level"},
+		{Key: "gpus.power_cap_uw", Value: "hwmon/hwmon*/power1_cap"},
+		{Key: "gpus.power_cap_max_uw", Value: "hwmon/hwmon*/power1_cap_max"},
+		{Key: "gpus.sclk_max_mhz", Value: "pp_dpm_sclk"},
+		{Key: "gpus.soc_pstate", Value: "pm_policy/soc_pstate"},
+		{Key: "gpus.vis_vram_total_bytes", Value: "mem_info_vis_vram_total"},
+		{Key: "gpus.xgmi_hive_id", Value: "xgmi_hive_info/xgmi_hive_id"},
 	}
 	var gpusList, stateList []any
 	for i, g := range mi308x {
-		d := "/sys/bus/pci/devices/" + g.pci + "/"
 		vis := vram
 		if deviating && i == 2 {
 			vis = "268435456"
 		}
 		gpusList = append(gpusList, Object{
 			{Key: "pci", Value: g.pci},
+			{Key: "dir", Value: "/sys/bus/pci/devices/" + g.pci},
 			{Key: "settings", Value: Object{
-				{Key: "performance_level", Value: read("auto", d+"power_dpm_force_performance_level")},
-				{Key: "power_cap_uw", Value: read(num("750000000"), d+"hwmon/hwmon3/power1_cap")},
-				{Key: "power_cap_max_uw", Value: read(num("750000000"), d+"hwmon/hwmon3/power1_cap_max")},
-				{Key: "compute_partition", Value: read("SPX", d+"current_compute_partition")},
-				{Key: "memory_partition", Value: read("NPS1", d+"current_memory_partition")},
-				{Key: "sclk_max_mhz", Value: read(num("2100"), d+"pp_dpm_sclk")},
-				{Key: "vram_total_bytes", Value: read(num(vram), d+"mem_info_vram_total")},
-				{Key: "vis_vram_total_bytes", Value: read(num(vis), d+"mem_info_vis_vram_total")},
-				{Key: "numa_node", Value: read(num(fmt.Sprint(i/4)), d+"numa_node")},
-				{Key: "xgmi_hive_id", Value: read(fmt.Sprint(node+1)+"095653680343411291", d+"xgmi_hive_info/xgmi_hive_id")},
+				{Key: "performance_level", Value: "auto"},
+				{Key: "power_cap_uw", Value: num("750000000")},
+				{Key: "power_cap_max_uw", Value: num("750000000")},
+				{Key: "sclk_max_mhz", Value: num("2100")},
+				{Key: "soc_pstate", Value: nil},
+				{Key: "vis_vram_total_bytes", Value: num(vis)},
+				{Key: "xgmi_hive_id", Value: fmt.Sprint(node+1) + "095653680343411291"},
 			}},
+			{Key: "unread", Value: Object{{Key: "soc_pstate", Value: "absent"}}},
 		})
 		stateList = append(stateList, Object{
 			{Key: "pci", Value: g.pci},
 			{Key: "values", Value: Object{
-				{Key: "gpu_busy_percent", Value: read(num(fmt.Sprint(i)), d+"gpu_busy_percent")},
-				{Key: "power_uw", Value: read(num("173000000"), d+"hwmon/hwmon3/power1_input")},
-				{Key: "temp_junction_mc", Value: read(num("41000"), d+"hwmon/hwmon3/temp2_input")},
-				{Key: "pcie_replay_count", Value: read(num(pick(i == 5, "3", "0").(string)), d+"pcie_replay_count")},
-				{Key: "vram_used_bytes", Value: read(num("12582912"), d+"mem_info_vram_used")},
-				{Key: "mem_busy_percent", Value: setting(nil, d+"mem_busy_percent", "unreadable", "EPERM")},
+				{Key: "gpu_busy_percent", Value: num(fmt.Sprint(i))},
+				{Key: "power_uw", Value: num("173000000")},
+				{Key: "temp_junction_mc", Value: num("41000")},
+				{Key: "pcie_replay_count", Value: num(pick(i == 5, "3", "0"))},
+				{Key: "vram_used_bytes", Value: num("12582912")},
+				{Key: "mem_busy_percent", Value: nil},
 			}},
+			{Key: "unread", Value: Object{{Key: "mem_busy_percent", Value: "EPERM"}}},
 		})
 	}
 	var deviations []any
@@ -133,7 +150,11 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 	}
 	var st any
 	if state {
-		st = Object{{Key: "gpus", Value: stateList}}
+		st = Object{{Key: "gpus", Value: stateList}, {Key: "sources", Value: Object{
+			{Key: "gpu_busy_percent", Value: "gpu_busy_percent"}, {Key: "power_uw", Value: "hwmon/hwmon*/power1_input"},
+			{Key: "temp_junction_mc", Value: "hwmon/hwmon*/temp2_input"}, {Key: "pcie_replay_count", Value: "pcie_replay_count"},
+			{Key: "vram_used_bytes", Value: "mem_info_vram_used"}, {Key: "mem_busy_percent", Value: "mem_busy_percent"},
+		}}}
 	}
 	if deviations == nil {
 		deviations = []any{}
@@ -142,7 +163,9 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 		{Key: "family", Value: family},
 		{Key: "product", Value: product},
 		{Key: "node", Value: nodeSettings},
+		{Key: "node_unread", Value: nodeUnread},
 		{Key: "gpus", Value: gpusList},
+		{Key: "sources", Value: sources},
 		{Key: "checked", Value: num(checked)},
 		{Key: "deviations", Value: deviations},
 		{Key: "state", Value: st},
