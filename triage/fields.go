@@ -141,6 +141,8 @@ var fieldClasses = []field{
 	{pattern: "probe_provenance.tuning.deviations[].why", class: classIgnored},
 	{pattern: "probe_provenance.tuning.state", class: classIgnored},
 	{pattern: "probe_provenance.tuning.reason", class: classIgnored},
+	// The running kernel: host.kernel_release compares it (a boot proof).
+	{pattern: "probe_provenance.tuning.node.kernel_release", class: classIgnored},
 
 	// Noise: the partial flag and reasons (the fields they explain are
 	// compared instead), the constant catalog doc strings, reason texts

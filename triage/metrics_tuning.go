@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -41,53 +42,67 @@ func (e *exposition) tuning(d *Document) {
 	e.tuningState(lookupIn(m, "state.gpus"))
 }
 
-// tuningState writes --tuning-state's per-GPU values: a counter (a name
-// ending in _count or _total: replays, error counts since the driver
-// loaded) in aorta_tuning_state_events_total, any other number in the
-// aorta_tuning_state gauge, one series per GPU and name; an object of
-// numbers (ue/ce/de of a RAS block) one series per member, "name.member".
-// Text values (clock level tables) and values not read have no sample.
+// stateCounters are the state values that count events since the driver
+// loaded (AER: since boot), beside every name ending in _count or _total.
+var stateCounters = []string{"aer_correctable", "aer_fatal", "aer_nonfatal"}
+
+// tuningState writes --tuning-state's per-GPU values (docs/tuning.md):
+// the RAS error counts (ras_err_counts: block → ue/ce/de) in
+// aorta_tuning_ras_errors_total by block and type; other counters
+// (stateCounters) in aorta_tuning_state_events_total; any other number in
+// the aorta_tuning_state gauge, one series per GPU and name, an object of
+// numbers one series per member ("name.member"). Text values and values
+// not read (null) have no sample.
 func (e *exposition) tuningState(v any) {
 	gpus, _ := v.([]any)
-	const gauge, counter = "aorta_tuning_state", "aorta_tuning_state_events_total"
+	const gauge, events, ras = "aorta_tuning_state", "aorta_tuning_state_events_total", "aorta_tuning_ras_errors_total"
 	type sample struct {
 		labels []label
 		value  string
 	}
-	var gauges, counters []sample
+	out := map[string][]sample{}
 	for _, g := range gpus {
 		gm, _ := g.(object)
 		pci := textAt(gm, "pci")
 		values, _ := lookupIn(gm, "values").(object)
 		for _, kv := range values {
-			add := func(name string, x any) {
-				f, ok := finite(x)
-				if !ok {
-					return
-				}
-				s := sample{[]label{{"pci", pci}, {"name", name}}, formatFloat(f)}
-				if strings.HasSuffix(kv.Key, "_count") || strings.HasSuffix(kv.Key, "_total") {
-					counters = append(counters, s)
-				} else {
-					gauges = append(gauges, s)
+			family := gauge
+			if strings.HasSuffix(kv.Key, "_count") || strings.HasSuffix(kv.Key, "_total") || slices.Contains(stateCounters, kv.Key) {
+				family = events
+			}
+			var add func(name string, x any)
+			add = func(name string, x any) {
+				if o, ok := x.(object); ok {
+					for _, m := range o {
+						add(name+"."+m.Key, m.Value)
+					}
+				} else if f, ok := finite(x); ok {
+					out[family] = append(out[family], sample{[]label{{"pci", pci}, {"name", name}}, formatFloat(f)})
 				}
 			}
-			val := kv.Value
-			if o, ok := val.(object); ok {
-				for _, member := range o {
-					add(kv.Key+"."+member.Key, member.Value)
-				}
+			if kv.Key != "ras_err_counts" {
+				add(kv.Key, kv.Value)
 				continue
 			}
-			add(kv.Key, val)
+			blocks, _ := kv.Value.(object)
+			for _, b := range blocks {
+				counts, _ := b.Value.(object)
+				for _, c := range counts {
+					if f, ok := finite(c.Value); ok {
+						out[ras] = append(out[ras], sample{[]label{{"pci", pci}, {"block", b.Key}, {"type", c.Key}}, formatFloat(f)})
+					}
+				}
+			}
 		}
 	}
-	e.family(gauge, "gauge", "A per-moment value of a GPU read with --tuning-state (power, temperature, busy %, memory in use …; its unit is in its name), by GPU and name (docs/tuning.md).")
-	for _, s := range gauges {
-		e.sample(gauge, s.labels, s.value)
-	}
-	e.family(counter, "counter", "A GPU counter read with --tuning-state (PCIe replays, RAS error counts …), since the driver loaded, by GPU and name (docs/tuning.md).")
-	for _, s := range counters {
-		e.sample(counter, s.labels, s.value)
+	for _, f := range []struct{ name, typ, help string }{
+		{gauge, "gauge", "A per-moment value of a GPU read with --tuning-state (clocks, power, temperature, busy %, memory in use, retired pages …; its unit is in its name), by GPU and name (docs/tuning.md)."},
+		{events, "counter", "A GPU event counter read with --tuning-state (PCIe replays since the driver loaded, AER error totals since boot), by GPU and name (docs/tuning.md)."},
+		{ras, "counter", "A GPU's RAS error count read with --tuning-state (ras/<block>_err_count), since the driver loaded, by GPU, block and type (ue uncorrectable, ce correctable, de deferred) (docs/tuning.md)."},
+	} {
+		e.family(f.name, f.typ, f.help)
+		for _, s := range out[f.name] {
+			e.sample(f.name, s.labels, s.value)
+		}
 	}
 }

@@ -97,6 +97,9 @@ func tuningOf(d *Document) *tuningBlock {
 			settings, _ := e.Value.(object)
 			unread, _ := m.Get("node_unread")
 			for _, s := range settings {
+				if dropped([]string{"probe_provenance", "tuning", "node", s.Key}) {
+					continue
+				}
 				v := settingValue(s.Value, unread, s.Key)
 				b.fields = append(b.fields, gpuField{path: tuningNodeKey + s.Key, key: shown(v)})
 			}

@@ -100,6 +100,19 @@ func TestTuningDifferences(t *testing.T) {
 	}
 }
 
+// retarget is b's gpus list with each GPU's dir under another root.
+func retarget(t *testing.T, b object) []any {
+	t.Helper()
+	v, _ := b.Get("gpus")
+	list := v.([]any)
+	for _, g := range list {
+		m := g.(object)
+		dir, _ := m.Get("dir")
+		m.Set("dir", "/srv/root"+dir.(string))
+	}
+	return list
+}
+
 func rowsText(rows []diffRow) string {
 	var b strings.Builder
 	for _, r := range rows {
@@ -129,6 +142,8 @@ func TestTuningNotDrift(t *testing.T) {
 		set("probe_provenance.tuning.sources.numa_balancing", "/srv/root/proc/sys/kernel/numa_balancing"),
 		set("probe_provenance.tuning.deviations", list),
 		set("probe_provenance.tuning.reason", "x"),
+		set("probe_provenance.tuning.gpus", retarget(t, testdoc.Tuning(t, testdoc.MI300XDeviating, 1, false))),
+		set("probe_provenance.tuning.node.kernel_release", "6.8.0-99-generic"),
 	)
 	if rows := tuningRows(Compare(a, b)); len(rows) != 0 {
 		t.Errorf("differences that are not drift:\n%s", rowsText(rows))
@@ -262,12 +277,16 @@ func TestTuningMetricsAndLabels(t *testing.T) {
 		`aorta_tuning_state{pci="0000:0a:00.0",name="power_uw"} 173000000`,
 		`aorta_tuning_state_events_total{pci="0001:81:00.0",name="pcie_replay_count"} 3`,
 		"# TYPE aorta_tuning_state_events_total counter",
+		`aorta_tuning_state_events_total{pci="0000:0a:00.0",name="aer_fatal"} 0`,
+		`aorta_tuning_ras_errors_total{pci="0000:80:00.0",block="umc",type="ce"} 2`,
+		`aorta_tuning_ras_errors_total{pci="0000:80:00.0",block="umc",type="de"} 0`,
+		"# TYPE aorta_tuning_ras_errors_total counter",
 	} {
 		if !strings.Contains(text, "\n"+want+"\n") {
 			t.Errorf("no line %s in\n%s", want, text)
 		}
 	}
-	if strings.Contains(text, `name="mem_busy_percent"`) {
+	if strings.Contains(text, `name="mem_busy_percent"`) || strings.Contains(text, `block="gfx"`) {
 		t.Errorf("a value not read has a sample")
 	}
 	plain := string(Metrics(tuningDoc(t, "B", testdoc.MI300XFollowing, 0, false)))

@@ -127,6 +127,11 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 				{Key: "pcie_replay_count", Value: num(pick(i == 5, "3", "0"))},
 				{Key: "vram_used_bytes", Value: num("12582912")},
 				{Key: "mem_busy_percent", Value: nil},
+				{Key: "ras_err_counts", Value: Object{
+					{Key: "umc", Value: Object{{Key: "ue", Value: num("0")}, {Key: "ce", Value: num(pick(i == 1, "2", "0"))}, {Key: "de", Value: num("0")}}},
+					{Key: "gfx", Value: nil},
+				}},
+				{Key: "aer_fatal", Value: num("0")},
 			}},
 			{Key: "unread", Value: Object{{Key: "mem_busy_percent", Value: "EPERM"}}},
 		})
@@ -154,6 +159,7 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 			{Key: "gpu_busy_percent", Value: "gpu_busy_percent"}, {Key: "power_uw", Value: "hwmon/hwmon*/power1_input"},
 			{Key: "temp_junction_mc", Value: "hwmon/hwmon*/temp2_input"}, {Key: "pcie_replay_count", Value: "pcie_replay_count"},
 			{Key: "vram_used_bytes", Value: "mem_info_vram_used"}, {Key: "mem_busy_percent", Value: "mem_busy_percent"},
+			{Key: "ras_err_counts", Value: "ras/<block>_err_count"}, {Key: "aer_fatal", Value: "aer_dev_fatal"},
 		}}}
 	}
 	if deviations == nil {
