@@ -341,6 +341,10 @@ func FuzzMetrics(f *testing.F) {
 	f.Add(string(real))
 	f.Add(`{"schema_version": "1.16", "rocm": {"version": "a\"\\\n"}, "env_vars": {"HSA_XNACK": {"x": 1}}, "captured_at": 5}`)
 	f.Add(`{"schema_version": "1.16", "probe_provenance": {"duration_us": -1e400, "gpus": {"devices": [{"pci": null, "pcie": {"max_link_speed": "NaN GT/s"}, "partitions": 3}, 7]}}}`)
+	// A tuning block of odd shapes: counts that are not numbers, state
+	// objects nested, a deviation that is not an object.
+	f.Add(`{"schema_version": "1.16", "probe_provenance": {"tuning": {"checked": "x", "deviations": [7, {"setting": ["a"], "guide": "g\u001b"}], ` +
+		`"state": {"gpus": [{"pci": 1, "values": {"ras_err_counts": {"umc": {"ue": 1e400, "ce": -2}, "gfx": 3}, "a_count": {"b": {"c": 1}}, "x": "y"}}, null]}}}}`)
 	f.Fuzz(func(t *testing.T, text string) {
 		d, err := Parse("x.json", text)
 		if err != nil {
