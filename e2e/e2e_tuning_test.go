@@ -128,6 +128,10 @@ func TestE2ETuning(t *testing.T) {
 				} `json:"differences"`
 			} `json:"outliers"`
 			Places []string `json:"places"`
+			Tuning []struct {
+				Name string   `json:"name"`
+				Keys []string `json:"keys"`
+			} `json:"tuning_outliers"`
 		}
 		if err := json.Unmarshal([]byte(out), &fleet); err != nil || code != 1 {
 			t.Fatalf("--fleet: exit %d, %v\n%s%s", code, err, out, errs)
@@ -144,12 +148,16 @@ func TestE2ETuning(t *testing.T) {
 		if len(keys) == 0 || keys[0] != "probe_provenance.tuning.deviations" {
 			t.Errorf("the outlier's tuning keys %q", keys)
 		}
+		if len(fleet.Tuning) != 1 || fleet.Tuning[0].Name != docs["deviating"] || len(fleet.Tuning[0].Keys) == 0 || fleet.Tuning[0].Keys[0] != "deviations" {
+			t.Errorf("tuning_outliers %+v", fleet.Tuning)
+		}
 		if !strings.Contains(strings.Join(fleet.Places, "\n"), "1 document from an older aorta-probe (no tuning block)") {
 			t.Errorf("places %q", fleet.Places)
 		}
 		_, text, _ := runCmd(t, exec.Command(bin, "diff", "--fleet", "--format", "markdown",
 			docs["following"], docs["following-2"], docs["following-3"], docs["deviating"]))
-		if !strings.Contains(text, "numa_balancing (MI300: AMD Instinct MI300X system optimization)") {
+		if !strings.Contains(text, "numa_balancing (MI300: AMD Instinct MI300X system optimization)") ||
+			!strings.Contains(text, "\n### Settings differ from the majority\n\n- `"+docs["deviating"]+"`: `deviations`, `node.numa_balancing`") {
 			t.Errorf("--fleet text does not name the deviations:\n%s", text)
 		}
 	})

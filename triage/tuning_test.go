@@ -228,6 +228,14 @@ func TestFleetTuningOutlier(t *testing.T) {
 	if !slices.Contains(r.Places, "1 document from an older aorta-probe (no tuning block)") {
 		t.Errorf("places %q", r.Places)
 	}
+	var text bytes.Buffer
+	if err := r.Text(&text, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkWidth(t, text.String())
+	if want := "\nSettings differ from the majority (1 node, group tuning)\n  " + filepath.Join(dir, "node-0003.json") + ": deviations,\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("the text report lacks %q:\n%s", want, text.String())
+	}
 }
 
 // TestTuningFingerprint: the tuning fingerprint follows the settings and
