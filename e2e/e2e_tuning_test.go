@@ -32,7 +32,7 @@ func tuningDocs(t *testing.T) map[string]string {
 		"following-3": node(3, testdoc.MI300XFollowing, true),
 		"deviating":   node(1, testdoc.MI300XDeviating, true),
 		"mi350x":      node(4, testdoc.MI350XNode, false),
-		"older":       testdoc.Edited(t, "rocm-classic-7.2.json", testdoc.SetGPUs(testdoc.GPUsOnNode(t, 5, "SPX"))),
+		"older":       testdoc.Edited(t, "rocm-classic-7.2.json", testdoc.SetGPUs(testdoc.GPUsOnNode(t, 5, "SPX")), testdoc.NoTuning),
 	}
 	paths := map[string]string{}
 	for name, d := range docs {

@@ -184,7 +184,10 @@ func deviationsOf(list []any) []deviation {
 		get := func(k string) string { v, _ := m.Get(k); return scalarText(v) }
 		setting, family, guide := get("setting"), get("family"), get("guide")
 		text := setting + "=" + get("value") + " (guide: " + get("guide_value") + "; " + guide
-		if s := get("section"); s != "" {
+		switch s := get("section"); {
+		case strings.HasPrefix(s, "("): // "(whole page; …)": no section to quote
+			text += " " + s
+		case s != "":
 			text += ", “" + s + "”"
 		}
 		text += ")"

@@ -172,7 +172,7 @@ func TestTuningFamilies(t *testing.T) {
 	if !slices.Equal(keys, want) {
 		t.Errorf("MI300X/MI350X tuning keys %q\nwant %q", keys, want)
 	}
-	old := tuningDoc(t, "O", testdoc.MI300XFollowing, 1, false, del("probe_provenance.tuning"))
+	old := tuningDoc(t, "O", testdoc.MI300XFollowing, 1, false, testdoc.NoTuning)
 	if rows := tuningRows(Compare(old, b)); len(rows) != 0 {
 		t.Errorf("compared with a document without the block:\n%s", rowsText(rows))
 	}
@@ -199,7 +199,7 @@ func TestFleetTuningOutlier(t *testing.T) {
 		if i == 3 {
 			kind = testdoc.MI300XDeviating
 		}
-		m = setGPUs(gpusOnNode(t, i+1, "SPX"))(t, m.(object))
+		m = testdoc.NoTuning(t, setGPUs(gpusOnNode(t, i+1, "SPX"))(t, m.(object)))
 		if i != 5 {
 			m = testdoc.SetTuning(testdoc.Tuning(t, kind, i+1, i%2 == 0))(t, m.(object))
 		}
@@ -316,7 +316,7 @@ func TestTuningMetricsAndLabels(t *testing.T) {
 		{tuningDoc(t, "A", testdoc.MI300XDeviating, 0, false), "4"},
 		{tuningDoc(t, "B", testdoc.MI300XFollowing, 0, false), "0"},
 		{tuningDoc(t, "C", testdoc.MI350XNode, 0, false), "1"},
-		{tuningDoc(t, "D", testdoc.MI300XFollowing, 0, false, del("probe_provenance.tuning")), ""},
+		{tuningDoc(t, "D", testdoc.MI300XFollowing, 0, false, testdoc.NoTuning), ""},
 	} {
 		if got := label(c.d); got != c.want {
 			t.Errorf("%s: tuning-deviations %q, want %q", c.d.Name, got, c.want)

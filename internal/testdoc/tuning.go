@@ -181,3 +181,18 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 
 // SetTuning sets probe_provenance.tuning (Tuning).
 func SetTuning(b Object) Edit { return Set("probe_provenance.tuning", b) }
+
+// NoTuning removes probe_provenance.tuning where the document has one: a
+// document of an aorta-probe older than the block.
+func NoTuning(t testing.TB, m Object) Object {
+	t.Helper()
+	p, ok := m.Get("probe_provenance")
+	prov, isObj := p.(Object)
+	if !ok || !isObj {
+		return m
+	}
+	if _, ok := prov.Get("tuning"); !ok {
+		return m
+	}
+	return Del("probe_provenance.tuning")(t, m)
+}
