@@ -59,7 +59,6 @@ type deviation struct {
 // tuningBlock is a document's probe_provenance.tuning projected.
 type tuningBlock struct {
 	fields     []gpuField
-	devs       []gpuDevice
 	deviations []deviation
 }
 
@@ -105,8 +104,7 @@ func tuningOf(d *Document) *tuningBlock {
 			}
 		case "gpus":
 			list, _ := e.Value.([]any)
-			b.devs = tuningDevices(list)
-			b.fields = append(b.fields, spreadsUnder(tuningGPUsKey, b.devs)...)
+			b.fields = append(b.fields, spreadsUnder(tuningGPUsKey, tuningDevices(list))...)
 		case "deviations":
 			list, _ := e.Value.([]any)
 			b.deviations = deviationsOf(list)
@@ -151,6 +149,9 @@ func settingValue(v, unread any, name string) any {
 // (the XGMI hive id).
 func tuningDevices(list []any) []gpuDevice {
 	devs := make([]gpuDevice, len(list))
+	// skip is the field table's answer per setting name: every GPU has
+	// the same names, and a fleet projects many documents.
+	skip := map[string]bool{}
 	for i, dv := range list {
 		m, _ := dv.(object)
 		d := gpuDevice{label: "#" + strconv.Itoa(i), read: true, raw: m}
@@ -163,7 +164,12 @@ func tuningDevices(list []any) []gpuDevice {
 		settings, _ := sv.(object)
 		unread, _ := m.Get("unread")
 		for _, s := range settings {
-			if dropped([]string{"probe_provenance", "tuning", "gpus[]", "settings", s.Key}) {
+			drop, ok := skip[s.Key]
+			if !ok {
+				drop = dropped([]string{"probe_provenance", "tuning", "gpus[]", "settings", s.Key})
+				skip[s.Key] = drop
+			}
+			if drop {
 				continue
 			}
 			d.set(s.Key, settingValue(s.Value, unread, s.Key))

@@ -330,3 +330,28 @@ func must(v any, ok bool) any {
 	}
 	return v
 }
+
+// BenchmarkFlattenTuning: what the tuning block adds to a document --fleet
+// tallies (flatten) and metrics exports: the guide-following MI300X node
+// of 8 GPUs with --tuning-state's block, against the same document
+// without the block.
+func BenchmarkFlattenTuning(b *testing.B) {
+	t := &testing.T{}
+	with := tuningDoc(t, "A", testdoc.MI300XFollowing, 0, true)
+	without := tuningDoc(t, "B", testdoc.MI300XFollowing, 0, true, testdoc.NoTuning)
+	for _, c := range []struct {
+		name string
+		d    *Document
+	}{{"with", with}, {"without", without}} {
+		b.Run("flatten/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				flatten(c.d)
+			}
+		})
+		b.Run("metrics/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				Metrics(c.d)
+			}
+		})
+	}
+}
