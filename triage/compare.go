@@ -438,6 +438,8 @@ func differences(a, b *Document) []Difference {
 	}
 	// The GPUs, projected onto fields every node shares (gpus.go).
 	out = append(out, hardwareDifferences(a, b)...)
+	// The tuning settings, projected likewise (tuning.go).
+	out = append(out, tuningDifferences(a, b)...)
 	slices.SortStableFunc(out, func(x, y Difference) int { return x.Rank - y.Rank })
 	return out
 }

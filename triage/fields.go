@@ -32,9 +32,10 @@ const (
 	// block when it has a role), --fleet never tallies it (no value can
 	// have a majority) and no fingerprint hashes it.
 	classPerNode
-	// classHardware is the GPUs as described (probe_provenance.gpus):
-	// projected onto fields every node shares (gpus.go), which are then
-	// identity.
+	// classHardware is a block projected onto fields every node shares,
+	// which are then identity: the GPUs as described
+	// (probe_provenance.gpus, gpus.go) and the tuning settings
+	// (probe_provenance.tuning, tuning.go).
 	classHardware
 	// classIgnored is never compared: the capture's time and timings,
 	// command records, reasons that repeat a status, constant doc strings.
@@ -120,6 +121,28 @@ var fieldClasses = []field{
 	{pattern: "probe_provenance.gpus.devices[].drm_device", class: classPerNode},
 	{pattern: "probe_provenance.gpus.devices[].drm_reason", class: classPerNode},
 	{pattern: "probe_provenance.gpus.devices[].reasons", class: classPerNode},
+	// The tuning settings (tuning.go): a setting is compared by its value,
+	// or why it is null (node_unread, gpus[].unread), never where it is
+	// read (sources: paths under --root; a GPU's dir); a GPU's address and
+	// XGMI hive id identify it; of a deviation the setting, family and
+	// guide are compared (the value through the setting, the scope is an
+	// address, the section and why are the guide's text); the state is
+	// per-moment, never drift; the reason quotes paths (the unread
+	// settings are compared).
+	{pattern: "probe_provenance.tuning", class: classHardware, without: "from an older aorta-probe (no tuning block)"},
+	{pattern: "probe_provenance.tuning.sources", class: classIgnored},
+	{pattern: "probe_provenance.tuning.gpus[].pci", class: classPerNode},
+	{pattern: "probe_provenance.tuning.gpus[].dir", class: classPerNode},
+	{pattern: "probe_provenance.tuning.gpus[].settings.xgmi_hive_id", class: classPerNode},
+	{pattern: "probe_provenance.tuning.deviations[].scope", class: classPerNode},
+	{pattern: "probe_provenance.tuning.deviations[].value", class: classIgnored},
+	{pattern: "probe_provenance.tuning.deviations[].guide_value", class: classIgnored},
+	{pattern: "probe_provenance.tuning.deviations[].section", class: classIgnored},
+	{pattern: "probe_provenance.tuning.deviations[].why", class: classIgnored},
+	{pattern: "probe_provenance.tuning.state", class: classIgnored},
+	{pattern: "probe_provenance.tuning.reason", class: classIgnored},
+	// The running kernel: host.kernel_release compares it (a boot proof).
+	{pattern: "probe_provenance.tuning.node.kernel_release", class: classIgnored},
 
 	// Noise: the partial flag and reasons (the fields they explain are
 	// compared instead), the constant catalog doc strings, reason texts
@@ -271,12 +294,13 @@ type blockSet uint8
 
 // lacking is the optional blocks d does not carry; a document without
 // probe_provenance lacks every block under it too. A null gpus block
-// lacks too: gpuLeaves projects nothing from it, as from none.
+// lacks too: gpuLeaves projects nothing from it, as from none (and a
+// null tuning block: tuningLeaves).
 func lacking(d *Document) blockSet {
 	var s blockSet
 	for i, p := range fieldsOnce().optional {
 		v, ok := d.Lookup(p)
-		if !ok || (v == nil && p == gpusKey) {
+		if !ok || (v == nil && (p == gpusKey || p == tuningKey)) {
 			s |= 1 << i
 		}
 	}

@@ -26,7 +26,7 @@ type Fingerprint struct {
 // FingerprintGroups are the groups a Fingerprint is computed for, in rank
 // order: every group diff ranks, but "other" (schema_version and fields
 // no rule knows) and "placement" (the fleet report's placement block).
-var FingerprintGroups = []Group{GroupROCm, GroupDriver, GroupGPU, GroupHardware, GroupLibraries, GroupCatalogs, GroupPython, GroupEnv, GroupHost}
+var FingerprintGroups = []Group{GroupROCm, GroupDriver, GroupGPU, GroupHardware, GroupLibraries, GroupCatalogs, GroupPython, GroupEnv, GroupHost, GroupTuning}
 
 // Fingerprints returns d's fingerprint of each of FingerprintGroups, in
 // that order. A group without any field in d still has a hash (of

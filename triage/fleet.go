@@ -53,6 +53,8 @@ func flatten(d *Document) []leaf {
 	}
 	// The GPUs, projected onto fields every node shares (gpus.go).
 	out = append(out, gpuLeaves(d)...)
+	// The tuning settings, projected likewise (tuning.go).
+	out = append(out, tuningLeaves(d)...)
 	return out
 }
 

@@ -53,8 +53,9 @@ type FleetGroupValue struct {
 
 // splits reports whether a field without a strict majority splits the
 // fleet into groups: a software, driver, GPU, placement or knob field. Host
-// fields (NICs, health) and unranked fields vary by node by nature.
-func splits(g Group) bool { return g != GroupHost && g != GroupOther }
+// fields (NICs, health), tuning settings (memory size, CPU count) and
+// unranked fields vary by node by nature.
+func splits(g Group) bool { return g != GroupHost && g != GroupTuning && g != GroupOther }
 
 // groups partitions the documents by the values of the splitting fields
 // without a strict majority, largest group first.

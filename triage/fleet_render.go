@@ -121,7 +121,8 @@ func (f *FleetResult) Text(w io.Writer, o RenderOptions) error {
 	}
 	l.add("")
 	f.textOutliers(&l)
-	f.textGPUs(&l)
+	textNamed(&l, "GPUs differ from the majority", "hardware", f.GPUOutliers())
+	textNamed(&l, "Settings differ from the majority", "tuning", f.TuningOutliers())
 	f.textGroups(&l)
 	f.textPlaces(&l)
 	if len(f.Split) > 0 {
@@ -174,14 +175,14 @@ func (f *FleetResult) textOutliers(l *lines) {
 	}
 }
 
-// textGPUs names the outliers whose GPUs differ, with the hardware fields.
-func (f *FleetResult) textGPUs(l *lines) {
-	gs := f.GPUOutliers()
+// textNamed names the outliers of one group (GPUOutliers,
+// TuningOutliers) with the group's fields, under title.
+func textNamed(l *lines, title string, group Group, gs []GPUOutlier) {
 	if len(gs) == 0 {
 		return
 	}
 	l.add("")
-	l.add(fmt.Sprintf("GPUs differ from the majority (%d node%s, group hardware)", len(gs), plural(len(gs))))
+	l.add(fmt.Sprintf("%s (%d node%s, group %s)", title, len(gs), plural(len(gs)), group))
 	for _, g := range gs {
 		words := []string{visible.Escape(g.Name) + ":"}
 		for i, k := range g.Keys {
@@ -274,9 +275,15 @@ func (f *FleetResult) Markdown(w io.Writer) error {
 			}
 		}
 	}
-	if gs := f.GPUOutliers(); len(gs) > 0 {
-		b.WriteString("\n### GPUs differ from the majority\n\n")
-		for _, g := range gs {
+	for _, sec := range []struct {
+		title string
+		gs    []GPUOutlier
+	}{{"GPUs differ from the majority", f.GPUOutliers()}, {"Settings differ from the majority", f.TuningOutliers()}} {
+		if len(sec.gs) == 0 {
+			continue
+		}
+		b.WriteString("\n### " + sec.title + "\n\n")
+		for _, g := range sec.gs {
 			keys := make([]string, len(g.Keys))
 			for i, k := range g.Keys {
 				keys[i] = mdCode(k, false)
@@ -377,9 +384,10 @@ func (f *FleetResult) JSON(w io.Writer) error {
 		Places     []string              `json:"places"`
 		Unreadable []fleetJSONUnreadable `json:"unreadable"`
 		GPUs       []GPUOutlier          `json:"gpu_outliers"`
+		Tuning     []GPUOutlier          `json:"tuning_outliers"`
 	}{Format: FleetJSONFormat, Documents: f.Documents, ExitStatus: f.ExitCode(),
 		Majority: []fleetJSONMaj{}, Outliers: []fleetJSONOutlier{}, Split: []fleetJSONSplit{}, Groups: []fleetJSONGroup{}, Places: append([]string{}, f.Places...),
-		Unreadable: []fleetJSONUnreadable{}, GPUs: append([]GPUOutlier{}, f.GPUOutliers()...)}
+		Unreadable: []fleetJSONUnreadable{}, GPUs: append([]GPUOutlier{}, f.GPUOutliers()...), Tuning: append([]GPUOutlier{}, f.TuningOutliers()...)}
 	if len(f.Groups) > 1 {
 		for _, g := range f.Groups {
 			vs := []fleetJSONGroupValue{}

@@ -110,7 +110,7 @@ func gpuFields(d *Document) ([]gpuField, []gpuDevice) {
 		case "devices":
 			list, _ := e.Value.([]any)
 			devs = projectDevices(list)
-			out = append(out, spreads(devs)...)
+			out = append(out, spreadsUnder(devicesKey, devs)...)
 		default:
 			out = append(out, gpuField{path: gpusKey + "." + e.Key, key: shown(e.Value)})
 		}
@@ -240,13 +240,14 @@ func attrNames(devs ...[]gpuDevice) []string {
 	return names
 }
 
-// spreads is one field per projected attribute over the devices.
-func spreads(devs []gpuDevice) []gpuField {
+// spreadsUnder is one field per projected attribute over the devices,
+// its path prefix and the attribute's name.
+func spreadsUnder(prefix string, devs []gpuDevice) []gpuField {
 	var out []gpuField
 	for _, name := range attrNames(devs) {
 		s := spreadOf(devs, name)
 		if len(s) > 0 {
-			out = append(out, gpuField{path: devicesKey + name, key: s.key(), spread: s})
+			out = append(out, gpuField{path: prefix + name, key: s.key(), spread: s})
 		}
 	}
 	return out

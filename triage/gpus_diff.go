@@ -292,7 +292,11 @@ func (d gpuDevice) value() Value {
 // ([{"value":…,"count":…},…]) reads "A ×6; B ×2" for people.
 func leafValue(path, s string) Value {
 	v := Value{Present: true, JSON: s, Digest: strings.HasPrefix(s, "<")}
-	if !strings.HasPrefix(path, devicesKey) || !strings.HasPrefix(s, `[{"value":`) {
+	if path == tuningDeviationsKey {
+		v.text = deviationsText(s)
+		return v
+	}
+	if !strings.HasPrefix(path, devicesKey) && !strings.HasPrefix(path, tuningGPUsKey) || !strings.HasPrefix(s, `[{"value":`) {
 		return v
 	}
 	x, err := decodeJSON(s)

@@ -3,6 +3,7 @@ package triage
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 )
 
@@ -31,7 +32,11 @@ type Label struct{ Name, Value string }
 //	torch-version       pytorch_version
 //	env-fingerprint     12 hex digits over the software groups' Fingerprints
 //	                    (all but host, whose fields include the node's own
-//	                    kernel and health report)
+//	                    kernel and health report, and tuning, the node's
+//	                    settings)
+//	tuning-deviations   how many rules of AMD's Instinct guides the node
+//	                    breaks (probe_provenance.tuning.deviations; "" for
+//	                    a document without the block)
 func Labels(d *Document) []Label {
 	driver := d.text("amdgpu_driver.kmd_version")
 	if driver == "" {
@@ -43,7 +48,7 @@ func Labels(d *Document) []Label {
 	}
 	h := sha256.New()
 	for _, f := range Fingerprints(d) {
-		if f.Group != GroupHost {
+		if f.Group != GroupHost && f.Group != GroupTuning {
 			h.Write([]byte(string(f.Group) + "=" + f.Hash + "\n"))
 		}
 	}
@@ -58,12 +63,23 @@ func Labels(d *Document) []Label {
 		{"container-runtime", d.text("runtime_context.type")},
 		{"torch-version", d.text("pytorch_version")},
 		{"env-fingerprint", hex.EncodeToString(h.Sum(nil))[:12]},
+		{"tuning-deviations", deviationCount(d)},
 	}
 	for i := range ls {
 		ls[i].Name = LabelPrefix + ls[i].Name
 		ls[i].Value = LabelValue(ls[i].Value)
 	}
 	return ls
+}
+
+// deviationCount is the length of probe_provenance.tuning.deviations, ""
+// when the document has no such list.
+func deviationCount(d *Document) string {
+	v, _ := d.Lookup(tuningDeviationsKey)
+	if l, ok := v.([]any); ok {
+		return strconv.Itoa(len(l))
+	}
+	return ""
 }
 
 // FeatureFile renders labels as an NFD local-source feature file

@@ -48,7 +48,7 @@ func TestLabels(t *testing.T) {
 		return out
 	}
 	want := []string{"rocm-version", "hip-version", "gfx-targets", "gpu-count", "compute-partition", "memory-partition",
-		"driver-version", "container-runtime", "torch-version", "env-fingerprint"}
+		"driver-version", "container-runtime", "torch-version", "env-fingerprint", "tuning-deviations"}
 	for i := range want {
 		want[i] = LabelPrefix + want[i]
 	}

@@ -75,6 +75,7 @@ func Metrics(d *Document) []byte {
 		}
 	}
 	e.gpus(d)
+	e.tuning(d)
 	return e.b
 }
 

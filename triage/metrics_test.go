@@ -20,7 +20,8 @@ var (
 	helpLine   = regexp.MustCompile(`^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)$`)
 )
 
-// checkExposition: every line is a HELP, a TYPE (gauge) or a sample of the
+// checkExposition: every line is a HELP, a TYPE (gauge, or counter for a
+// family ending in _total) or a sample of the
 // family announced last, with valid names, escaped values of valid UTF-8
 // within LabelValueMax bytes once unescaped.
 func checkExposition(t *testing.T, text string) {
@@ -33,7 +34,7 @@ func checkExposition(t *testing.T, text string) {
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		if m := helpLine.FindStringSubmatch(l); m != nil {
 			if m[1] == "TYPE" {
-				if m[2] != family || m[3] != "gauge" || typed[m[2]] {
+				if m[2] != family || m[3] != map[bool]string{false: "gauge", true: "counter"}[strings.HasSuffix(family, "_total")] || typed[m[2]] {
 					t.Errorf("TYPE line %q (family %s)", l, family)
 				}
 				typed[m[2]] = true
@@ -202,6 +203,10 @@ func FuzzMetrics(f *testing.F) {
 	f.Add(string(real))
 	f.Add(`{"schema_version": "1.16", "rocm": {"version": "a\"\\\n"}, "env_vars": {"HSA_XNACK": {"x": 1}}, "captured_at": 5}`)
 	f.Add(`{"schema_version": "1.16", "probe_provenance": {"duration_us": -1e400, "gpus": {"devices": [{"pci": null, "pcie": {"max_link_speed": "NaN GT/s"}, "partitions": 3}, 7]}}}`)
+	// A tuning block of odd shapes: counts that are not numbers, state
+	// objects nested, a deviation that is not an object.
+	f.Add(`{"schema_version": "1.16", "probe_provenance": {"tuning": {"checked": "x", "deviations": [7, {"setting": ["a"], "guide": "g\u001b"}], ` +
+		`"state": {"gpus": [{"pci": 1, "values": {"ras_err_counts": {"umc": {"ue": 1e400, "ce": -2}, "gfx": 3}, "a_count": {"b": {"c": 1}}, "x": "y"}}, null]}}}}`)
 	f.Fuzz(func(t *testing.T, text string) {
 		d, err := Parse("x.json", text)
 		if err != nil {

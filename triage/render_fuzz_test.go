@@ -40,6 +40,9 @@ func hostileResult(s string) *Result {
 		Differences: []Difference{
 			{Key: "rocm.version", Group: GroupROCm, A: str(s), B: Value{}, Why: "the ROCm release"},
 			{Key: gpusKey + ".devices[].vbios_version", Group: GroupHardware, A: str(s), B: Value{Present: true, JSON: compact([]any{s})}, Why: "the VBIOS"},
+			// A tuning deviation: the key and the text quote the document.
+			{Key: tuningDeviationsKey + "[" + s + "]", Group: GroupTuning, A: Value{Present: true, JSON: "[]", text: "no deviation"},
+				B: Value{Present: true, JSON: compact([]any{s}), text: s + "=1 (guide: " + s + "; " + s + ")"}, Why: "off AMD's guide: " + s},
 		},
 	}
 }
@@ -137,7 +140,7 @@ func FuzzRenderHostile(f *testing.F) {
 				A any `json:"a"`
 			} `json:"differences"`
 		}
-		if err := json.Unmarshal([]byte(renderAll(t, s)["diff json"]), &js); err != nil || len(js.Differences) != 2 {
+		if err := json.Unmarshal([]byte(renderAll(t, s)["diff json"]), &js); err != nil || len(js.Differences) != 3 {
 			t.Fatalf("diff json of %q: %v", s, err)
 		}
 		if utf8.ValidString(s) && js.Differences[0].A != s {

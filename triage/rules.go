@@ -20,7 +20,10 @@ const (
 	GroupPython    Group = "python"
 	GroupEnv       Group = "env"
 	GroupHost      Group = "host"
-	GroupOther     Group = "other"
+	// GroupTuning is probe_provenance.tuning: settings that change speed,
+	// not numerics (docs/tuning.md).
+	GroupTuning Group = "tuning"
+	GroupOther  Group = "other"
 	// GroupPlacement is used by the fleet report only: in a two-document
 	// diff the placement fields have their own block.
 	GroupPlacement Group = "placement"
@@ -115,6 +118,63 @@ var rules = []rule{
 	{"nics", GroupHost, "the RDMA NICs: collectives' transport and bandwidth, not kernel numerics"},
 	{"system_health", GroupHost, "the rdhc health report of the node"},
 	{"probe_provenance.os_release", GroupHost, "the distribution of the probed filesystem"},
+	// probe_provenance.tuning as tuningLeaves projects it (tuning.go); the
+	// reasons are tuning.md's (docs/tuning.md). Settings change speed, not
+	// numerics: the group ranks after host.
+	{"probe_provenance.tuning.deviations", GroupTuning, "the rules of AMD's Instinct guides the node breaks, each as (setting, GPU family, guide): a node set up otherwise than AMD's guide says"},
+	{"probe_provenance.tuning.family", GroupTuning, "the rule set applied (MI300 for gfx942 parts, MI350 for gfx950): which of AMD's guides judged the node"},
+	{"probe_provenance.tuning.product", GroupTuning, "the Instinct product from the PCI device id: rules that differ within a family (MI300A's IOMMU, memory minimums)"},
+	{"probe_provenance.tuning.checked", GroupTuning, "how many of the guides' rules were judged: another count, another rule set or fewer readable settings"},
+	{"probe_provenance.tuning.node.numa_balancing", GroupTuning, "NUMA auto-balancing: the kernel migrates pages behind running work; AMD's MI300X, MI300A and System Acceptance guides say 0 (disabled), and RDHC fails a node on anything else"},
+	{"probe_provenance.tuning.node.cmdline_pci_realloc_off", GroupTuning, "pci=realloc=off on the kernel command line: lets Linux see every GPU when the BIOS did not allocate SR-IOV BARs; required by AMD's MI3xx guides"},
+	{"probe_provenance.tuning.node.cmdline_pci_bfsort", GroupTuning, "pci=bfsort: breadth-first PCI enumeration, a predictable GPU order; in the MI325X/MI350X/MI355X acceptance criteria"},
+	{"probe_provenance.tuning.node.cmdline_iommu_pt", GroupTuning, "iommu=pt: the GPUs' DMA passes the IOMMU untranslated, AMD's recommendation for Instinct GPUs (MI300A runs with the IOMMU off)"},
+	{"probe_provenance.tuning.node.cmdline_amd_iommu_on", GroupTuning, "amd_iommu=on: the IOMMU enabled on AMD hosts, in the MI300X acceptance criteria beside iommu=pt; RDHC errors without it"},
+	{"probe_provenance.tuning.node.cmdline_intel_iommu_on", GroupTuning, "intel_iommu=on: the IOMMU enabled on Intel hosts, which AMD's guides ask for there"},
+	{"probe_provenance.tuning.node.iommu_gpu_group_type", GroupTuning, "the IOMMU domain of the GPUs' groups: identity (passthrough) as iommu=pt gives, or DMA/DMA-FQ, every GPU transfer translated"},
+	{"probe_provenance.tuning.node.iommu_groups", GroupTuning, "the IOMMU groups the kernel made: none when the IOMMU is off, as MI300A wants it"},
+	{"probe_provenance.tuning.node.acpi_ivrs", GroupTuning, "the AMD IOMMU ACPI table (IVRS): present when the IOMMU is enabled in BIOS, absent as MI300A wants it"},
+	{"probe_provenance.tuning.node.acpi_dmar", GroupTuning, "the Intel IOMMU ACPI table (DMAR): present when the IOMMU is enabled in BIOS"},
+	{"probe_provenance.tuning.node.cmdline_amdgpu_blacklisted", GroupTuning, "modprobe.blacklist=amdgpu: the driver loaded after boot, optional but the safest option in AMD's acceptance pages"},
+	{"probe_provenance.tuning.node.cmdline_optional", GroupTuning, "the optional performance boot parameters AMD lists (pcie_aspm=off, processor.max_cstate=0, mitigations=off …)"},
+	{"probe_provenance.tuning.node.cpuidle_driver", GroupTuning, "the CPU idle driver: which C-states the kernel can enter"},
+	{"probe_provenance.tuning.node.cpuidle_c2_enabled_cpus", GroupTuning, "the CPUs whose C2 idle state is enabled: waking from C2 adds latency; AMD's MI300X guide disables it (cpupower idle-set -d 2)"},
+	{"probe_provenance.tuning.node.thp_enabled", GroupTuning, "transparent huge pages: [always] is required on MI300A (unified memory), optional on the discrete GPUs"},
+	{"probe_provenance.tuning.node.compaction_proactiveness", GroupTuning, "proactive memory compaction: MI300A wants 20 so that huge pages stay available"},
+	{"probe_provenance.tuning.node.compact_unevictable_allowed", GroupTuning, "compaction of unevictable pages: MI300A wants 1"},
+	{"probe_provenance.tuning.node.smt_control", GroupTuning, "the SMT control (on, off, forceoff, notsupported): how the BIOS and kernel set hyper-threading"},
+	{"probe_provenance.tuning.node.smt_active", GroupTuning, "SMT: AMD's BIOS tables suggest it off for compute-bound work"},
+	{"probe_provenance.tuning.node.online_cpus", GroupTuning, "the online CPUs: 255 on a 256-thread host is the APIC fallback when the IOMMU is off in BIOS"},
+	{"probe_provenance.tuning.node.present_cpus", GroupTuning, "the present CPUs: more present than online is the APIC fallback of a 256-thread host"},
+	{"probe_provenance.tuning.node.numa_nodes_per_socket", GroupTuning, "the BIOS NPS mode as NUMA nodes per socket: AMD suggests NPS1"},
+	{"probe_provenance.tuning.node.pcie_aspm_policy", GroupTuning, "PCIe ASPM: link power states add latency to transfers; AMD's BIOS table says disable"},
+	{"probe_provenance.tuning.node.cpufreq_governor", GroupTuning, "the CPU frequency governor: no AMD rule, but another governor can change host-side speed"},
+	{"probe_provenance.tuning.node.cpufreq_driver", GroupTuning, "the CPU frequency driver (amd-pstate, acpi-cpufreq …): no AMD rule, but it decides how the CPUs clock"},
+	{"probe_provenance.tuning.node.cpufreq_boost", GroupTuning, "CPU boost: off caps host-side speed; no AMD rule"},
+	{"probe_provenance.tuning.node.mem_total_bytes", GroupTuning, "system memory: AMD's acceptance minimum is 2 TB for MI300X, 2.5 TB for MI325X, 3 TB for MI350X/MI355X"},
+	{"probe_provenance.tuning.node.amdgpu_initstate", GroupTuning, "whether the amdgpu module is live"},
+	{"probe_provenance.tuning.node.amdgpu_cwsr_enable", GroupTuning, "amdgpu's cwsr_enable (compute wave save/restore): RDHC warns unless 0"},
+	{"probe_provenance.tuning.node.amdttm_pages_limit", GroupTuning, "amdttm's pages_limit: on MI300A the GPU memory each APU may allocate (33554432 pages × the APUs)"},
+	{"probe_provenance.tuning.node.amdttm_page_pool_size", GroupTuning, "amdttm's page_pool_size: set with pages_limit on MI300A"},
+	{"probe_provenance.tuning.node", GroupTuning, "a node setting AMD's Instinct guides name (docs/tuning.md)"},
+	{"probe_provenance.tuning.gpus[].performance_level", GroupTuning, "the GPU's DPM performance level (auto, manual, perf_determinism …): pinned or capped clocks; the GPUs of a node should agree"},
+	{"probe_provenance.tuning.gpus[].power_cap_uw", GroupTuning, "the GPU's power cap: a lower cap throttles clocks under load"},
+	{"probe_provenance.tuning.gpus[].power_cap_max_uw", GroupTuning, "the highest power cap the board allows, against which a lowered cap is judged"},
+	{"probe_provenance.tuning.gpus[].power_cap_min_uw", GroupTuning, "the lowest power cap the board allows"},
+	{"probe_provenance.tuning.gpus[].power_cap_default_uw", GroupTuning, "the power cap the driver reports as default (on MI300 the current limit)"},
+	{"probe_provenance.tuning.gpus[].sclk_max_mhz", GroupTuning, "the highest GFX clock allowed: 1900 instead of 2100 MHz on MI300X is the determinism cap"},
+	{"probe_provenance.tuning.gpus[].sclk_min_mhz", GroupTuning, "the lowest GFX clock allowed"},
+	{"probe_provenance.tuning.gpus[].soc_pstate", GroupTuning, "the SoC P-state policy (pm_policy): a power policy that trades speed for power"},
+	{"probe_provenance.tuning.gpus[].xgmi_plpd", GroupTuning, "the XGMI link power-down policy (pm_policy): links powered down between transfers"},
+	{"probe_provenance.tuning.gpus[].pp_features", GroupTuning, "the power-play feature mask: which clock and power features the SMU runs"},
+	{"probe_provenance.tuning.gpus[].vis_vram_total_bytes", GroupTuning, "large BAR: the VRAM the CPU sees (Above 4G decoding); RDHC warns when it is below the total"},
+	{"probe_provenance.tuning.gpus[].local_cpulist", GroupTuning, "the CPUs local to the GPU: where its host transfers and launch threads run best"},
+	{"probe_provenance.tuning.gpus[].iommu_group_type", GroupTuning, "the IOMMU domain of the GPU's group: identity (passthrough) or translated"},
+	{"probe_provenance.tuning.gpus[].thermal_throttling_logging", GroupTuning, "whether thermal throttling is logged to the kernel log"},
+	{"probe_provenance.tuning.gpus[].ras_features", GroupTuning, "the RAS feature mask: which error-correction features the GPU runs"},
+	{"probe_provenance.tuning.gpus[]", GroupTuning, "a per-GPU setting AMD's Instinct guides name (docs/tuning.md)"},
+	{"probe_provenance.tuning", GroupTuning, "the node and GPU settings AMD's Instinct guides name (docs/tuning.md)"},
+
 	{"schema_version", GroupOther, "the schema the documents follow: older documents lack newer keys"},
 }
 

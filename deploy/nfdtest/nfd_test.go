@@ -69,8 +69,35 @@ func hostile(t *testing.T) string {
 	return out
 }
 
-// TestLocalSourceParsesLabels: for every golden scenario document and a
-// hostile one,
+// tuned is the golden mi350-host.json with a probe_provenance.tuning
+// block whose deviations list holds four rules broken (the
+// tuning-deviations label reads 4).
+func tuned(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/golden/mi350-host.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var devs []any
+	for _, s := range []string{"numa_balancing", "cmdline_pci_realloc_off", "cmdline_iommu_pt", "gpus.vis_vram_total_bytes"} {
+		devs = append(devs, map[string]any{"setting": s, "scope": "node", "value": "1", "guide_value": "0",
+			"guide": "AMD Instinct MI300X system optimization", "section": "x", "family": "MI300", "why": "x"})
+	}
+	doc["probe_provenance"].(map[string]any)["tuning"] = map[string]any{"family": "MI300", "checked": 14, "deviations": devs}
+	out := filepath.Join(t.TempDir(), "tuned.json")
+	b, _ = json.Marshal(doc)
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestLocalSourceParsesLabels: for every golden scenario document, a
+// hostile one and one with the tuning block (tuning-deviations=4),
 // `aorta-probe labels DOC features.d/aorta-probe` writes a file from which
 // NFD's local source yields exactly the file's name=value lines, each a
 // label nfd-master accepts once it adds its feature.node.kubernetes.io/
@@ -81,7 +108,7 @@ func TestLocalSourceParsesLabels(t *testing.T) {
 	if len(goldens) == 0 {
 		t.Fatal("no golden documents")
 	}
-	goldens = append(goldens, hostile(t))
+	goldens = append(goldens, hostile(t), tuned(t))
 	src := source.GetLabelSource("local")
 	fsrc := source.GetFeatureSource("local")
 	if src == nil || fsrc == nil {
@@ -112,6 +139,9 @@ func TestLocalSourceParsesLabels(t *testing.T) {
 			}
 			if len(want) < 8 {
 				t.Fatalf("%d labels in\n%s", len(want), text)
+			}
+			if g == goldens[len(goldens)-1] && want["aorta-probe.tuning-deviations"] != "4" {
+				t.Errorf("tuning-deviations=%q, want 4:\n%s", want["aorta-probe.tuning-deviations"], text)
 			}
 
 			if err := fsrc.Discover(); err != nil {
