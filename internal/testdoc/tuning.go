@@ -60,6 +60,39 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 		}
 		return b
 	}
+	nodeSettings, nodeUnread, sources := tuningNode(kind, deviating, pick)
+	gpusList, stateList := tuningGPUs(node, deviating, vram, pick)
+	deviations := tuningDeviations(kind, deviating, family, vram)
+	var st any
+	if state {
+		st = Object{{Key: "gpus", Value: stateList}, {Key: "sources", Value: Object{
+			{Key: "gpu_busy_percent", Value: "gpu_busy_percent"}, {Key: "power_uw", Value: "hwmon/hwmon*/power1_input"},
+			{Key: "temp_junction_mc", Value: "hwmon/hwmon*/temp2_input"}, {Key: "pcie_replay_count", Value: "pcie_replay_count"},
+			{Key: "vram_used_bytes", Value: "mem_info_vram_used"}, {Key: "mem_busy_percent", Value: "mem_busy_percent"},
+			{Key: "ras_err_counts", Value: "ras/<block>_err_count"}, {Key: "aer_fatal", Value: "aer_dev_fatal"},
+		}}}
+	}
+	if deviations == nil {
+		deviations = []any{}
+	}
+	return Object{
+		{Key: "family", Value: family},
+		{Key: "product", Value: product},
+		{Key: "node", Value: nodeSettings},
+		{Key: "node_unread", Value: nodeUnread},
+		{Key: "gpus", Value: gpusList},
+		{Key: "sources", Value: sources},
+		{Key: "checked", Value: num(checked)},
+		{Key: "deviations", Value: deviations},
+		{Key: "state", Value: st},
+		{Key: "reason", Value: nil},
+	}
+}
+
+// tuningNode is Tuning's node settings, why two of them are null, and
+// where each setting is read.
+func tuningNode(kind TuningNode, deviating bool, pick func(bool, string, string) string) (Object, Object, Object) {
+	num := func(s string) any { return pyjson.Number(s) }
 	nodeSettings := Object{
 		{Key: "numa_balancing", Value: num(pick(deviating, "1", "0"))},
 		{Key: "cmdline_pci_realloc_off", Value: !deviating},
@@ -98,7 +131,14 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 		{Key: "gpus.vis_vram_total_bytes", Value: "mem_info_vis_vram_total"},
 		{Key: "gpus.xgmi_hive_id", Value: "xgmi_hive_info/xgmi_hive_id"},
 	}
-	var gpusList, stateList []any
+	return nodeSettings, nodeUnread, sources
+}
+
+// tuningGPUs is Tuning's per-GPU settings and --tuning-state values, one
+// of each per device of GPUs' eight; deviating gives the third GPU a
+// small BAR.
+func tuningGPUs(node int, deviating bool, vram string, pick func(bool, string, string) string) (gpusList, stateList []any) {
+	num := func(s string) any { return pyjson.Number(s) }
 	for i, g := range mi308x {
 		vis := vram
 		if deviating && i == 2 {
@@ -136,6 +176,12 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 			{Key: "unread", Value: Object{{Key: "mem_busy_percent", Value: "EPERM"}}},
 		})
 	}
+	return gpusList, stateList
+}
+
+// tuningDeviations is Tuning's deviations: the deviating node's four, the
+// MI350X node's one.
+func tuningDeviations(kind TuningNode, deviating bool, family, vram string) []any {
 	var deviations []any
 	dev := func(setting, scope, value, guideValue, guide, section, why string) {
 		deviations = append(deviations, Object{
@@ -153,30 +199,7 @@ func Tuning(t testing.TB, kind TuningNode, node int, state bool) Object {
 	if kind == MI350XNode {
 		dev("cmdline_pci_bfsort", "node", "absent", "pci=bfsort", GuideSAKP, "Kernel parameters", "predictable GPU order")
 	}
-	var st any
-	if state {
-		st = Object{{Key: "gpus", Value: stateList}, {Key: "sources", Value: Object{
-			{Key: "gpu_busy_percent", Value: "gpu_busy_percent"}, {Key: "power_uw", Value: "hwmon/hwmon*/power1_input"},
-			{Key: "temp_junction_mc", Value: "hwmon/hwmon*/temp2_input"}, {Key: "pcie_replay_count", Value: "pcie_replay_count"},
-			{Key: "vram_used_bytes", Value: "mem_info_vram_used"}, {Key: "mem_busy_percent", Value: "mem_busy_percent"},
-			{Key: "ras_err_counts", Value: "ras/<block>_err_count"}, {Key: "aer_fatal", Value: "aer_dev_fatal"},
-		}}}
-	}
-	if deviations == nil {
-		deviations = []any{}
-	}
-	return Object{
-		{Key: "family", Value: family},
-		{Key: "product", Value: product},
-		{Key: "node", Value: nodeSettings},
-		{Key: "node_unread", Value: nodeUnread},
-		{Key: "gpus", Value: gpusList},
-		{Key: "sources", Value: sources},
-		{Key: "checked", Value: num(checked)},
-		{Key: "deviations", Value: deviations},
-		{Key: "state", Value: st},
-		{Key: "reason", Value: nil},
-	}
+	return deviations
 }
 
 // SetTuning sets probe_provenance.tuning (Tuning).
