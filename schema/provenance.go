@@ -37,6 +37,10 @@ type Provenance struct {
 	// devices, partitions, hives, firmware; absent from documents of
 	// older aorta-probe versions.
 	GPUs *GPUs `py:"gpus,omitnil"`
+	// Tuning is the node and GPU settings AMD's Instinct guides name,
+	// judged against them (docs/tuning.md); absent from documents of older
+	// aorta-probe versions.
+	Tuning *Tuning `py:"tuning,omitnil"`
 }
 
 // Placement is the evidence, never proof, of where Buck2 placed this process
