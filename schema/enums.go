@@ -65,7 +65,6 @@ var Enums = map[string][]any{
 	"LoaderResolution.via":     {"LD_LIBRARY_PATH", "ld.so.cache", "default_dirs"},
 	"Tuning.family":            {"MI300", "MI350"},
 	"Tuning.product":           {"MI300X", "MI308X", "MI300A", "MI325X", "MI350X", "MI355X"},
-	"TuningValue.status":       {"read", "absent", "unreadable"},
 	"TuningDeviation.family":   {"MI300", "MI350"},
 }
 

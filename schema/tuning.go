@@ -6,6 +6,10 @@ import "aorta-probe/internal/pyjson"
 // and /sys show them, judged against those guides (docs/tuning.md; the fact
 // sheet is tuning.md, rows K1–K20, G1–G13, H1–H15). Every value is a file
 // read through the probed root; nothing is run.
+//
+// Values are kept bare (a string, number, bool or list; null when not
+// read) and where each was read is said once, in Sources, so that the
+// block of an 8-GPU node stays small (docs/tuning.md, "Shape").
 type Tuning struct {
 	// Family is the rule set applied: MI300 for gfx942 parts (MI300X,
 	// MI308X, MI325X, MI300A), MI350 for gfx950 (MI350X, MI355X), from
@@ -17,11 +21,23 @@ type Tuning struct {
 	// 0x75a0 MI350X, 0x75a3 MI355X); null for another id.
 	Product *string `py:"product"`
 	// Node is every node-wide setting (tuning.md §1), by setting name, in
-	// the table's order.
-	Node pyjson.Map[TuningValue] `py:"node"`
+	// the table's order: the value as parsed, null when not read
+	// (NodeUnread says why).
+	Node pyjson.Map[pyjson.Any] `py:"node"`
+	// NodeUnread is every node setting whose value is null, with why:
+	// "absent" (no such file: the kernel or driver does not expose it) or
+	// the error's name when the file is there but could not be read or
+	// parsed (EACCES, EPERM, EINVAL for a FIFO or device node, EFBIG for
+	// more than a page, EFORMAT for content not in the file's format).
+	NodeUnread pyjson.Map[string] `py:"node_unread"`
 	// GPUs are the per-GPU settings (tuning.md §2), one per
 	// probe_provenance.gpus.devices[] entry, in the same order.
 	GPUs []TuningGPU `py:"gpus"`
+	// Sources says where each setting is read: node settings by name (the
+	// path under the probed root), per-GPU ones as "gpus.<setting>" (the
+	// path under TuningGPU.Dir; hwmon/hwmon* is the device's first hwmon
+	// directory).
+	Sources pyjson.Map[string] `py:"sources"`
 	// Checked is how many rules were judged (0 when Family is null).
 	Checked int `py:"checked"`
 	// Deviations is every rule a value breaks, in the rule table's order.
@@ -33,31 +49,22 @@ type Tuning struct {
 	Reason *string `py:"reason"`
 }
 
-// TuningValue is one setting as read.
-type TuningValue struct {
-	// Value is the setting as parsed (a string, number, bool or list), or
-	// null when the file was absent or unreadable.
-	Value pyjson.Any `py:"value"`
-	// Source is the path read, as the kernel names it (under the probed
-	// root).
-	Source string `py:"source"`
-	// Status is read, absent (no such file: the kernel or driver does not
-	// expose it) or unreadable (the file is there; Errno says why).
-	Status string `py:"status"`
-	// Errno is the error's name (EACCES, EPERM, EINVAL, …) when Status is
-	// unreadable, or a short word for a refusal of the probe's own
-	// (ETOOBIG, EFIFO, ELINK, EFORMAT); null otherwise.
-	Errno *string `py:"errno"`
-}
-
 // TuningGPU is the settings of one physical GPU.
 type TuningGPU struct {
 	// PCI is the device's address as in probe_provenance.gpus.devices[].pci
 	// (the join key), or null where that is null.
 	PCI *string `py:"pci"`
+	// Dir is the device directory read, /sys/bus/pci/devices/<pci>, or
+	// null with PCI.
+	Dir *string `py:"dir"`
 	// Settings are its settings (tuning.md §2), by name, in the table's
-	// order; read from /sys/bus/pci/devices/<pci>.
-	Settings pyjson.Map[TuningValue] `py:"settings"`
+	// order; null when not read (Unread says why). The partition modes,
+	// VRAM size and NUMA node are in probe_provenance.gpus.devices[]
+	// already and are not repeated.
+	Settings pyjson.Map[pyjson.Any] `py:"settings"`
+	// Unread is every setting whose value is null, with why, as
+	// Tuning.NodeUnread.
+	Unread pyjson.Map[string] `py:"unread"`
 }
 
 // TuningDeviation is one rule a value breaks.
@@ -85,6 +92,8 @@ type TuningDeviation struct {
 type TuningState struct {
 	// GPUs are the state values of each GPU, in the order of Tuning.GPUs.
 	GPUs []TuningStateGPU `py:"gpus"`
+	// Sources says where each value is read, under TuningGPU.Dir.
+	Sources pyjson.Map[string] `py:"sources"`
 }
 
 // TuningStateGPU is the state of one GPU.
@@ -92,6 +101,8 @@ type TuningStateGPU struct {
 	// PCI is the device's address, as TuningGPU.PCI.
 	PCI *string `py:"pci"`
 	// Values are the state values by name (tuning.md §3), each file read
-	// once.
-	Values pyjson.Map[TuningValue] `py:"values"`
+	// once; null when not read (Unread says why).
+	Values pyjson.Map[pyjson.Any] `py:"values"`
+	// Unread is every value that is null, with why, as Tuning.NodeUnread.
+	Unread pyjson.Map[string] `py:"unread"`
 }
