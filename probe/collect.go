@@ -46,6 +46,10 @@ type Options struct {
 	ExecutionContext string
 	// NoProvenance drops the probe_provenance block.
 	NoProvenance bool
+	// TuningState adds the GPUs' per-moment state to
+	// probe_provenance.tuning (--tuning-state, docs/tuning.md); never in
+	// the default run.
+	TuningState bool
 	// Version is this binary's version, for probe_provenance.
 	Version string
 	// Python chooses the workload interpreter (python_options.go).
@@ -557,8 +561,10 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 		}
 	} // else: serial under low limits; the first probe that needs the roots resolves them
 	var gpus <-chan schema.GPUs
+	var tuning <-chan tuningNode
 	if !opt.NoProvenance && opt.Workers >= unbounded {
 		gpus = startGPUs(c.root, gpusWorkers(opt)) // files only, beside the probes
+		tuning = startTuning(c.root, gpusWorkers(opt))
 	}
 	states, durations := c.startProbes()
 
@@ -587,6 +593,7 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			prov.DeadlineHit = true
 		}
 		prov.GPUs = &g
+		prov.Tuning = collectTuning(ctx, c, tuning, g, opt)
 	}
 
 	// Kill what still runs (the probes abandoned by gather), refuse new

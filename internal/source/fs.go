@@ -156,3 +156,13 @@ func (fs FS) AttrInt(p string) (int64, error) {
 	}
 	return n, nil
 }
+
+// ReadDirMax lists directory p, at most max entries (more reports that
+// there were more), for the directories a reader enumerates itself.
+func (fs FS) ReadDirMax(p string, max int) ([]iofs.DirEntry, bool, error) {
+	es, more, err := fs.m.ReadDirMax(p, max)
+	if err != nil {
+		return nil, false, readErr(p, err)
+	}
+	return es, more, nil
+}

@@ -49,9 +49,15 @@ func (fs FS) DeviceIOMMUGroupType(dev string) (typ, group string, err error) {
 // ACPITable reports whether /sys/firmware/acpi/tables/<name> exists
 // (IVRS: an AMD IOMMU is described to the OS; DMAR: an Intel one). The
 // table files are root-only to read; their presence is visible without
-// root, and nothing is opened.
+// root, and nothing is opened. Without the tables directory (no ACPI, or
+// a tree without /sys/firmware) nothing can be said: ErrRead wrapping
+// ENOENT.
 func (fs FS) ACPITable(name string) (bool, error) {
-	return fs.Present("/sys/firmware/acpi/tables/" + name)
+	const dir = "/sys/firmware/acpi/tables"
+	if _, err := fs.m.Lstat(dir); err != nil {
+		return false, readErr(dir, err)
+	}
+	return fs.Present(dir + "/" + name)
 }
 
 // THPEnabled is the active choice of

@@ -1,0 +1,454 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"aorta-probe/internal/machine"
+	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
+	"aorta-probe/schema"
+)
+
+// probe_provenance.tuning (docs/tuning.md): the node and GPU settings
+// AMD's Instinct guides name, read from /proc and /sys through the
+// probed root (internal/source), then judged by the rules of
+// tuning_rules.go. Files only, no command. The node settings are read
+// beside the probes (startTuning), the GPU settings once the gpus block
+// has named the GPUs (finishTuning).
+
+// tuningBlock names the tuning block in a capture's cut, as gpusBlock.
+const tuningBlock = "probe_provenance.tuning"
+
+// tuningCtx is what the node settings share: the command line and the
+// online CPUs, each read once.
+type tuningCtx struct {
+	src     source.FS
+	workers int
+
+	cmdOnce sync.Once
+	cmdline source.Cmdline
+	cmdErr  error
+
+	cpuOnce   sync.Once
+	online    []int
+	onlineErr error
+}
+
+func (c *tuningCtx) cmd() (source.Cmdline, error) {
+	c.cmdOnce.Do(func() { c.cmdline, c.cmdErr = c.src.Cmdline() })
+	return c.cmdline, c.cmdErr
+}
+
+func (c *tuningCtx) onlineCPUs() ([]int, error) {
+	c.cpuOnce.Do(func() { c.online, c.onlineErr = c.src.CPUs("online") })
+	return c.online, c.onlineErr
+}
+
+// tuningSetting is one setting: its name in the block, where it is read
+// (Tuning.Sources) and how.
+type tuningSetting[C any] struct {
+	name, source string
+	read         func(c C) (any, error)
+}
+
+// cmdToken is a command-line setting: whether the tokens hold it.
+func cmdToken(has func(source.Cmdline) bool) func(*tuningCtx) (any, error) {
+	return func(c *tuningCtx) (any, error) {
+		l, err := c.cmd()
+		if err != nil {
+			return nil, err
+		}
+		return has(l), nil
+	}
+}
+
+// optionSet is a cmdline key whose comma-separated options include opt.
+func optionSet(key, opt string) func(source.Cmdline) bool {
+	return func(l source.Cmdline) bool { return slices.Contains(l.Options(key), opt) }
+}
+
+// cmdlineOptional are the boot parameters AMD's System Acceptance
+// kernel-parameter page lists as optional for performance (tuning.md
+// K8), recorded when present.
+var cmdlineOptional = []string{
+	"nokaslr", "norandmaps", "mitigations=off", "pcie_aspm=off", "processor.max_cstate=0",
+	"biosdevname=0", "quiet", "transparent_hugepage=always", "tsc=nowatchdog", "nmi_watchdog=0",
+	"nowatchdog", "numa_balancing=disable",
+}
+
+// wordMax bounds a one-word value kept (a governor, a driver, a kernel
+// release): longer is not the kernel's word.
+const wordMax = 128
+
+// oneWord checks s is one short word.
+func oneWord(p, s string, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	if len(s) > wordMax || strings.ContainsAny(s, " \t\n") {
+		return nil, formatErr(p)
+	}
+	return s, nil
+}
+
+// formatErr is a value that is not in its file's format.
+func formatErr(p string) error {
+	return &source.Error{Kind: source.ErrParse, Path: p, Err: errors.New("not in its format")}
+}
+
+func val[T any](v T, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// nodeSettings are the node-wide settings (tuning.md §1), in its order.
+var nodeSettings = []tuningSetting[*tuningCtx]{
+	{"numa_balancing", "/proc/sys/kernel/numa_balancing", func(c *tuningCtx) (any, error) { return val(c.src.NUMABalancing()) }},
+	{"cmdline_pci_realloc_off", "/proc/cmdline", cmdToken(optionSet("pci", "realloc=off"))},
+	{"cmdline_pci_bfsort", "/proc/cmdline", cmdToken(optionSet("pci", "bfsort"))},
+	{"cmdline_iommu_pt", "/proc/cmdline", cmdToken(func(l source.Cmdline) bool { v, _ := l.Value("iommu"); return v == "pt" })},
+	{"cmdline_amd_iommu_on", "/proc/cmdline", cmdToken(optionSet("amd_iommu", "on"))},
+	{"cmdline_intel_iommu_on", "/proc/cmdline", cmdToken(optionSet("intel_iommu", "on"))},
+	{"iommu_groups", "/sys/kernel/iommu_groups", func(c *tuningCtx) (any, error) { return val(c.src.IOMMUGroups()) }},
+	// Filled from the GPUs' own groups by finishTuning.
+	{"iommu_gpu_group_type", "/sys/bus/pci/devices/<pci>/iommu_group -> /sys/kernel/iommu_groups/<n>/type", nil},
+	{"acpi_ivrs", "/sys/firmware/acpi/tables/IVRS", func(c *tuningCtx) (any, error) { return val(c.src.ACPITable("IVRS")) }},
+	{"acpi_dmar", "/sys/firmware/acpi/tables/DMAR", func(c *tuningCtx) (any, error) { return val(c.src.ACPITable("DMAR")) }},
+	{"cmdline_amdgpu_blacklisted", "/proc/cmdline", cmdToken(optionSet("modprobe.blacklist", "amdgpu"))},
+	{"cmdline_optional", "/proc/cmdline", func(c *tuningCtx) (any, error) {
+		l, err := c.cmd()
+		if err != nil {
+			return nil, err
+		}
+		out := []any{}
+		for _, t := range cmdlineOptional {
+			if l.Has(t) {
+				out = append(out, t)
+			}
+		}
+		return out, nil
+	}},
+	{"cpuidle_driver", "/sys/devices/system/cpu/cpuidle/current_driver", func(c *tuningCtx) (any, error) {
+		s, err := c.src.CPUIdleDriver()
+		return oneWord("/sys/devices/system/cpu/cpuidle/current_driver", s, err)
+	}},
+	{"cpuidle_c2_enabled_cpus", "/sys/devices/system/cpu/cpu<n>/cpuidle/state<k>/disable (the state named C2, every online CPU)", (*tuningCtx).c2Enabled},
+	{"thp_enabled", "/sys/kernel/mm/transparent_hugepage/enabled", func(c *tuningCtx) (any, error) {
+		s, err := c.src.THPEnabled()
+		return oneWord("/sys/kernel/mm/transparent_hugepage/enabled", s, err)
+	}},
+	{"compaction_proactiveness", "/proc/sys/vm/compaction_proactiveness", func(c *tuningCtx) (any, error) { return val(c.src.CompactionProactiveness()) }},
+	{"compact_unevictable_allowed", "/proc/sys/vm/compact_unevictable_allowed", func(c *tuningCtx) (any, error) { return val(c.src.CompactUnevictableAllowed()) }},
+	{"smt_control", "/sys/devices/system/cpu/smt/control", func(c *tuningCtx) (any, error) { return val(c.src.SMTControl()) }},
+	{"smt_active", "/sys/devices/system/cpu/smt/active", func(c *tuningCtx) (any, error) { return val(c.src.SMTActive()) }},
+	{"online_cpus", "/sys/devices/system/cpu/online", func(c *tuningCtx) (any, error) {
+		l, err := c.onlineCPUs()
+		return val(len(l), err)
+	}},
+	{"present_cpus", "/sys/devices/system/cpu/present", func(c *tuningCtx) (any, error) {
+		l, err := c.src.CPUs("present")
+		return val(len(l), err)
+	}},
+	{"numa_nodes_per_socket", "/sys/devices/system/node/node<n>/cpulist, /sys/devices/system/cpu/cpu<first online>/topology/package_cpus_list", (*tuningCtx).nodesPerSocket},
+	{"pcie_aspm_policy", "/sys/module/pcie_aspm/parameters/policy", func(c *tuningCtx) (any, error) {
+		s, err := c.src.PCIeASPMPolicy()
+		return oneWord("/sys/module/pcie_aspm/parameters/policy", s, err)
+	}},
+	{"cpufreq_governor", "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor", func(c *tuningCtx) (any, error) {
+		s, err := c.src.CPUFreq("scaling_governor")
+		return oneWord("/sys/devices/system/cpu/cpufreq/policy0/scaling_governor", s, err)
+	}},
+	{"cpufreq_driver", "/sys/devices/system/cpu/cpufreq/policy0/scaling_driver", func(c *tuningCtx) (any, error) {
+		s, err := c.src.CPUFreq("scaling_driver")
+		return oneWord("/sys/devices/system/cpu/cpufreq/policy0/scaling_driver", s, err)
+	}},
+	{"cpufreq_boost", "/sys/devices/system/cpu/cpufreq/boost", func(c *tuningCtx) (any, error) { return val(c.src.CPUFreqBoost()) }},
+	{"kernel_release", "/proc/sys/kernel/osrelease", func(c *tuningCtx) (any, error) {
+		s, err := c.src.KernelRelease()
+		return oneWord("/proc/sys/kernel/osrelease", s, err)
+	}},
+	{"mem_total_bytes", "/proc/meminfo (MemTotal)", func(c *tuningCtx) (any, error) { return val(c.src.MemTotal()) }},
+	{"amdgpu_initstate", "/sys/module/amdgpu/initstate", func(c *tuningCtx) (any, error) {
+		s, err := c.src.ModuleInitstate("amdgpu")
+		return oneWord("/sys/module/amdgpu/initstate", s, err)
+	}},
+	{"amdgpu_cwsr_enable", "/sys/module/amdgpu/parameters/cwsr_enable", moduleInt("amdgpu", "cwsr_enable")},
+	{"amdttm_pages_limit", "/sys/module/amdttm/parameters/pages_limit", moduleInt("amdttm", "pages_limit")},
+	{"amdttm_page_pool_size", "/sys/module/amdttm/parameters/page_pool_size", moduleInt("amdttm", "page_pool_size")},
+}
+
+func moduleInt(module, name string) func(*tuningCtx) (any, error) {
+	return func(c *tuningCtx) (any, error) {
+		s, err := c.src.ModuleParam(module, name)
+		if err != nil {
+			return nil, err
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, formatErr("/sys/module/" + module + "/parameters/" + name)
+		}
+		return n, nil
+	}
+}
+
+// c2Enabled counts the online CPUs whose idle state named C2 is enabled
+// (disable 0): cpupower idle-set -d 2 sets disable on every CPU. The state
+// index is found once, on the first online CPU; then one small read per
+// online CPU, spread over the workers. No state named C2: absent.
+func (c *tuningCtx) c2Enabled() (any, error) {
+	online, err := c.onlineCPUs()
+	if err != nil {
+		return nil, err
+	}
+	if len(online) == 0 {
+		return nil, formatErr("/sys/devices/system/cpu/online")
+	}
+	k, err := c.src.CPUIdleState(online[0], "C2")
+	if err != nil {
+		return nil, err
+	}
+	if k < 0 {
+		return nil, machine.PathErr("open", fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpuidle/state*/name (C2)", online[0]), syscall.ENOENT)
+	}
+	enabled := make([]bool, len(online))
+	errs := make([]error, len(online))
+	spread(len(online), c.workers, func(i int) {
+		d, err := c.src.CPUIdleDisabled(online[i], k)
+		enabled[i], errs[i] = !d, err
+	})
+	n := 0
+	for i := range online {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if enabled[i] {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// nodesPerSocket is the CPU-bearing NUMA nodes per socket (tuning.md
+// K14, BIOS NPS derived): nodes with CPUs, over sockets = online CPUs /
+// CPUs of the first online CPU's package. Memory-only nodes (HBM, CXL)
+// do not count.
+func (c *tuningCtx) nodesPerSocket() (any, error) {
+	nodes, err := c.src.NUMANodes()
+	if err != nil {
+		return nil, err
+	}
+	online, err := c.onlineCPUs()
+	if err != nil {
+		return nil, err
+	}
+	if len(online) == 0 {
+		return nil, formatErr("/sys/devices/system/cpu/online")
+	}
+	pkg, err := c.src.PackageCPUs(online[0])
+	if err != nil {
+		return nil, err
+	}
+	withCPUs := 0
+	for _, n := range nodes {
+		if n.CPUs > 0 {
+			withCPUs++
+		}
+	}
+	sockets := max(1, (len(online)+len(pkg)/2)/len(pkg))
+	if withCPUs == 0 || withCPUs%sockets != 0 {
+		return nil, formatErr("/sys/devices/system/node")
+	}
+	return withCPUs / sockets, nil
+}
+
+// tuningNode is the node settings as read.
+type tuningNode struct {
+	values pyjson.Map[any]
+	unread pyjson.Map[string]
+}
+
+// readSettings reads each setting of the table with c, in order.
+func readSettings[C any](table []tuningSetting[C], c C) (vals pyjson.Map[any], unread pyjson.Map[string]) {
+	vals, unread = make(pyjson.Map[any], 0, len(table)), pyjson.Map[string]{}
+	for _, s := range table {
+		if s.read == nil {
+			vals.Set(s.name, nil)
+			continue
+		}
+		v, err := s.read(c)
+		vals.Set(s.name, v)
+		if err != nil {
+			vals.Set(s.name, nil)
+			unread.Set(s.name, unreadWhy(err))
+		}
+	}
+	return vals, unread
+}
+
+// unreadWhy is a Tuning unread entry: "absent" for a missing file (or
+// a missing directory above it), the errno's name for one there but
+// unreadable, EFORMAT for content not in its format.
+func unreadWhy(err error) string {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "absent"
+	}
+	if errors.Is(err, source.ErrParse) || errors.Is(err, source.ErrName) {
+		return "EFORMAT"
+	}
+	if en, ok := pyfmt.Errno(err); ok {
+		switch en {
+		case syscall.ENODATA:
+			return "ENODATA"
+		case syscall.ELOOP:
+			return "ELOOP"
+		}
+		return machine.ErrnoName(en)
+	}
+	return "EIO"
+}
+
+// startTuning reads the node settings on their own goroutine, beside the
+// probes, as startGPUs reads the GPUs.
+func startTuning(root *machine.FS, workers int) <-chan tuningNode {
+	ch := make(chan tuningNode, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				ch <- tuningNode{values: pyjson.Map[any]{}, unread: pyjson.Map[string]{{Key: "panic", Value: fmt.Sprint(v)}}}
+			}
+		}()
+		vals, unread := readSettings(nodeSettings, &tuningCtx{src: source.NewFS(root), workers: workers})
+		ch <- tuningNode{values: vals, unread: unread}
+	}()
+	return ch
+}
+
+// finishTuning awaits the node settings, reads each GPU's settings (and
+// its state with state), and judges them. A collection that ended first
+// leaves the block with its reason only.
+func finishTuning(ctx context.Context, root *machine.FS, ch <-chan tuningNode, g schema.GPUs, state bool, workers int) schema.Tuning {
+	var node tuningNode
+	select {
+	case node = <-ch:
+	case <-ctx.Done():
+		select {
+		case node = <-ch:
+		default:
+			return unfinishedTuning("collection interrupted")
+		}
+	}
+	if why, ok := node.unread.Get("panic"); ok {
+		return schema.Tuning{Node: pyjson.Map[any]{}, NodeUnread: pyjson.Map[string]{}, GPUs: []schema.TuningGPU{},
+			Sources: pyjson.Map[string]{}, Deviations: []schema.TuningDeviation{}, Reason: schema.Str("panic while reading the node settings: " + why)}
+	}
+	t := schema.Tuning{Node: node.values, NodeUnread: node.unread, Sources: tuningSources(), Deviations: []schema.TuningDeviation{}}
+	t.Family, t.Product = tuningFamily(g.Devices)
+	gpus, ctxs := readTuningGPUs(source.NewFS(root), g.Devices, workers)
+	t.GPUs = gpus
+	setGPUGroupType(&t)
+	if state {
+		t.State = readTuningState(ctxs, workers)
+	}
+	t.Checked, t.Deviations = judgeTuning(&t, g.Devices)
+	return t
+}
+
+// unfinishedTuning is the block the collection ended before.
+func unfinishedTuning(why string) schema.Tuning {
+	return schema.Tuning{Node: pyjson.Map[any]{}, NodeUnread: pyjson.Map[string]{}, GPUs: []schema.TuningGPU{},
+		Sources: pyjson.Map[string]{}, Deviations: []schema.TuningDeviation{}, Reason: schema.Str("not finished (" + why + ")")}
+}
+
+// tuningSources is Tuning.Sources: every node setting's path, then every
+// GPU setting's under gpus[].dir.
+func tuningSources() pyjson.Map[string] {
+	out := make(pyjson.Map[string], 0, len(nodeSettings)+len(gpuSettings))
+	for _, s := range nodeSettings {
+		out = append(out, pyjson.Entry[string]{Key: s.name, Value: s.source})
+	}
+	for _, s := range gpuSettings {
+		out = append(out, pyjson.Entry[string]{Key: "gpus." + s.name, Value: s.source})
+	}
+	return out
+}
+
+// instinctProducts are the Instinct products by PCI device id (tuning.md
+// §0.1: System Acceptance "Check GPU presence"; MI300A from its page).
+var instinctProducts = map[string]string{
+	"0x74a1": "MI300X", "0x74a2": "MI308X", "0x74a5": "MI325X", "0x74a0": "MI300A",
+	"0x75a0": "MI350X", "0x75a3": "MI355X",
+}
+
+// tuningFamily is the rule family and product of the node: from the first
+// GPU with an Instinct gfx target (gfx942: MI300, gfx950: MI350) and its
+// PCI device id (probe_provenance.gpus devices[].gfx_target, device_id:
+// nothing is read again).
+func tuningFamily(devs []schema.GPUDevice) (family, product *string) {
+	for _, d := range devs {
+		var f string
+		switch deref0(d.GfxTarget) {
+		case "gfx942":
+			f = "MI300"
+		case "gfx950":
+			f = "MI350"
+		default:
+			continue
+		}
+		if p, ok := instinctProducts[strings.ToLower(deref0(d.DeviceID))]; ok {
+			product = &p
+		}
+		return &f, product
+	}
+	return nil, nil
+}
+
+// setGPUGroupType fills the node's iommu_gpu_group_type from the GPUs'
+// iommu_group_type: the one type they share, else their types joined
+// ("DMA, identity"); unread as the first GPU's when none was read.
+func setGPUGroupType(t *schema.Tuning) {
+	const name = "iommu_gpu_group_type"
+	var types []string
+	why := "absent"
+	for i, gp := range t.GPUs {
+		v, _ := gp.Settings.Get("iommu_group_type")
+		if s, ok := v.(string); ok {
+			if !slices.Contains(types, s) {
+				types = append(types, s)
+			}
+		} else if w, ok := gp.Unread.Get("iommu_group_type"); ok && i == 0 {
+			why = w
+		}
+	}
+	if len(types) == 0 {
+		t.NodeUnread.Set(name, why)
+		return
+	}
+	slices.Sort(types)
+	t.Node.Set(name, strings.Join(types, ", "))
+}
+
+// collectTuning is the block once the gpus block is in: read beside the
+// probes (ch; started now under low limits), or unfinished when the gpus
+// block was.
+func collectTuning(ctx context.Context, c *collector, ch <-chan tuningNode, g schema.GPUs, opt Options) *schema.Tuning {
+	if c.gpusCut {
+		t := unfinishedTuning(strings.TrimSuffix(strings.TrimPrefix(deref0(g.Reason), "not finished ("), ")"))
+		return &t
+	}
+	if ch == nil {
+		ch = startTuning(c.root, gpusWorkers(opt))
+	}
+	t := finishTuning(ctx, c.root, ch, g, opt.TuningState, gpusWorkers(opt))
+	return &t
+}
