@@ -77,6 +77,9 @@ type Options struct {
 	// (tests run as root, which no permission bit stops from listing a
 	// directory).
 	faults map[string]syscall.Errno
+	// skipTuning leaves probe_provenance.tuning out: the benchmarks
+	// measure the block's cost against a run without it.
+	skipTuning bool
 }
 
 // probeGrace is how long probes may still finish after the deadline or an
@@ -564,7 +567,9 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 	var tuning <-chan tuningNode
 	if !opt.NoProvenance && opt.Workers >= unbounded {
 		gpus = startGPUs(c.root, gpusWorkers(opt)) // files only, beside the probes
-		tuning = startTuning(c.root, gpusWorkers(opt))
+		if !opt.skipTuning {
+			tuning = startTuning(c.root, gpusWorkers(opt))
+		}
 	}
 	states, durations := c.startProbes()
 
@@ -593,7 +598,9 @@ func Collect(ctx context.Context, opt Options) *schema.Snapshot {
 			prov.DeadlineHit = true
 		}
 		prov.GPUs = &g
-		prov.Tuning = collectTuning(ctx, c, tuning, g, opt)
+		if !opt.skipTuning {
+			prov.Tuning = collectTuning(ctx, c, tuning, g, opt)
+		}
 	}
 
 	// Kill what still runs (the probes abandoned by gather), refuse new

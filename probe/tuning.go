@@ -122,7 +122,7 @@ var nodeSettings = []tuningSetting[*tuningCtx]{
 	{"cmdline_intel_iommu_on", "/proc/cmdline", cmdToken(optionSet("intel_iommu", "on"))},
 	{"iommu_groups", "/sys/kernel/iommu_groups", func(c *tuningCtx) (any, error) { return val(c.src.IOMMUGroups()) }},
 	// Filled from the GPUs' own groups by finishTuning.
-	{"iommu_gpu_group_type", "/sys/bus/pci/devices/<pci>/iommu_group -> /sys/kernel/iommu_groups/<n>/type", nil},
+	{"iommu_gpu_group_type", "the GPUs' iommu_group_type", nil},
 	{"acpi_ivrs", "/sys/firmware/acpi/tables/IVRS", func(c *tuningCtx) (any, error) { return val(c.src.ACPITable("IVRS")) }},
 	{"acpi_dmar", "/sys/firmware/acpi/tables/DMAR", func(c *tuningCtx) (any, error) { return val(c.src.ACPITable("DMAR")) }},
 	{"cmdline_amdgpu_blacklisted", "/proc/cmdline", cmdToken(optionSet("modprobe.blacklist", "amdgpu"))},
@@ -143,7 +143,7 @@ var nodeSettings = []tuningSetting[*tuningCtx]{
 		s, err := c.src.CPUIdleDriver()
 		return oneWord("/sys/devices/system/cpu/cpuidle/current_driver", s, err)
 	}},
-	{"cpuidle_c2_enabled_cpus", "/sys/devices/system/cpu/cpu<n>/cpuidle/state<k>/disable (the state named C2, every online CPU)", (*tuningCtx).c2Enabled},
+	{"cpuidle_c2_enabled_sampled", "/sys/devices/system/cpu/cpu<n>/cpuidle/state<C2>/disable (16 online CPUs sampled)", (*tuningCtx).c2Enabled},
 	{"thp_enabled", "/sys/kernel/mm/transparent_hugepage/enabled", func(c *tuningCtx) (any, error) {
 		s, err := c.src.THPEnabled()
 		return oneWord("/sys/kernel/mm/transparent_hugepage/enabled", s, err)
@@ -160,7 +160,7 @@ var nodeSettings = []tuningSetting[*tuningCtx]{
 		l, err := c.src.CPUs("present")
 		return val(len(l), err)
 	}},
-	{"numa_nodes_per_socket", "/sys/devices/system/node/node<n>/cpulist, /sys/devices/system/cpu/cpu<first online>/topology/package_cpus_list", (*tuningCtx).nodesPerSocket},
+	{"numa_nodes_per_socket", "/sys/devices/system/node/node<n>/cpulist, cpu<n>/topology/package_cpus_list", (*tuningCtx).nodesPerSocket},
 	{"pcie_aspm_policy", "/sys/module/pcie_aspm/parameters/policy", func(c *tuningCtx) (any, error) {
 		s, err := c.src.PCIeASPMPolicy()
 		return oneWord("/sys/module/pcie_aspm/parameters/policy", s, err)
@@ -202,10 +202,17 @@ func moduleInt(module, name string) func(*tuningCtx) (any, error) {
 	}
 }
 
-// c2Enabled counts the online CPUs whose idle state named C2 is enabled
-// (disable 0): cpupower idle-set -d 2 sets disable on every CPU. The state
-// index is found once, on the first online CPU; then one small read per
-// online CPU, spread over the workers. No state named C2: absent.
+// c2Sample is how many online CPUs c2Enabled reads at most: the first,
+// the last and others evenly between (cpupower idle-set -d 2 writes every
+// CPU's disable; a node where only some CPUs were changed by hand can be
+// missed). Reading all 256 CPUs of a large node cost more than the whole
+// rest of the block (docs/tuning.md, "Cost").
+const c2Sample = 16
+
+// c2Enabled counts, among the sampled online CPUs (c2Sample), those whose
+// idle state named C2 is enabled (disable 0). The state index is found
+// once, on the first online CPU; then one small read per sampled CPU,
+// spread over the workers. No state named C2: absent.
 func (c *tuningCtx) c2Enabled() (any, error) {
 	online, err := c.onlineCPUs()
 	if err != nil {
@@ -221,14 +228,15 @@ func (c *tuningCtx) c2Enabled() (any, error) {
 	if k < 0 {
 		return nil, machine.PathErr("open", fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpuidle/state*/name (C2)", online[0]), syscall.ENOENT)
 	}
-	enabled := make([]bool, len(online))
-	errs := make([]error, len(online))
-	spread(len(online), c.workers, func(i int) {
-		d, err := c.src.CPUIdleDisabled(online[i], k)
+	cpus := sampleCPUs(online, c2Sample)
+	enabled := make([]bool, len(cpus))
+	errs := make([]error, len(cpus))
+	spread(len(cpus), c.workers, func(i int) {
+		d, err := c.src.CPUIdleDisabled(cpus[i], k)
 		enabled[i], errs[i] = !d, err
 	})
 	n := 0
-	for i := range online {
+	for i := range cpus {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
@@ -237,6 +245,19 @@ func (c *tuningCtx) c2Enabled() (any, error) {
 		}
 	}
 	return n, nil
+}
+
+// sampleCPUs is at most n of cpus: all when there are no more, else the
+// first, the last and n-2 evenly between.
+func sampleCPUs(cpus []int, n int) []int {
+	if len(cpus) <= n {
+		return cpus
+	}
+	out := make([]int, n)
+	for i := range n {
+		out[i] = cpus[i*(len(cpus)-1)/(n-1)]
+	}
+	return out
 }
 
 // nodesPerSocket is the CPU-bearing NUMA nodes per socket (tuning.md
@@ -272,10 +293,69 @@ func (c *tuningCtx) nodesPerSocket() (any, error) {
 	return withCPUs / sockets, nil
 }
 
-// tuningNode is the node settings as read.
+// tuningNode is the node settings as read, and the GPUs' settings read
+// ahead by PCI address (prefetchGPUs).
 type tuningNode struct {
 	values pyjson.Map[any]
 	unread pyjson.Map[string]
+	gpus   map[string]prefetched
+}
+
+// prefetched is one GPU's settings read before the gpus block named it.
+type prefetched struct {
+	g   schema.TuningGPU
+	ctx *gpuCtx
+}
+
+// amdgpuDriverDir lists the PCI devices bound to amdgpu, each a link to
+// its device directory (tuning.md §0.1).
+const amdgpuDriverDir = "/sys/bus/pci/drivers/amdgpu"
+
+// prefetchGPUs reads the settings of every PCI device amdgpu drives
+// (amdgpuDriverDir, at most gpusMaxDRMDevices, names shaped like PCI
+// addresses) beside the probes, so that the gpus block's answer leaves
+// only the join and the rules; a GPU the gpus block names that is not
+// here is read then. Nothing when the directory cannot be listed.
+func prefetchGPUs(src source.FS, workers int) map[string]prefetched {
+	es, _, err := src.ReadDirMax(amdgpuDriverDir, gpusMaxDRMDevices+16)
+	if err != nil {
+		return nil
+	}
+	var pcis []string
+	for _, e := range es {
+		if isPCIAddress(e.Name()) && len(pcis) < gpusMaxDRMDevices {
+			pcis = append(pcis, e.Name())
+		}
+	}
+	out := make([]prefetched, len(pcis))
+	spread(len(pcis), workers, func(i int) {
+		pci := pcis[i]
+		c := &gpuCtx{src: src, dir: tuningGPUDir(pci)}
+		g := schema.TuningGPU{PCI: &pci, Dir: schema.Str(c.dir)}
+		g.Settings, g.Unread = readSettings(gpuSettings, c)
+		out[i] = prefetched{g, c}
+	})
+	m := make(map[string]prefetched, len(out))
+	for _, p := range out {
+		m[*p.g.PCI] = p
+	}
+	return m
+}
+
+// isPCIAddress reports whether s is shaped dddd:bb:dd.f (hex digits).
+func isPCIAddress(s string) bool {
+	if len(s) != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.' {
+		return false
+	}
+	for i, r := range s {
+		if i == 4 || i == 7 || i == 10 {
+			continue
+		}
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // readSettings reads each setting of the table with c, in order.
@@ -328,8 +408,9 @@ func startTuning(root *machine.FS, workers int) <-chan tuningNode {
 				ch <- tuningNode{values: pyjson.Map[any]{}, unread: pyjson.Map[string]{{Key: "panic", Value: fmt.Sprint(v)}}}
 			}
 		}()
-		vals, unread := readSettings(nodeSettings, &tuningCtx{src: source.NewFS(root), workers: workers})
-		ch <- tuningNode{values: vals, unread: unread}
+		src := source.NewFS(root)
+		vals, unread := readSettings(nodeSettings, &tuningCtx{src: src, workers: workers})
+		ch <- tuningNode{values: vals, unread: unread, gpus: prefetchGPUs(src, workers)}
 	}()
 	return ch
 }
@@ -354,7 +435,7 @@ func finishTuning(ctx context.Context, root *machine.FS, ch <-chan tuningNode, g
 	}
 	t := schema.Tuning{Node: node.values, NodeUnread: node.unread, Sources: tuningSources(), Deviations: []schema.TuningDeviation{}}
 	t.Family, t.Product = tuningFamily(g.Devices)
-	gpus, ctxs := readTuningGPUs(source.NewFS(root), g.Devices, workers)
+	gpus, ctxs := readTuningGPUs(source.NewFS(root), g.Devices, node.gpus, workers)
 	t.GPUs = gpus
 	setGPUGroupType(&t)
 	if state {

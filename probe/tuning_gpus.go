@@ -159,10 +159,11 @@ var gpuSettings = []tuningSetting[*gpuCtx]{
 // tuningGPUDir is the PCI device directory of a GPU.
 func tuningGPUDir(pci string) string { return "/sys/bus/pci/devices/" + pci }
 
-// readTuningGPUs reads the settings of each GPU of the gpus block (the
+// readTuningGPUs is the settings of each GPU of the gpus block (the
 // first gpusMaxDRMDevices, as the gpus block reads their amdgpu
-// attributes), spread over the workers; ctxs keep what the state reuses.
-func readTuningGPUs(src source.FS, devs []schema.GPUDevice, workers int) ([]schema.TuningGPU, []*gpuCtx) {
+// attributes): read ahead (prefetchGPUs), else read now, spread over the
+// workers; ctxs keep what the state reuses.
+func readTuningGPUs(src source.FS, devs []schema.GPUDevice, ahead map[string]prefetched, workers int) ([]schema.TuningGPU, []*gpuCtx) {
 	out := make([]schema.TuningGPU, len(devs))
 	ctxs := make([]*gpuCtx, len(devs))
 	spread(len(devs), workers, func(i int) {
@@ -180,6 +181,8 @@ func readTuningGPUs(src source.FS, devs []schema.GPUDevice, workers int) ([]sche
 				g.Settings.Set(s.name, nil)
 				g.Unread.Set(s.name, "ECAP")
 			}
+		case ahead[*d.PCI].ctx != nil:
+			g, ctxs[i] = ahead[*d.PCI].g, ahead[*d.PCI].ctx
 		default:
 			g.Dir = schema.Str(tuningGPUDir(*d.PCI))
 			ctxs[i] = &gpuCtx{src: src, dir: *g.Dir}

@@ -184,19 +184,19 @@ var tuningRules = []tuningRule{
 			}
 			return nil, true
 		}},
-	{setting: "cpuidle_c2_enabled_cpus", except: []string{"MI300A"}, guideValue: "0 (C2 disabled: cpupower idle-set -d 2, or processor.max_cstate=0)",
+	{setting: "cpuidle_c2_enabled_sampled", except: []string{"MI300A"}, guideValue: "0 (C2 disabled: cpupower idle-set -d 2, or processor.max_cstate=0)",
 		why:   "waking from the C2 idle state adds latency, notably to low-latency networking",
 		cites: []citation{{[]string{"MI300X", "MI308X"}, guideSOX, "CPU core states"}, {nil, guideSAOS, wholePage}},
 		judge: func(f *tuningFacts) ([]tuneFinding, bool) {
 			if l, ok := f.node0("cmdline_optional").([]any); ok && slices.Contains(l, any("processor.max_cstate=0")) {
 				return nil, true
 			}
-			n, ok := f.nodeInt("cpuidle_c2_enabled_cpus")
+			n, ok := f.nodeInt("cpuidle_c2_enabled_sampled")
 			if !ok {
 				return nil, false
 			}
 			if n > 0 {
-				return []tuneFinding{{"", strconv.FormatInt(n, 10) + " CPUs"}}, true
+				return []tuneFinding{{"", strconv.FormatInt(n, 10) + " of the sampled CPUs"}}, true
 			}
 			return nil, true
 		}},

@@ -130,6 +130,7 @@ func (n TuningNode) gpuFiles(g TuningGPU) []File {
 	bdf := path.Base(g.Dir)
 	add := func(p, text string) { out = append(out, File{Path: g.Dir + "/" + p, Data: []byte(text), Size: -1}) }
 	out = append(out, File{Path: "sys/bus/pci/devices/" + bdf, Link: "../../../" + strings.TrimPrefix(g.Dir, "sys/")})
+	out = append(out, File{Path: "sys/bus/pci/drivers/amdgpu/" + bdf, Link: "../../../../" + strings.TrimPrefix(g.Dir, "sys/")})
 	up := strings.Repeat("../", strings.Count(strings.TrimPrefix(g.Dir, "sys/"), "/")+1)
 	out = append(out, File{Path: g.Dir + "/iommu_group", Link: fmt.Sprintf("%skernel/iommu_groups/%d", up, g.Group)})
 	out = append(out, File{Path: fmt.Sprintf("sys/kernel/iommu_groups/%d/type", g.Group), Data: []byte(or(n.GroupType, "identity") + "\n"), Size: -1})
