@@ -28,7 +28,8 @@ type Tuning struct {
 	// "absent" (no such file: the kernel or driver does not expose it) or
 	// the error's name when the file is there but could not be read or
 	// parsed (EACCES, EPERM, EINVAL for a FIFO or device node, EFBIG for
-	// more than a page, EFORMAT for content not in the file's format).
+	// more than a page, EFORMAT for content not in the file's format, ECAP
+	// for a GPU past the cap on GPUs read).
 	NodeUnread pyjson.Map[string] `py:"node_unread"`
 	// GPUs are the per-GPU settings (tuning.md §2), one per
 	// probe_provenance.gpus.devices[] entry, in the same order.
