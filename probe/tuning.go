@@ -112,7 +112,7 @@ func val[T any](v T, err error) (any, error) {
 	return v, nil
 }
 
-// nodeSettings are the node-wide settings (tuning.md §1), in its order.
+// nodeSettings are the node-wide settings (docs/tuning.md, "Node settings"), in its order.
 var nodeSettings = []tuningSetting[*tuningCtx]{
 	{"numa_balancing", "/proc/sys/kernel/numa_balancing", func(c *tuningCtx) (any, error) { return val(c.src.NUMABalancing()) }},
 	{"cmdline_pci_realloc_off", "/proc/cmdline", cmdToken(optionSet("pci", "realloc=off"))},
@@ -308,7 +308,7 @@ type prefetched struct {
 }
 
 // amdgpuDriverDir lists the PCI devices bound to amdgpu, each a link to
-// its device directory (tuning.md §0.1).
+// its device directory (docs/tuning.md, "Shape").
 const amdgpuDriverDir = "/sys/bus/pci/drivers/amdgpu"
 
 // prefetchGPUs reads the settings of every PCI device amdgpu drives
@@ -465,7 +465,7 @@ func tuningSources() pyjson.Map[string] {
 }
 
 // instinctProducts are the Instinct products by PCI device id (tuning.md
-// §0.1: System Acceptance "Check GPU presence"; MI300A from its page).
+// fact sheet: System Acceptance "Check GPU presence"; MI300A from its page).
 var instinctProducts = map[string]string{
 	"0x74a1": "MI300X", "0x74a2": "MI308X", "0x74a5": "MI325X", "0x74a0": "MI300A",
 	"0x75a0": "MI350X", "0x75a3": "MI355X",

@@ -119,7 +119,7 @@ func sclkBound(hi bool) func(*gpuCtx) (any, error) {
 	}
 }
 
-// gpuSettings are the per-GPU settings (tuning.md §2), in its order;
+// gpuSettings are the per-GPU settings (docs/tuning.md, "GPU settings"), in its order;
 // sources are under the device directory. The partition modes, VRAM size
 // and NUMA node are the gpus block's (read there once, not again).
 var gpuSettings = []tuningSetting[*gpuCtx]{
@@ -193,7 +193,7 @@ func readTuningGPUs(src source.FS, devs []schema.GPUDevice, ahead map[string]pre
 	return out, ctxs
 }
 
-// The state of one GPU (tuning.md §3), read only with --tuning-state:
+// The state of one GPU (docs/tuning.md, "Not in the default run"), read only with --tuning-state:
 // every one of these files is a per-moment value or a counter, and
 // several are not free to read (docs/tuning.md, "Not in the default
 // run"): a DPM or hwmon read wakes the device and messages its SMU, an

@@ -19,7 +19,7 @@ import (
 // gives a target for (the CPU governor, SMT, NPS, ASPM, cwsr_enable) has
 // no row: it is recorded, never judged.
 
-// The AMD documents by name (tuning.md §0 tags in comments).
+// The AMD documents by name (the fact sheet's source tags in comments).
 const (
 	guideSOX    = "AMD Instinct MI300X system optimization"               // [SO-X]
 	guideSOA    = "AMD Instinct MI300A system optimization"               // [SO-A]
@@ -30,7 +30,7 @@ const (
 	guideSAPRE  = "AMD Instinct System Acceptance: prerequisites"         // [SA-PRE]
 	guideSA300A = "AMD Instinct System Acceptance: MI300A"                // [SA-300A]
 	guideRDHC   = "ROCm Deployment Health Check (rdhc.py)"                // [RDHC]
-	guideNode   = "none: the GPUs of one node compared (tuning.md §6)"    // no AMD target
+	guideNode   = "none: the GPUs of one node compared"                   // no AMD target
 	wholePage   = "(whole page; tuning.md names no section)"
 )
 
@@ -291,7 +291,7 @@ var tuningRules = []tuningRule{
 }
 
 // agree is a rule that the GPUs of the node hold the same value of a
-// per-GPU setting (tuning.md §6: compared across the node's GPUs as well
+// per-GPU setting (docs/tuning.md, "GPU settings": compared across the node's GPUs as well
 // as against the guides).
 func agree(setting, why string) tuningRule {
 	return agreeWith("gpus."+setting, why, func(f *tuningFacts) []*string {

@@ -123,7 +123,7 @@ func (n TuningNode) cpuFiles() []File {
 	return out
 }
 
-// gpuFiles are one GPU's settings (tuning.md §2) and state (§3) files, and
+// gpuFiles are one GPU's settings and state files (docs/tuning.md), and
 // its /sys/bus/pci/devices link and IOMMU group.
 func (n TuningNode) gpuFiles(g TuningGPU) []File {
 	var out []File
