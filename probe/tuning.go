@@ -25,9 +25,6 @@ import (
 // beside the probes (startTuning), the GPU settings once the gpus block
 // has named the GPUs (finishTuning).
 
-// tuningBlock names the tuning block in a capture's cut, as gpusBlock.
-const tuningBlock = "probe_provenance.tuning"
-
 // tuningCtx is what the node settings share: the command line and the
 // online CPUs, each read once.
 type tuningCtx struct {
@@ -299,6 +296,7 @@ type tuningNode struct {
 	values pyjson.Map[any]
 	unread pyjson.Map[string]
 	gpus   map[string]prefetched
+	panic  string // why reading them panicked, or ""
 }
 
 // prefetched is one GPU's settings read before the gpus block named it.
@@ -405,7 +403,7 @@ func startTuning(root *machine.FS, workers int) <-chan tuningNode {
 	go func() {
 		defer func() {
 			if v := recover(); v != nil {
-				ch <- tuningNode{values: pyjson.Map[any]{}, unread: pyjson.Map[string]{{Key: "panic", Value: fmt.Sprint(v)}}}
+				ch <- tuningNode{panic: fmt.Sprint(v)}
 			}
 		}()
 		src := source.NewFS(root)
@@ -429,9 +427,10 @@ func finishTuning(ctx context.Context, root *machine.FS, ch <-chan tuningNode, g
 			return unfinishedTuning("collection interrupted")
 		}
 	}
-	if why, ok := node.unread.Get("panic"); ok {
-		return schema.Tuning{Node: pyjson.Map[any]{}, NodeUnread: pyjson.Map[string]{}, GPUs: []schema.TuningGPU{},
-			Sources: pyjson.Map[string]{}, Deviations: []schema.TuningDeviation{}, Reason: schema.Str("panic while reading the node settings: " + why)}
+	if node.panic != "" {
+		t := unfinishedTuning("")
+		t.Reason = schema.Str("panic while reading the settings: " + node.panic)
+		return t
 	}
 	t := schema.Tuning{Node: node.values, NodeUnread: node.unread, Sources: tuningSources(), Deviations: []schema.TuningDeviation{}}
 	t.Family, t.Product = tuningFamily(g.Devices)
@@ -512,7 +511,16 @@ func setGPUGroupType(t *schema.Tuning) {
 		}
 	}
 	if len(types) == 0 {
-		t.NodeUnread.Set(name, why)
+		// In the table's order, as readSettings keeps it.
+		unread := pyjson.Map[string]{}
+		for _, k := range t.Node.Keys() {
+			if k == name {
+				unread.Set(k, why)
+			} else if w, ok := t.NodeUnread.Get(k); ok {
+				unread.Set(k, w)
+			}
+		}
+		t.NodeUnread = unread
 		return
 	}
 	slices.Sort(types)
