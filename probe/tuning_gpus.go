@@ -171,16 +171,13 @@ func readTuningGPUs(src source.FS, devs []schema.GPUDevice, ahead map[string]pre
 		g := schema.TuningGPU{PCI: d.PCI, Settings: pyjson.Map[any]{}, Unread: pyjson.Map[string]{}}
 		switch {
 		case d.PCI == nil:
-			for _, s := range gpuSettings {
-				g.Settings.Set(s.name, nil)
-				g.Unread.Set(s.name, "absent")
-			}
+			// No address, no device directory: nothing to read, said
+			// once ("*"), so that a hostile tree of many such GPUs
+			// stays small.
+			g.Unread.Set("*", "absent")
 		case i >= gpusMaxDRMDevices:
 			// Past the cap on DRM devices (gpus_bounds.go): not read.
-			for _, s := range gpuSettings {
-				g.Settings.Set(s.name, nil)
-				g.Unread.Set(s.name, "ECAP")
-			}
+			g.Unread.Set("*", "ECAP")
 		case ahead[*d.PCI].ctx != nil:
 			g, ctxs[i] = ahead[*d.PCI].g, ahead[*d.PCI].ctx
 		default:

@@ -64,7 +64,9 @@ type TuningGPU struct {
 	// already and are not repeated.
 	Settings pyjson.Map[pyjson.Any] `py:"settings"`
 	// Unread is every setting whose value is null, with why, as
-	// Tuning.NodeUnread.
+	// Tuning.NodeUnread; a GPU whose settings were not read at all has
+	// empty Settings and one entry "*": "absent" (no PCI address, so no
+	// device directory) or "ECAP" (past the cap on GPUs read).
 	Unread pyjson.Map[string] `py:"unread"`
 }
 
