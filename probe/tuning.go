@@ -424,13 +424,11 @@ func finishTuning(ctx context.Context, root *machine.FS, ch <-chan tuningNode, g
 		select {
 		case node = <-ch:
 		default:
-			return unfinishedTuning("collection interrupted")
+			return emptyTuning("not finished (collection interrupted)")
 		}
 	}
 	if node.panic != "" {
-		t := unfinishedTuning("")
-		t.Reason = schema.Str("panic while reading the settings: " + node.panic)
-		return t
+		return emptyTuning("panic while reading the settings: " + node.panic)
 	}
 	t := schema.Tuning{Node: node.values, NodeUnread: node.unread, Sources: tuningSources(), Deviations: []schema.TuningDeviation{}}
 	t.Family, t.Product = tuningFamily(g.Devices)
@@ -444,10 +442,10 @@ func finishTuning(ctx context.Context, root *machine.FS, ch <-chan tuningNode, g
 	return t
 }
 
-// unfinishedTuning is the block the collection ended before.
-func unfinishedTuning(why string) schema.Tuning {
+// emptyTuning is the block with nothing read, and why.
+func emptyTuning(reason string) schema.Tuning {
 	return schema.Tuning{Node: pyjson.Map[any]{}, NodeUnread: pyjson.Map[string]{}, GPUs: []schema.TuningGPU{},
-		Sources: pyjson.Map[string]{}, Deviations: []schema.TuningDeviation{}, Reason: schema.Str("not finished (" + why + ")")}
+		Sources: pyjson.Map[string]{}, Deviations: []schema.TuningDeviation{}, Reason: &reason}
 }
 
 // tuningSources is Tuning.Sources: every node setting's path, then every
@@ -532,7 +530,7 @@ func setGPUGroupType(t *schema.Tuning) {
 // block was.
 func collectTuning(ctx context.Context, c *collector, ch <-chan tuningNode, g schema.GPUs, opt Options) *schema.Tuning {
 	if c.gpusCut {
-		t := unfinishedTuning(strings.TrimSuffix(strings.TrimPrefix(deref0(g.Reason), "not finished ("), ")"))
+		t := emptyTuning(deref0(g.Reason)) // the gpus block's "not finished (…)"
 		return &t
 	}
 	if ch == nil {

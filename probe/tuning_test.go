@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
-	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
+	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/schema"
@@ -280,3 +280,21 @@ func BenchmarkNoPythonTuning(b *testing.B) {
 
 // mkfifo makes a FIFO at p.
 func mkfifo(p string) error { return syscall.Mkfifo(p, 0o644) }
+
+// TestTuningUnfinished: a collection that ends before the node settings
+// are read leaves the block with its reason only, and a panic while
+// reading them is the reason.
+func TestTuningUnfinished(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	fs := machine.NewFS(t.TempDir(), "/", false)
+	tu := finishTuning(ctx, fs, make(chan tuningNode), schema.GPUs{}, false, 1)
+	if golden.OrNull(tu.Reason) != "not finished (collection interrupted)" || len(tu.Node) != 0 {
+		t.Errorf("interrupted: %s", pyjson.EncodeCompact(tu))
+	}
+	ch := make(chan tuningNode, 1)
+	ch <- tuningNode{panic: "boom"}
+	if tu := finishTuning(context.Background(), fs, ch, schema.GPUs{}, false, 1); golden.OrNull(tu.Reason) != "panic while reading the settings: boom" {
+		t.Errorf("panic: %s", pyjson.EncodeCompact(tu))
+	}
+}
