@@ -130,3 +130,32 @@ func TestE2ETuningLive(t *testing.T) {
 		t.Errorf("online_cpus %v", get("online_cpus"))
 	}
 }
+
+// TestE2ETuningState: --tuning-state adds the GPUs' state through the
+// binary (the RAS counts, the current clock from the S: line), and the
+// default run has none.
+func TestE2ETuningState(t *testing.T) {
+	bin := e2eBinary(t)
+	root, dir := t.TempDir(), t.TempDir()
+	if _, err := fakeroot.Materialize("testdata/roots/tuning-mi300x-guides.txtar", root); err != nil {
+		t.Fatal(err)
+	}
+	const path = "probe_provenance.tuning.state"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "null"},
+		{[]string{"--tuning-state", "--field", path + ".gpus[0].values.ras_err_counts", "--field", path + ".gpus[7].values.sclk_current_mhz"},
+			`{"gfx": {"ue": 0, "ce": 0}, "umc": {"ue": 0, "ce": 1}, "xgmi_wafl": {"ue": 0, "ce": 0}}` + "\n131"},
+	} {
+		args := append([]string{"--no-python", "--root", root}, tc.args...)
+		if tc.args == nil {
+			args = append(args, "--field", path)
+		}
+		code, stdout, stderr := runProbe(t, bin, dir, baseEnv(t), args...)
+		if code != 0 || strings.TrimSpace(stdout) != tc.want {
+			t.Errorf("%q: exit %d, %q (%s)\nwant %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+}
