@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
@@ -527,7 +528,9 @@ func setGPUGroupType(t *schema.Tuning) {
 
 // collectTuning is the block once the gpus block is in: read beside the
 // probes (ch; started now under low limits), or unfinished when the gpus
-// block was.
+// block was. The GPUs' reads left after the gpus block run on their own
+// goroutine: a read that stalls (a hung device) must not hold the
+// document past the collection's end and probeGrace.
 func collectTuning(ctx context.Context, c *collector, ch <-chan tuningNode, g schema.GPUs, opt Options) *schema.Tuning {
 	if c.gpusCut {
 		t := emptyTuning(deref0(g.Reason)) // the gpus block's "not finished (…)"
@@ -536,6 +539,24 @@ func collectTuning(ctx context.Context, c *collector, ch <-chan tuningNode, g sc
 	if ch == nil {
 		ch = startTuning(c.root, gpusWorkers(opt))
 	}
-	t := finishTuning(ctx, c.root, ch, g, opt.TuningState, gpusWorkers(opt))
+	done := make(chan schema.Tuning, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- emptyTuning(fmt.Sprintf("panic while reading the settings: %v", v))
+			}
+		}()
+		done <- finishTuning(ctx, c.root, ch, g, opt.TuningState, gpusWorkers(opt))
+	}()
+	var t schema.Tuning
+	select {
+	case t = <-done:
+	case <-ctx.Done():
+		select {
+		case t = <-done:
+		case <-time.After(probeGrace):
+			t = emptyTuning("not finished (" + c.interruption() + ")")
+		}
+	}
 	return &t
 }
