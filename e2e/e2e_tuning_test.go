@@ -1,211 +1,161 @@
 package e2e
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"aorta-probe/internal/fakeroot"
+	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 	"aorta-probe/internal/pyjson"
-	"aorta-probe/internal/testdoc"
 )
 
-// tuningDocs writes the documents of issue 34's three scenarios, the
-// golden rocm-classic-7.2.json with the GPUs and a hand-built
-// probe_provenance.tuning block (internal/testdoc) of an MI300X node that
-// follows AMD's guide (three of them, other nodes), one off it in four
-// settings (with --tuning-state's block), an MI350X node, and one of an
-// older probe (no block); it returns their paths by name.
-func tuningDocs(t *testing.T) map[string]string {
-	t.Helper()
-	dir := t.TempDir()
-	node := func(n int, kind testdoc.TuningNode, state bool) testdoc.Object {
-		return testdoc.Edited(t, "rocm-classic-7.2.json", testdoc.SetGPUs(testdoc.GPUsOnNode(t, n, "SPX")),
-			testdoc.SetTuning(testdoc.Tuning(t, kind, n, state)))
-	}
-	docs := map[string]testdoc.Object{
-		"following":   node(0, testdoc.MI300XFollowing, false),
-		"following-2": node(2, testdoc.MI300XFollowing, false),
-		"following-3": node(3, testdoc.MI300XFollowing, true),
-		"deviating":   node(1, testdoc.MI300XDeviating, true),
-		"mi350x":      node(4, testdoc.MI350XNode, false),
-		"older":       testdoc.Edited(t, "rocm-classic-7.2.json", testdoc.SetGPUs(testdoc.GPUsOnNode(t, 5, "SPX")), testdoc.NoTuning),
-	}
-	paths := map[string]string{}
-	for name, d := range docs {
-		p := filepath.Join(dir, name+".json")
-		if err := os.WriteFile(p, pyjson.Encode(d), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths[name] = p
-	}
-	return paths
-}
-
-// deviationLines are the four deviations of the deviating MI300X node,
-// as diff's text report shows each with its guide.
-var deviationLines = []string{
-	"numa_balancing=1 (guide: 0; AMD Instinct MI300X system optimization, “Disable NUMA auto-balancing”)",
-	"cmdline_pci_realloc_off=absent (guide: pci=realloc=off; AMD Instinct MI300X system optimization, “GRUB settings”)",
-	"cmdline_iommu_pt=absent (guide: iommu=pt; AMD Instinct MI300X system optimization, “GRUB settings”)",
-	"gpus.vis_vram_total_bytes=268435456 (guide: 206141652992; AMD Instinct MI300X system optimization, “BIOS settings”) on 0000:a4:00.0",
-}
-
-// TestE2ETuning runs the built binary over the tuning scenarios: diff of
-// the guide-following and the deviating MI300X nodes names the four
-// deviations, each with its guide, in the tuning group (text and JSON);
-// --fleet names the deviating node and compares the older probe's
-// document on none of the block; metrics passes the real promtool check
-// metrics and carries the four deviations and the state; labels count
-// them.
-func TestE2ETuning(t *testing.T) {
+// TestE2ETuningScenarios runs the built binary over the tuning scenario
+// roots as a user would (--summary, then the document): the brief's tuning
+// line names the deviations with the guide's value, and the document's
+// deviations name their guide (docs/tuning.md).
+func TestE2ETuningScenarios(t *testing.T) {
 	bin := e2eBinary(t)
-	docs := tuningDocs(t)
-
-	t.Run("diff names the four deviations with their guides", func(t *testing.T) {
-		code, out, errs := runCmd(t, exec.Command(bin, "diff", docs["following"], docs["deviating"]))
-		if code != 1 {
-			t.Fatalf("diff: exit %d, want 1\n%s%s", code, out, errs)
-		}
-		for _, l := range []string{"[tuning]", "probe_provenance.tuning.deviations[numa_balancing]", "why: off AMD's guide: NUMA auto-balancing"} {
-			if !strings.Contains(out, l) {
-				t.Errorf("diff text lacks %q:\n%s", l, out)
+	for _, tc := range []struct {
+		scenario string
+		brief    []string // fragments of the tuning line
+		settings []string // the deviations' settings, in order
+		guides   []string
+	}{
+		{"tuning-mi300x-guides", []string{"  tuning:    as AMD's guides recommend (18 checked)"}, nil, nil},
+		{"tuning-mi300x-deviating",
+			[]string{"  tuning:    4 off AMD's MI300X guides (18 checked): ", "numa_balancing=1 (guide: 0)",
+				"cmdline_iommu_pt=absent (guide: iommu=pt on the kernel command line)", "iommu_gpu_group_type=DMA-FQ (guide: identity (iommu=pt))",
+				"gpus.vis_vram_total_bytes=268435456 of 206158430208 bytes on 0000:a4:00.0 (guide: the whole VRAM CPU-visible"},
+			[]string{"numa_balancing", "cmdline_iommu_pt", "iommu_gpu_group_type", "gpus.vis_vram_total_bytes"},
+			[]string{"AMD Instinct MI300X system optimization", "AMD Instinct MI300X system optimization",
+				"AMD Instinct IOMMU configuration (amdgpu-docs, iommu)", "AMD Instinct System Acceptance: BIOS settings"}},
+		{"tuning-mi350x", []string{"  tuning:    1 off AMD's MI350X guides (19 checked): cmdline_pci_bfsort=absent (guide: pci=bfsort on the kernel command line)"},
+			[]string{"cmdline_pci_bfsort"}, []string{"AMD Instinct System Acceptance: kernel parameters"}},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			root, dir := t.TempDir(), t.TempDir()
+			if _, err := fakeroot.Materialize(filepath.Join("testdata/roots", tc.scenario+".txtar"), root); err != nil {
+				t.Fatal(err)
 			}
-		}
-		// The text wraps at 80 columns; Markdown keeps each value on its line.
-		_, out, _ = runCmd(t, exec.Command(bin, "diff", "--format", "markdown", docs["following"], docs["deviating"]))
-		for _, l := range deviationLines {
-			if !strings.Contains(out, l) {
-				t.Errorf("diff markdown lacks %q:\n%s", l, out)
-			}
-		}
-		code, out, errs = runCmd(t, exec.Command(bin, "diff", "--format", "json", docs["following"], docs["deviating"]))
-		var res struct {
-			Differences []struct {
-				Key   string          `json:"key"`
-				Group string          `json:"group"`
-				B     json.RawMessage `json:"b"`
-			} `json:"differences"`
-		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 {
-			t.Fatalf("diff json: exit %d, %v\n%s", code, err, errs)
-		}
-		var guides []string
-		for _, d := range res.Differences {
-			if d.Group == "tuning" && strings.HasPrefix(d.Key, "probe_provenance.tuning.deviations[") {
-				var list []struct{ Setting, Guide string }
-				if err := json.Unmarshal(d.B, &list); err != nil || len(list) != 1 {
-					t.Fatalf("%s: b %s (%v)", d.Key, d.B, err)
-				}
-				guides = append(guides, list[0].Setting+": "+list[0].Guide)
-			}
-		}
-		want := fmt.Sprint([]string{"numa_balancing: " + testdoc.GuideMI300X, "cmdline_pci_realloc_off: " + testdoc.GuideMI300X,
-			"cmdline_iommu_pt: " + testdoc.GuideMI300X, "gpus.vis_vram_total_bytes: " + testdoc.GuideMI300X})
-		if fmt.Sprint(guides) != want {
-			t.Errorf("deviation rows %q\nwant %s", guides, want)
-		}
-		// Two guide-following nodes, one with a --tuning-state snapshot:
-		// nothing of the tuning group.
-		_, out, _ = runCmd(t, exec.Command(bin, "diff", docs["following"], docs["following-3"]))
-		if strings.Contains(out, "[tuning]") {
-			t.Errorf("two guide-following nodes differ in tuning:\n%s", out)
-		}
-	})
-
-	t.Run("--fleet names the deviating node", func(t *testing.T) {
-		code, out, errs := runCmd(t, exec.Command(bin, "diff", "--fleet", "--format", "json",
-			docs["following"], docs["following-2"], docs["following-3"], docs["deviating"], docs["older"]))
-		var fleet struct {
-			Outliers []struct {
-				Name        string `json:"name"`
-				Differences []struct {
-					Key   string `json:"key"`
-					Group string `json:"group"`
-				} `json:"differences"`
-			} `json:"outliers"`
-			Places []string `json:"places"`
-			Tuning []struct {
-				Name string   `json:"name"`
-				Keys []string `json:"keys"`
-			} `json:"tuning_outliers"`
-		}
-		if err := json.Unmarshal([]byte(out), &fleet); err != nil || code != 1 {
-			t.Fatalf("--fleet: exit %d, %v\n%s%s", code, err, out, errs)
-		}
-		if len(fleet.Outliers) != 1 || fleet.Outliers[0].Name != docs["deviating"] {
-			t.Fatalf("outliers %+v, want the deviating node only", fleet.Outliers)
-		}
-		var keys []string
-		for _, d := range fleet.Outliers[0].Differences {
-			if d.Group == "tuning" {
-				keys = append(keys, d.Key)
-			}
-		}
-		if len(keys) == 0 || keys[0] != "probe_provenance.tuning.deviations" {
-			t.Errorf("the outlier's tuning keys %q", keys)
-		}
-		if len(fleet.Tuning) != 1 || fleet.Tuning[0].Name != docs["deviating"] || len(fleet.Tuning[0].Keys) == 0 || fleet.Tuning[0].Keys[0] != "deviations" {
-			t.Errorf("tuning_outliers %+v", fleet.Tuning)
-		}
-		if !strings.Contains(strings.Join(fleet.Places, "\n"), "1 document from an older aorta-probe (no tuning block)") {
-			t.Errorf("places %q", fleet.Places)
-		}
-		_, text, _ := runCmd(t, exec.Command(bin, "diff", "--fleet", "--format", "markdown",
-			docs["following"], docs["following-2"], docs["following-3"], docs["deviating"]))
-		if !strings.Contains(text, "numa_balancing (MI300: AMD Instinct MI300X system optimization)") ||
-			!strings.Contains(text, "\n### Settings differ from the majority\n\n- `"+docs["deviating"]+"`: `deviations`, `node.numa_balancing`") {
-			t.Errorf("--fleet text does not name the deviations:\n%s", text)
-		}
-	})
-
-	t.Run("metrics pass promtool and carry the deviations", func(t *testing.T) {
-		promtool, err := lookTool("promtool")
-		if err != nil {
-			skipOrFail(t, fmt.Sprintf("promtool is missing (apt-get install prometheus): %v", err))
-		}
-		for _, name := range []string{"following", "deviating", "mi350x", "older"} {
-			code, text, errs := runCmd(t, exec.Command(bin, "metrics", docs[name]))
+			env := baseEnv(t)
+			code, stdout, stderr := runProbe(t, bin, dir, env, "--summary", "--no-python", "--root", root)
 			if code != 0 {
-				t.Fatalf("metrics %s: exit %d: %s", name, code, errs)
+				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			check := exec.Command(promtool, "check", "metrics")
-			check.Stdin = strings.NewReader(text)
-			if out, err := check.CombinedOutput(); err != nil || len(out) > 0 {
-				t.Errorf("promtool check metrics of %s: %v\n%s\non:\n%s", name, err, out, text)
-			}
-			want := map[string][]string{
-				"following": {"aorta_tuning_deviations 0", "aorta_tuning_checked 14"},
-				"deviating": {"aorta_tuning_deviations 4",
-					`aorta_tuning_deviation_info{setting="numa_balancing",scope="node",value="1",guide_value="0",family="MI300",guide="AMD Instinct MI300X system optimization",section="Disable NUMA auto-balancing"} 1`,
-					`aorta_tuning_deviation_info{setting="cmdline_pci_realloc_off",scope="node",value="absent",guide_value="pci=realloc=off",family="MI300",guide="AMD Instinct MI300X system optimization",section="GRUB settings"} 1`,
-					`aorta_tuning_deviation_info{setting="cmdline_iommu_pt",scope="node",value="absent",guide_value="iommu=pt",family="MI300",guide="AMD Instinct MI300X system optimization",section="GRUB settings"} 1`,
-					`aorta_tuning_deviation_info{setting="gpus.vis_vram_total_bytes",scope="0000:a4:00.0",value="268435456",guide_value="206141652992",family="MI300",guide="AMD Instinct MI300X system optimization",section="BIOS settings"} 1`,
-					`aorta_tuning_state_events_total{pci="0001:81:00.0",name="pcie_replay_count"} 3`,
-					`aorta_env_fingerprint_info{group="tuning",hash="`},
-				"mi350x": {"aorta_tuning_deviations 1", "aorta_tuning_checked 15"},
-				"older":  {"# TYPE aorta_tuning_deviations gauge"},
-			}[name]
-			for _, w := range want {
-				if !strings.Contains(text, "\n"+w) {
-					t.Errorf("metrics of %s lack %s", name, w)
+			line := ""
+			for _, l := range strings.Split(stdout, "\n") {
+				if strings.HasPrefix(l, "  tuning:") {
+					line = l
 				}
 			}
-			if name == "older" && strings.Contains(text, "\naorta_tuning_deviations ") {
-				t.Errorf("metrics of a document without the block has a deviations sample")
+			for _, f := range tc.brief {
+				if !strings.Contains(line, f) {
+					t.Errorf("tuning line %q\nlacks %q", line, f)
+				}
 			}
-		}
-	})
+			out := filepath.Join(dir, "env.json")
+			if code, _, stderr := runProbe(t, bin, dir, env, out, "--no-python", "--root", root); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := checkDocument(t, string(b))
+			devs, _ := field(doc, "probe_provenance.tuning.deviations").([]any)
+			var settings, guides []string
+			for _, d := range devs {
+				m := d.(pyjson.Map[any])
+				s, _ := m.Get("setting")
+				g, _ := m.Get("guide")
+				sec, _ := m.Get("section")
+				settings, guides = append(settings, s.(string)), append(guides, g.(string))
+				if sec == "" {
+					t.Errorf("%s: no section", s)
+				}
+			}
+			if !slices.Equal(settings, tc.settings) || !slices.Equal(guides, tc.guides) {
+				t.Errorf("deviations %q from %q\nwant       %q from %q", settings, guides, tc.settings, tc.guides)
+			}
+		})
+	}
+}
 
-	t.Run("labels count the deviations", func(t *testing.T) {
-		for name, want := range map[string]string{"following": "0", "deviating": "4", "mi350x": "1", "older": ""} {
-			code, out, errs := runCmd(t, exec.Command(bin, "labels", docs[name]))
-			if code != 0 || !strings.Contains(out, "\naorta-probe.tuning-deviations="+want+"\n") {
-				t.Errorf("labels %s: exit %d, want tuning-deviations=%q:\n%s%s", name, code, want, out, errs)
-			}
+// TestE2ETuningLive: on this machine the block reads the real values, as
+// the test reads them itself: numa_balancing, the command line's iommu=pt,
+// the active THP choice, the kernel release, the online CPUs.
+func TestE2ETuningLive(t *testing.T) {
+	bin := e2eBinary(t)
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Skipf("%s: %v (no such file on this machine)", p, err)
 		}
-	})
+		return strings.TrimSpace(string(b))
+	}
+	numa, cmdline, thp, release := read("/proc/sys/kernel/numa_balancing"), read("/proc/cmdline"),
+		read("/sys/kernel/mm/transparent_hugepage/enabled"), read("/proc/sys/kernel/osrelease")
+	dir := t.TempDir()
+	code, stdout, stderr := runProbe(t, bin, dir, baseEnv(t), "--no-python", "--field", "probe_provenance.tuning.node")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Logf("probe_provenance.tuning.node on this machine: %s", stdout)
+	node, err := pyjson.Decode(strings.TrimSpace(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := node.(pyjson.Map[any])
+	get := func(k string) any { v, _ := m.Get(k); return v }
+	if n, _ := strconv.Atoi(numa); get("numa_balancing") != pyjson.Number(strconv.Itoa(n)) {
+		t.Errorf("numa_balancing %v, the file says %s", get("numa_balancing"), numa)
+	}
+	pt := slices.Contains(strings.Fields(cmdline), "iommu=pt")
+	if get("cmdline_iommu_pt") != pt {
+		t.Errorf("cmdline_iommu_pt %v, /proc/cmdline %q", get("cmdline_iommu_pt"), cmdline)
+	}
+	_, active, _ := strings.Cut(thp, "[")
+	active, _, _ = strings.Cut(active, "]")
+	if get("thp_enabled") != active {
+		t.Errorf("thp_enabled %v, the file says %q", get("thp_enabled"), thp)
+	}
+	if get("kernel_release") != release {
+		t.Errorf("kernel_release %v, the file says %q", get("kernel_release"), release)
+	}
+	if n, ok := get("online_cpus").(pyjson.Number); !ok || n == "0" {
+		t.Errorf("online_cpus %v", get("online_cpus"))
+	}
+}
+
+// TestE2ETuningState: --tuning-state adds the GPUs' state through the
+// binary (the RAS counts, the current clock from the S: line), and the
+// default run has none.
+func TestE2ETuningState(t *testing.T) {
+	bin := e2eBinary(t)
+	root, dir := t.TempDir(), t.TempDir()
+	if _, err := fakeroot.Materialize("testdata/roots/tuning-mi300x-guides.txtar", root); err != nil {
+		t.Fatal(err)
+	}
+	const path = "probe_provenance.tuning.state"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "null"},
+		{[]string{"--tuning-state", "--field", path + ".gpus[0].values.ras_err_counts", "--field", path + ".gpus[7].values.sclk_current_mhz"},
+			`{"gfx": {"ue": 0, "ce": 0}, "umc": {"ue": 0, "ce": 1}, "xgmi_wafl": {"ue": 0, "ce": 0}}` + "\n131"},
+	} {
+		args := append([]string{"--no-python", "--root", root}, tc.args...)
+		if tc.args == nil {
+			args = append(args, "--field", path)
+		}
+		code, stdout, stderr := runProbe(t, bin, dir, baseEnv(t), args...)
+		if code != 0 || strings.TrimSpace(stdout) != tc.want {
+			t.Errorf("%q: exit %d, %q (%s)\nwant %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
 }

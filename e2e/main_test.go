@@ -198,7 +198,11 @@ func TestCLISummary(t *testing.T) {
 	}
 	lines := strings.Split(brief, "\n")
 	// The Python probe's 31 lines, then aorta-probe's rocm installs line
-	// and, where the probe read the GPUs, its gpus line.
+	// and, where the probe read the GPUs, its gpus line, then its tuning
+	// line (docs/tuning.md).
+	if len(lines) > 32 && strings.HasPrefix(lines[len(lines)-1], "  tuning:    ") {
+		lines = lines[:len(lines)-1]
+	}
 	if len(lines) == 33 && strings.HasPrefix(lines[32], "  gpus:      ") {
 		lines = lines[:32]
 	}

@@ -43,6 +43,10 @@ type Options struct {
 	ExecutionContext string
 	// NoProvenance drops the probe_provenance block.
 	NoProvenance bool
+	// TuningState adds the GPUs' per-moment state to
+	// probe_provenance.tuning (--tuning-state, docs/tuning.md); never in
+	// the default run.
+	TuningState bool
 	// Version is this binary's version, for probe_provenance.
 	Version string
 	// Python chooses the workload interpreter (python_options.go).
@@ -73,6 +77,9 @@ type Options struct {
 	// detachedExe, when set, is the GPU reader to start instead of the
 	// binary's (gpus_detached.go): tests, whose binary is not the probe.
 	detachedExe string
+	// skipTuning leaves probe_provenance.tuning out: the benchmarks
+	// measure the block's cost against a run without it.
+	skipTuning bool
 }
 
 // probeGrace is how long probes may still finish after the deadline or an

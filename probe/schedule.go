@@ -178,10 +178,15 @@ func (p probe) last() probe {
 }
 
 // setTable makes c's table of rows, without the probe_provenance rows
-// when the collection has no provenance, and one slot per row.
+// when the collection has no provenance (and without the tuning row for
+// the benchmarks that measure it, Options.skipTuning), and one slot per
+// row.
 func (c *collector) setTable(rows []probe) {
 	if c.opt.NoProvenance {
 		rows = slices.DeleteFunc(rows, func(p probe) bool { return p.kind != documentRow })
+	}
+	if c.opt.skipTuning {
+		rows = slices.DeleteFunc(rows, func(p probe) bool { return p.name == tuningBlock })
 	}
 	c.table = rows
 	c.slots = make(map[string]*slot, len(rows))

@@ -84,6 +84,7 @@ func probeTable() []probe {
 		// The blocks of probe_provenance alone (schedule.go's row kinds),
 		// named as a capture's cut names them.
 		beside(block(gpusBlock, readGPUs, func(s *schema.Snapshot, v schema.GPUs) { s.Provenance.GPUs = &v }), unfinishedGPUs),
+		beside(block(tuningBlock, readTuning, func(s *schema.Snapshot, v schema.Tuning) { s.Provenance.Tuning = &v }), unfinishedTuning),
 		block(rocmInstallsBlock, readROCmInstalls, func(s *schema.Snapshot, v schema.ROCmInstalls) { s.Provenance.ROCmInstalls = &v }).last(),
 	}
 }

@@ -20,7 +20,7 @@ type Tuning struct {
 	// id (0x74a1 MI300X, 0x74a2 MI308X, 0x74a5 MI325X, 0x74a0 MI300A,
 	// 0x75a0 MI350X, 0x75a3 MI355X); null for another id.
 	Product *string `py:"product"`
-	// Node is every node-wide setting (tuning.md §1), by setting name, in
+	// Node is every node-wide setting (docs/tuning.md, "Node settings"), by setting name, in
 	// the table's order: the value as parsed, null when not read
 	// (NodeUnread says why).
 	Node pyjson.Map[pyjson.Any] `py:"node"`
@@ -28,9 +28,10 @@ type Tuning struct {
 	// "absent" (no such file: the kernel or driver does not expose it) or
 	// the error's name when the file is there but could not be read or
 	// parsed (EACCES, EPERM, EINVAL for a FIFO or device node, EFBIG for
-	// more than a page, EFORMAT for content not in the file's format).
+	// more than a page, EFORMAT for content not in the file's format, ECAP
+	// for a GPU past the cap on GPUs read).
 	NodeUnread pyjson.Map[string] `py:"node_unread"`
-	// GPUs are the per-GPU settings (tuning.md §2), one per
+	// GPUs are the per-GPU settings (docs/tuning.md, "GPU settings"), one per
 	// probe_provenance.gpus.devices[] entry, in the same order.
 	GPUs []TuningGPU `py:"gpus"`
 	// Sources says where each setting is read: node settings by name (the
@@ -42,7 +43,7 @@ type Tuning struct {
 	Checked int `py:"checked"`
 	// Deviations is every rule a value breaks, in the rule table's order.
 	Deviations []TuningDeviation `py:"deviations"`
-	// State is the per-moment health and state of the GPUs (tuning.md §3),
+	// State is the per-moment health and state of the GPUs (docs/tuning.md, "Not in the default run"),
 	// read only with --tuning-state; null in the default run.
 	State *TuningState `py:"state"`
 	// Reason says why the block could not be read at all, or null.
@@ -57,13 +58,15 @@ type TuningGPU struct {
 	// Dir is the device directory read, /sys/bus/pci/devices/<pci>, or
 	// null with PCI.
 	Dir *string `py:"dir"`
-	// Settings are its settings (tuning.md §2), by name, in the table's
+	// Settings are its settings (docs/tuning.md, "GPU settings"), by name, in the table's
 	// order; null when not read (Unread says why). The partition modes,
 	// VRAM size and NUMA node are in probe_provenance.gpus.devices[]
 	// already and are not repeated.
 	Settings pyjson.Map[pyjson.Any] `py:"settings"`
 	// Unread is every setting whose value is null, with why, as
-	// Tuning.NodeUnread.
+	// Tuning.NodeUnread; a GPU whose settings were not read at all has
+	// empty Settings and one entry "*": "absent" (no PCI address, so no
+	// device directory) or "ECAP" (past the cap on GPUs read).
 	Unread pyjson.Map[string] `py:"unread"`
 }
 
@@ -100,7 +103,7 @@ type TuningState struct {
 type TuningStateGPU struct {
 	// PCI is the device's address, as TuningGPU.PCI.
 	PCI *string `py:"pci"`
-	// Values are the state values by name (tuning.md §3), each file read
+	// Values are the state values by name (docs/tuning.md, "Not in the default run"), each file read
 	// once; null when not read (Unread says why).
 	Values pyjson.Map[pyjson.Any] `py:"values"`
 	// Unread is every value that is null, with why, as Tuning.NodeUnread.

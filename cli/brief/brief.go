@@ -93,6 +93,10 @@ func Brief(s *schema.Snapshot) string {
 		// (docs/hardware.md); none from an older document.
 		lines = append(lines, "  gpus:      "+gpusCell(*s.Provenance.GPUs))
 	}
+	if s.Provenance != nil && s.Provenance.Tuning != nil {
+		// The settings AMD's guides name, judged (docs/tuning.md).
+		lines = append(lines, "  tuning:    "+tuningCell(*s.Provenance.Tuning))
+	}
 	// A value of the machine's (a sysfs string, a path) is shown, never
 	// obeyed: a control or bidi character in it is an escape, and every
 	// line stays one line (internal/visible, docs/usage.md).

@@ -74,6 +74,10 @@ Flags:
   --no-python                run no interpreter: the Python blocks describe
                              no interpreter
   --no-provenance            omit the probe_provenance extension block
+  --tuning-state             add the GPUs' per-moment state to
+                             probe_provenance.tuning (clocks, power,
+                             temperatures, RAS error counts, PCIe replays:
+                             reads that wake the GPUs; docs/tuning.md)
   --buck-target TARGET       resolve TARGET with buck2 cquery: buck_invocation,
                              library_introspection, likely_execution_platform
   --buck-option TYPE=VALUE   ordered context input (repeatable): mode=FILE,
@@ -176,6 +180,7 @@ var generalOptions = []option{
 	}},
 	{names: []string{"--root"}, value: true, set: func(c *config, _, v string) error { c.options.Root = v; return nil }},
 	{names: []string{"--no-provenance"}, set: func(c *config, _, _ string) error { c.options.NoProvenance = true; return nil }},
+	{names: []string{"--tuning-state"}, set: func(c *config, _, _ string) error { c.options.TuningState = true; return nil }},
 	{names: []string{"--version"}, set: func(c *config, _, _ string) error { c.version = true; return nil }},
 	{names: []string{"--help", "-h"}, set: func(c *config, _, _ string) error { c.help = true; return nil }},
 }

@@ -15,8 +15,11 @@ package source
 
 import (
 	"errors"
+	iofs "io/fs"
 	"path"
+	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"aorta-probe/internal/machine"
@@ -138,4 +141,34 @@ func sysName(n string) error {
 		return &Error{Kind: ErrName, Path: n}
 	}
 	return nil
+}
+
+// fsNotExist is an ENOENT path error for p (a glob that matched nothing).
+func fsNotExist(p string) error {
+	return &iofs.PathError{Op: "open", Path: p, Err: syscall.ENOENT}
+}
+
+// AttrInt is an attribute holding one decimal integer (Attr, then
+// strconv.ParseInt): amdgpu's and the PCI core's numeric files
+// (power1_cap in µW, mem_info_vis_vram_total in bytes, numa_node).
+func (fs FS) AttrInt(p string) (int64, error) {
+	s, err := fs.Attr(p)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, parseErr(p, "not one integer")
+	}
+	return n, nil
+}
+
+// ReadDirMax lists directory p, at most max entries (more reports that
+// there were more), for the directories a reader enumerates itself.
+func (fs FS) ReadDirMax(p string, max int) ([]iofs.DirEntry, bool, error) {
+	es, more, err := fs.m.ReadDirMax(p, max)
+	if err != nil {
+		return nil, false, readErr(p, err)
+	}
+	return es, more, nil
 }
