@@ -119,9 +119,6 @@ func show(v any) string {
 	return fmt.Sprint(v)
 }
 
-// mi300Discrete are the MI300-family products with discrete GPUs.
-var mi300Discrete = []string{"MI300X", "MI308X", "MI325X"}
-
 // memMinTB is AMD's minimum system memory per product [SA-PRE, SA-HC],
 // in decimal terabytes (MI300A: 512 GB of unified HBM [SA-300A]).
 var memMinTB = map[string]float64{"MI300X": 2.0, "MI308X": 2.0, "MI325X": 2.5, "MI350X": 3.0, "MI355X": 3.0, "MI300A": 0.512}
