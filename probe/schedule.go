@@ -83,6 +83,10 @@ type slot struct {
 // schedule is how one collection runs the probe table's rows and their
 // commands.
 type schedule struct {
+	// reader is where the gpus block and the tuning block's GPU reads
+	// come from, started once by whichever row asks first (gpuReader).
+	readerOnce sync.Once
+	reader     gpuReader
 	// table is the probe table (table.go) and slots its results by name;
 	// states and durations are each row's, by table index (startProbes).
 	table     []probe

@@ -98,7 +98,7 @@ func TestTuningReadOnce(t *testing.T) {
 	w := &openCounter{n: map[string]int{}}
 	fs.Watch(w)
 	g := collectGPUs(machine.NewFS(root, "/", false), 4)
-	tu := finishTuning(context.Background(), fs, startTuning(fs, 4), g, true, 4)
+	tu := finishTuning(context.Background(), fs, startTuning(fs, 4, true), nil, g, true, 4)
 	if tu.State == nil || len(tu.State.GPUs) != 8 {
 		t.Fatalf("state %s", pyjson.EncodeCompact(tu.State))
 	}
@@ -145,7 +145,7 @@ func TestTuningHostile(t *testing.T) {
 	fs := machine.NewFS(root, "/", false)
 	var tu schema.Tuning
 	within(t, "hostile tuning", func() {
-		tu = finishTuning(context.Background(), fs, startTuning(fs, 2), collectGPUs(fs, 2), false, 2)
+		tu = finishTuning(context.Background(), fs, startTuning(fs, 2, true), nil, collectGPUs(fs, 2), false, 2)
 	})
 	got := pyjson.EncodeCompact(tu.GPUs[0].Unread)
 	if want := `{"performance_level": "EINVAL", "sclk_min_mhz": "EINVAL", "sclk_max_mhz": "EINVAL", "pp_features": "EFBIG", "local_cpulist": "absent"}`; string(got) != want {
@@ -289,13 +289,13 @@ func TestTuningUnfinished(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	fs := machine.NewFS(t.TempDir(), "/", false)
-	tu := finishTuning(ctx, fs, make(chan tuningNode), schema.GPUs{}, false, 1)
+	tu := finishTuning(ctx, fs, make(chan tuningNode), nil, schema.GPUs{}, false, 1)
 	if golden.OrNull(tu.Reason) != "not finished (collection interrupted)" || len(tu.Node) != 0 {
 		t.Errorf("interrupted: %s", pyjson.EncodeCompact(tu))
 	}
 	ch := make(chan tuningNode, 1)
 	ch <- tuningNode{panic: "boom"}
-	if tu := finishTuning(context.Background(), fs, ch, schema.GPUs{}, false, 1); golden.OrNull(tu.Reason) != "panic while reading the settings: boom" {
+	if tu := finishTuning(context.Background(), fs, ch, nil, schema.GPUs{}, false, 1); golden.OrNull(tu.Reason) != "panic while reading the settings: boom" {
 		t.Errorf("panic: %s", pyjson.EncodeCompact(tu))
 	}
 }
