@@ -257,25 +257,33 @@ func TestTuningDocumentSize(t *testing.T) {
 // BenchmarkNoPythonTuning is a whole --no-python collection of the
 // synthetic node (tuningNode256: 256 CPUs, 8 GPUs × 8 partitions) with
 // the block and without it (Options.skipTuning); the difference is what
-// the block adds. Beside BenchmarkNoPythonGPUs.
+// the block adds. "detached-" reads the gpus block, and the tuning
+// block's per-GPU reads after it, in the detached reader, as the binary
+// does (this test binary re-executed); the others read both in the
+// probe. Beside BenchmarkNoPythonGPUs.
 //
 //	go test ./probe -run XXX -bench NoPythonTuning -benchtime 200x -count 5
 func BenchmarkNoPythonTuning(b *testing.B) {
 	root := tuningNode256(b)
-	for _, skip := range []bool{false, true} {
-		name := map[bool]string{false: "with", true: "without"}[skip]
-		b.Run(name, func(b *testing.B) {
-			opt := Options{Seams: machine.Seams{Root: root, Env: func(string) (string, bool) { return "", false }}, Python: PythonOptions{Disabled: true}, Now: fixedNow,
-				skipTuning: skip}
-			if tu := Collect(context.Background(), opt).Provenance.Tuning; (tu != nil) == skip {
-				b.Fatalf("%s: tuning %v", name, tu != nil)
+	for _, exe := range []string{"", os.Args[0]} {
+		for _, skip := range []bool{false, true} {
+			name := map[bool]string{false: "with", true: "without"}[skip]
+			if exe != "" {
+				name = "detached-" + name
 			}
-			cpu0 := cpuTime()
-			for b.Loop() {
-				Collect(context.Background(), opt)
-			}
-			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
-		})
+			b.Run(name, func(b *testing.B) {
+				opt := Options{Seams: machine.Seams{Root: root, Env: func(string) (string, bool) { return "", false }}, Python: PythonOptions{Disabled: true}, Now: fixedNow,
+					skipTuning: skip, detachedExe: exe}
+				if tu := Collect(context.Background(), opt).Provenance.Tuning; (tu != nil) == skip || tu != nil && len(tu.GPUs) == 0 {
+					b.Fatalf("%s: tuning %v", name, tu != nil)
+				}
+				cpu0 := cpuTime()
+				for b.Loop() {
+					Collect(context.Background(), opt)
+				}
+				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+			})
+		}
 	}
 }
 
