@@ -24,8 +24,12 @@ import (
 // waits on the reset, the device directories themselves), and a thread so
 // held keeps the whole process from exiting. The child is this binary
 // re-executed with DetachedGPUsArg; it runs collectGPUs over the same
-// root and sends the block back, with what a capture must record of its
-// reads. The other probes' files (procfs, /etc, the ROCm trees, the NICs'
+// root, then reads the tuning block's files of each GPU it found (its
+// settings and, with --tuning-state, its state: amdgpu pm and hwmon
+// attributes, which stall on a hung GPU as the block's do), and sends
+// both back, with what a capture must record of its reads. The tuning
+// block's node-wide settings (/proc/sys, /proc/cmdline,
+// /sys/devices/system, /sys/kernel, /sys/module) and the other probes' files (procfs, /etc, the ROCm trees, the NICs'
 // and the PCI core's attributes) are read in the probe: no driver of a
 // device that can hang answers them (docs/design-notes.md, "Reads that
 // never return").

@@ -119,7 +119,8 @@ const (
 	// gathered), awaited until the collection ends and reported in no
 	// probe record; one the collection ended before is the row's
 	// unfinished block. The gpus block: its reads may hang for good, so
-	// it has its own reader (gpus_detached.go).
+	// it has its own reader (gpus_detached.go), which also makes the
+	// tuning block's reads of the GPUs.
 	besideRow
 	// lastRow: a probe_provenance block read once every other block is in
 	// the document and every command has ended (state.doc), files only:

@@ -564,8 +564,9 @@ func setGPUGroupType(t *schema.Tuning) {
 // probe record), as a capture's cut names it when it ended first.
 const tuningBlock = "probe_provenance.tuning"
 
-// readTuning is the tuning row: the node settings and each GPU's read
-// beside the probes (startTuning), joined to the gpus block once its row
+// readTuning is the tuning row: the node settings read beside the
+// probes (startTuning) and each GPU's, read by the GPU reader after the
+// gpus block (gpuReader) or here, joined to the gpus block once its row
 // is in and judged (finishTuning). A gpus block the collection ended
 // before leaves this one unfinished too (await marks the row
 // interrupted), and gatherBeside stores unfinishedTuning.
