@@ -20,8 +20,8 @@ import (
 // document and the capture archive must be the same, and the archive must
 // replay to the same block. The tuning scenarios, with --tuning-state,
 // have the reader make the tuning block's GPU reads too: the same again.
-// A reader that cannot start leaves the block to the probe; one that
-// fails says so.
+// A reader that cannot start leaves both blocks to the probe; one that
+// fails says so in the gpus block, and the tuning block has no GPU.
 func TestDetachedGPUs(t *testing.T) {
 	for _, scenario := range []string{"gpus-mi308x-cpx", "gpus-mi210-xgmi-pcie", "gpus-hostile", "tuning-mi300x-deviating", "tuning-mi350x"} {
 		t.Run(scenario, func(t *testing.T) {
@@ -66,11 +66,12 @@ func TestDetachedGPUs(t *testing.T) {
 			if got, want := tuningOf(t, replayed), tuningOf(t, exDoc); got != want {
 				t.Errorf("replay of the archive: tuning\n%s\nwant\n%s", got, want)
 			}
-			if doc, _ := collect("/nonexistent/aorta-probe", false); blockOf(t, doc) != blockOf(t, inDoc) {
+			if doc, _ := collect("/nonexistent/aorta-probe", false); blockOf(t, doc) != blockOf(t, inDoc) || tuningOf(t, doc) != tuningOf(t, inDoc) {
 				t.Errorf("reader not started: gpus %s, want the probe's own %s", blockOf(t, doc), blockOf(t, inDoc))
 			}
-			if doc, _ := collect("/bin/false", false); !strings.Contains(blockOf(t, doc), `"the GPU reader (a child of the probe) failed: exit status 1"`) {
-				t.Errorf("reader failing: gpus %s", blockOf(t, doc))
+			if doc, _ := collect("/bin/false", false); !strings.Contains(blockOf(t, doc), `"the GPU reader (a child of the probe) failed: exit status 1"`) ||
+				!strings.Contains(tuningOf(t, doc), `"gpus": [], `) || strings.Contains(tuningOf(t, doc), `"reason": "`) {
+				t.Errorf("reader failing: gpus %s, tuning %s", blockOf(t, doc), tuningOf(t, doc))
 			}
 		})
 	}
