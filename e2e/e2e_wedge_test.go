@@ -21,17 +21,22 @@ import (
 
 // wedgedSys is a /sys with one GPU (kfd node 1, a CPU as node 0) whose
 // DRM device renderD128 links to its PCI device 0000:03:00.0, as amdgpu
-// lays it out; the hang names the one entry whose operation is never
-// answered.
+// lays it out, with two of the tuning block's settings there (its
+// performance level and its hwmon power cap, reached through
+// bus/pci/devices); the hang names the one entry whose operation is
+// never answered.
 func wedgedSys(hangPath, hangOp string) fusetest.Tree {
 	const dev = "devices/pci0000:00/0000:03:00.0"
 	t := fusetest.Tree{
 		"class/kfd/kfd/topology/nodes/0/properties": {Data: "simd_count 0\ngfx_target_version 0\n"},
 		"class/kfd/kfd/topology/nodes/1/properties": {Data: "simd_count 304\ngfx_target_version 90402\n" +
 			"location_id 768\ndomain 0\ndrm_render_minor 128\nunique_id 42\n"},
-		"class/drm/renderD128/device":      {Mode: fs.ModeSymlink, Data: "../../../" + dev},
-		dev + "/vbios_version":             {Data: "113-WEDGE-001\n"},
-		dev + "/fw_version/mec_fw_version": {Data: "0x00000071\n"},
+		"class/drm/renderD128/device":              {Mode: fs.ModeSymlink, Data: "../../../" + dev},
+		dev + "/vbios_version":                     {Data: "113-WEDGE-001\n"},
+		dev + "/fw_version/mec_fw_version":         {Data: "0x00000071\n"},
+		"bus/pci/devices/0000:03:00.0":             {Mode: fs.ModeSymlink, Data: "../../../" + dev},
+		dev + "/power_dpm_force_performance_level": {Data: "auto\n"},
+		dev + "/hwmon/hwmon3/power1_cap":           {Data: "750000000\n"},
 	}
 	if hangPath != "" {
 		n, ok := t[hangPath]
@@ -48,9 +53,11 @@ func wedgedSys(hangPath, hangOp string) fusetest.Tree {
 // FUSE file system served by this test (internal/fusetest), in which one
 // read of the gpus block is never answered, as a wedged GPU's sysfs or a
 // hung FUSE daemon never answers (issue 32, docs/hardware.md, "A read that
-// never returns"). The probe, its stdout and stderr pipes held by this
-// test as a $(...) or a Buck2 action holds them, must exit at its
-// deadline with the document written and the block cut, and the pipes
+// never returns"), or one of the tuning block's reads of the GPU (its
+// amdgpu pm and hwmon files, made by the same reader after the gpus
+// block). The probe, its stdout and stderr pipes held by this test as a
+// $(...) or a Buck2 action holds them, must exit at its deadline with the
+// document written and both blocks cut, and the pipes
 // must reach end of file: no process left behind holds them. The child
 // left blocked in the kernel must go once the server goes. One case binds
 // the FUSE kfd over /sys/class/kfd in a private mount namespace and
@@ -74,6 +81,9 @@ func TestWedgedGPUReadExits(t *testing.T) {
 		{"device readlink", "class/drm/renderD128/device", "read", "read class/drm/renderD128/device", false, false},
 		{"vbios_version read", "devices/pci0000:00/0000:03:00.0/vbios_version", "read", "read devices/pci0000:00/0000:03:00.0/vbios_version", false, false},
 		{"fw_version listing", "devices/pci0000:00/0000:03:00.0/fw_version", "read", "read devices/pci0000:00/0000:03:00.0/fw_version", false, false},
+		{"tuning performance level read", "devices/pci0000:00/0000:03:00.0/power_dpm_force_performance_level", "read", "read devices/pci0000:00/0000:03:00.0/power_dpm_force_performance_level", false, false},
+		{"tuning power cap read", "devices/pci0000:00/0000:03:00.0/hwmon/hwmon3/power1_cap", "read", "read devices/pci0000:00/0000:03:00.0/hwmon/hwmon3/power1_cap", false, false},
+		{"tuning hwmon listing", "devices/pci0000:00/0000:03:00.0/hwmon", "read", "read devices/pci0000:00/0000:03:00.0/hwmon", false, false},
 		{"live properties read", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties", true, false},
 		{"live tool orphan", "class/kfd/kfd/topology/nodes/1/properties", "read", "read class/kfd/kfd/topology/nodes/1/properties", true, true},
 	} {
@@ -121,12 +131,16 @@ func TestWedgedGPUReadExits(t *testing.T) {
 				t.Fatalf("%v\nstderr: %s\nthe server was left with %q", err, stderr, srv.Hung())
 			}
 			got := wedgedDoc(t, doc)
-			g := got.Provenance.GPUs
+			g, tu := got.Provenance.GPUs, got.Provenance.Tuning
 			hung := srv.Hung()
 			if tc.path == "" {
 				if g.PhysicalCount == nil || *g.PhysicalCount != 1 || len(g.Devices) != 1 ||
 					g.Devices[0].VBIOS == nil || *g.Devices[0].VBIOS != "113-WEDGE-001" || len(hung) > 0 {
 					t.Fatalf("gpus over the answering tree: %s (unanswered: %q)", pyjson.EncodeCompact(g), hung)
+				}
+				if tu.Reason != nil || len(tu.GPUs) != 1 || setting(tu.GPUs[0].Settings, "performance_level") != "auto" ||
+					setting(tu.GPUs[0].Settings, "power_cap_uw") != "750000000" {
+					t.Fatalf("tuning over the answering tree: %s", pyjson.EncodeCompact(tu))
 				}
 				return
 			}
@@ -135,6 +149,9 @@ func TestWedgedGPUReadExits(t *testing.T) {
 			}
 			if g.PhysicalCount != nil || g.Reason == nil || *g.Reason != "not finished (deadline of 1s exceeded)" || !got.Provenance.DeadlineHit {
 				t.Errorf("gpus %s, deadline_hit %v: want the block cut by the deadline", pyjson.EncodeCompact(g), got.Provenance.DeadlineHit)
+			}
+			if tu.Reason == nil || *tu.Reason != "not finished (deadline of 1s exceeded)" || len(tu.GPUs) != 0 {
+				t.Errorf("tuning %s: want the block cut by the deadline", pyjson.EncodeCompact(tu))
 			}
 			pids := <-found
 			if len(liveOnly(pids)) == 0 {
@@ -161,6 +178,12 @@ type wedgedDocument struct {
 				VBIOS *string `py:"vbios_version"`
 			} `py:"devices"`
 		} `py:"gpus"`
+		Tuning struct {
+			Reason *string `py:"reason"`
+			GPUs   []struct {
+				Settings pyjson.Map[any] `py:"settings"`
+			} `py:"gpus"`
+		} `py:"tuning"`
 	} `py:"probe_provenance"`
 }
 
@@ -171,6 +194,12 @@ func wedgedDoc(t *testing.T, doc string) wedgedDocument {
 		t.Fatalf("document: %v\n%s", err, doc)
 	}
 	return got
+}
+
+// setting is a tuning setting's value as text, "<nil>" when null or absent.
+func setting(m pyjson.Map[any], name string) string {
+	v, _ := m.Get(name)
+	return fmt.Sprint(v)
 }
 
 // awaitGone waits until the readers pids have no live thread: each goes

@@ -46,8 +46,8 @@ func replayArchive(t *testing.T, data []byte, base Options) []byte {
 		t.Fatal(err)
 	}
 	// --buck-option values are never in an archive: the replay is given
-	// them again, as a user would.
-	opt := replayOptions(r, Options{Now: fixedNow, Buck: base.Buck})
+	// them again, as a user would (and --tuning-state).
+	opt := replayOptions(r, Options{Now: fixedNow, Buck: base.Buck, TuningState: base.TuningState})
 	snap := Collect(context.Background(), opt)
 	snap.Provenance.Root = "/"
 	// The one difference a replay names: its identity is the captured

@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
 	"aorta-probe/internal/archive"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/source"
 	"aorta-probe/schema"
 )
 
@@ -22,8 +24,12 @@ import (
 // waits on the reset, the device directories themselves), and a thread so
 // held keeps the whole process from exiting. The child is this binary
 // re-executed with DetachedGPUsArg; it runs collectGPUs over the same
-// root and sends the block back, with what a capture must record of its
-// reads. The other probes' files (procfs, /etc, the ROCm trees, the NICs'
+// root, then reads the tuning block's files of each GPU it found (its
+// settings and, with --tuning-state, its state: amdgpu pm and hwmon
+// attributes, which stall on a hung GPU as the block's do), and sends
+// both back, with what a capture must record of its reads. The tuning
+// block's node-wide settings (/proc/sys, /proc/cmdline,
+// /sys/devices/system, /sys/kernel, /sys/module) and the other probes' files (procfs, /etc, the ROCm trees, the NICs'
 // and the PCI core's attributes) are read in the probe: no driver of a
 // device that can hang answers them (docs/design-notes.md, "Reads that
 // never return").
@@ -50,30 +56,88 @@ const (
 	detachedRecordedMax = 1 << 30
 )
 
-// detachedGPUs is the child's answer.
+// detachedGPUs is the child's answer: the gpus block, each GPU's tuning
+// settings (and state) when the collection has the tuning block, and
+// what it recorded for a capture.
 type detachedGPUs struct {
 	GPUs     schema.GPUs       `py:"gpus"`
+	Tuning   *detachedTuning   `py:"tuning"`
 	Recorded *archive.Recorded `py:"recorded"`
 }
 
-// startGPUs reads the gpus block beside the probes: in a detached child
-// when the binary asked for it (ReadGPUsDetached) and this is no replay
-// (an archive expanded by the probe itself: nothing there can hang), else
-// in this process, as also when the child cannot be started (no /proc
-// mounted, no process left under RLIMIT_NPROC).
+// detachedTuning is the tuning block's per-GPU reads made by the child
+// after the gpus block (readTuningGPUs, readTuningState): the amdgpu pm
+// and hwmon attributes a hung GPU holds as it holds the gpus block's.
+type detachedTuning struct {
+	GPUs  []schema.TuningGPU  `py:"gpus"`
+	State *schema.TuningState `py:"state"`
+	Panic string              `py:"panic"` // why reading them panicked, or ""
+}
+
+// The child's third argument: which of the tuning block's GPU reads it
+// makes after the gpus block.
+const (
+	tuningNone      = "-"        // none (no tuning block)
+	tuningSettings  = "settings" // the settings
+	tuningWithState = "state"    // the settings and the state (--tuning-state)
+)
+
+// gpuReader is where one collection's gpus block, and the tuning block's
+// per-GPU reads, come from: gpus delivers the block; tuning, when the
+// child makes the tuning reads, delivers them (before gpus); nil, they
+// are made in the probe, ahead (prefetchGPUs) when prefetch says so.
+type gpuReader struct {
+	gpus     <-chan schema.GPUs
+	tuning   <-chan detachedTuning
+	prefetch bool
+}
+
+// gpuReader starts the collection's GPU reader once (startGPUReader):
+// the gpus row and the tuning row share it.
+func (c *collector) gpuReader(workers int) gpuReader {
+	c.readerOnce.Do(func() {
+		mode := tuningNone
+		if !c.opt.skipTuning && !c.opt.NoProvenance {
+			mode = tuningSettings
+			if c.opt.TuningState {
+				mode = tuningWithState
+			}
+		}
+		c.reader = c.startGPUReader(workers, mode)
+	})
+	return c.reader
+}
+
+// startGPUs reads the gpus block beside the probes (startGPUReader, no
+// tuning reads).
 func (c *collector) startGPUs(workers int) <-chan schema.GPUs {
+	return c.startGPUReader(workers, tuningNone).gpus
+}
+
+// startGPUReader reads the gpus block beside the probes, and with mode
+// the tuning block's per-GPU reads after it: in a detached child when the
+// binary asked for it (ReadGPUsDetached) and this is no replay (an
+// archive expanded by the probe itself: nothing there can hang), else in
+// this process, as also when the child cannot be started (no /proc
+// mounted, no process left under RLIMIT_NPROC). Without a kfd class
+// directory (noKFD) the gpus block is read here and names no GPU, so
+// nothing of a GPU is read ahead.
+func (c *collector) startGPUReader(workers int, mode string) gpuReader {
 	exe := detachedExe.Load()
 	if c.opt.detachedExe != "" {
 		exe = &c.opt.detachedExe
 	}
-	if exe == nil || c.opt.Replay != nil || c.opt.faults != nil || noKFD(c.root) {
-		return startGPUs(c.root, workers)
+	if exe == nil || c.opt.Replay != nil || c.opt.faults != nil {
+		return gpuReader{gpus: startGPUs(c.root, workers), prefetch: true}
+	}
+	if noKFD(c.root) {
+		return gpuReader{gpus: startGPUs(c.root, workers)}
 	}
 	// The child runs in "/": a relative --root is made absolute here
 	// (a working directory since deleted leaves the block to the probe).
 	host, err := filepath.Abs(c.root.HostRoot())
 	if err != nil {
-		return startGPUs(c.root, workers)
+		return gpuReader{gpus: startGPUs(c.root, workers), prefetch: true}
 	}
 	budget := "-"
 	if c.opt.Record != nil {
@@ -83,12 +147,18 @@ func (c *collector) startGPUs(workers int) <-chan schema.GPUs {
 	if c.opt.PortableResolve {
 		portable = "1"
 	}
-	argv := []string{"aorta-probe", DetachedGPUsArg, host, c.opt.Cwd, portable, strconv.Itoa(workers), budget}
+	argv := []string{"aorta-probe", DetachedGPUsArg, host, c.opt.Cwd, portable, strconv.Itoa(workers), budget, mode}
 	d, err := machine.StartDetached(*exe, argv)
 	if err != nil {
-		return startGPUs(c.root, workers)
+		return gpuReader{gpus: startGPUs(c.root, workers), prefetch: true}
 	}
 	ch := make(chan schema.GPUs, 1)
+	r := gpuReader{gpus: ch}
+	var tch chan detachedTuning
+	if mode != tuningNone {
+		tch = make(chan detachedTuning, 1)
+		r.tuning = tch
+	}
 	go func() {
 		max := int64(detachedAnswerMax)
 		if c.opt.Record != nil {
@@ -98,15 +168,20 @@ func (c *collector) startGPUs(workers int) <-chan schema.GPUs {
 		if err != nil && c.ctx.Err() != nil {
 			return // abandoned: awaitGPUs says the block was not finished
 		}
-		ch <- detachedAnswer(b, code, err, c.opt.Record)
+		g, tu := detachedAnswer(b, code, err, c.opt.Record)
+		if tch != nil {
+			tch <- tu
+		}
+		ch <- g
 	}()
-	return ch
+	return r
 }
 
 // detachedAnswer is the block the child answered (b, its exit status
-// code, or the error reading it), its recorded reads taken in by rec
-// (nil: no capture).
-func detachedAnswer(b []byte, code int, err error, rec *archive.Recorder) schema.GPUs {
+// code, or the error reading it), with its tuning reads, its recorded
+// reads taken in by rec (nil: no capture). A child that failed read no
+// GPU: the tuning reads are then none.
+func detachedAnswer(b []byte, code int, err error, rec *archive.Recorder) (schema.GPUs, detachedTuning) {
 	var ans detachedGPUs
 	switch {
 	case err != nil:
@@ -119,12 +194,32 @@ func detachedAnswer(b []byte, code int, err error, rec *archive.Recorder) schema
 	}
 	if err != nil {
 		return schema.GPUs{Hives: []schema.GPUHive{}, Devices: []schema.GPUDevice{},
-			Reason: schema.Str(fmt.Sprintf("the GPU reader (a child of the probe) failed: %v", err))}
+			Reason: schema.Str(fmt.Sprintf("the GPU reader (a child of the probe) failed: %v", err))}, detachedTuning{}
 	}
 	if rec != nil && ans.Recorded != nil {
 		rec.Absorb(*ans.Recorded)
 	}
-	return ans.GPUs
+	tu := detachedTuning{}
+	if ans.Tuning != nil {
+		tu = *ans.Tuning
+		for _, g := range tu.GPUs {
+			intsOf(g.Settings)
+		}
+	}
+	return ans.GPUs, tu
+}
+
+// intsOf makes each integer of m, a decoded pyjson.Number, the int64 the
+// probe's own reads give (the rules compare int64s); the document is the
+// same either way.
+func intsOf(m pyjson.Map[any]) {
+	for i, e := range m {
+		if n, ok := e.Value.(pyjson.Number); ok && n.IsInteger() {
+			if v, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+				m[i].Value = v
+			}
+		}
+	}
 }
 
 // kfdClass is the kfd class directory: amdgpu's, absent without it.
@@ -146,15 +241,16 @@ func noKFD(root *machine.FS) bool {
 // root args name and writes it, with what it recorded for a capture, to
 // machine.DetachedFD. args: the root's host path, the machine working
 // directory, "1" for the portable resolver, the number of workers, and
-// the capture's scan budget ("-": no capture). It returns the exit
-// status.
+// the capture's scan budget ("-": no capture), and which of the tuning
+// block's GPU reads follow the block (tuningNone, tuningSettings,
+// tuningWithState). It returns the exit status.
 func DetachedGPUs(args []string) int {
 	// The signals' default actions, not the probe's handler
 	// (internal/signals): SIGTERM, SIGINT and SIGHUP end the reader.
 	signal.Reset()
 	out := machine.DetachedAnswer()
 	defer out.Close()
-	if len(args) != 5 {
+	if len(args) != 6 || !slices.Contains([]string{tuningNone, tuningSettings, tuningWithState}, args[5]) {
 		return 2
 	}
 	workers, err := strconv.Atoi(args[3])
@@ -170,7 +266,12 @@ func DetachedGPUs(args []string) int {
 		}
 		rc = archive.WatchDetached(root, budget)
 	}
-	ans := detachedGPUs{GPUs: <-startGPUs(root, workers)}
+	ans := detachedGPUs{}
+	if args[5] == tuningNone {
+		ans.GPUs = <-startGPUs(root, workers)
+	} else {
+		ans.GPUs, ans.Tuning = readGPUsAndTuning(root, workers, args[5] == tuningWithState)
+	}
 	if rc != nil {
 		r := rc.Export()
 		ans.Recorded = &r
@@ -179,4 +280,41 @@ func DetachedGPUs(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// readGPUsAndTuning is the child's gpus block and, after it, the tuning
+// block's reads of its GPUs (the settings read ahead beside the block, as
+// the probe reads them, and the state with state). A panic in the tuning
+// reads is their answer, not the block's.
+func readGPUsAndTuning(root *machine.FS, workers int, state bool) (schema.GPUs, *detachedTuning) {
+	src := source.NewFS(root)
+	ahead := make(chan map[string]prefetched, 1)
+	tu := &detachedTuning{}
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				tu.Panic = fmt.Sprint(v)
+				ahead <- nil
+			}
+		}()
+		ahead <- prefetchGPUs(src, workers)
+	}()
+	g := <-startGPUs(root, workers)
+	m := <-ahead
+	if tu.Panic != "" {
+		return g, tu
+	}
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				tu.GPUs, tu.State, tu.Panic = nil, nil, fmt.Sprint(v)
+			}
+		}()
+		var ctxs []*gpuCtx
+		tu.GPUs, ctxs = readTuningGPUs(src, g.Devices, m, workers)
+		if state {
+			tu.State = readTuningState(ctxs, workers)
+		}
+	}()
+	return g, tu
 }

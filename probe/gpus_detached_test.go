@@ -18,10 +18,12 @@ import (
 // by the detached reader (this test binary re-executed: TestMain serves
 // DetachedGPUsArg as main does) and in the probe: the block, the whole
 // document and the capture archive must be the same, and the archive must
-// replay to the same block. A reader that cannot start leaves the block to
-// the probe; one that fails says so.
+// replay to the same block. The tuning scenarios, with --tuning-state,
+// have the reader make the tuning block's GPU reads too: the same again.
+// A reader that cannot start leaves both blocks to the probe; one that
+// fails says so in the gpus block, and the tuning block has no GPU.
 func TestDetachedGPUs(t *testing.T) {
-	for _, scenario := range []string{"gpus-mi308x-cpx", "gpus-mi210-xgmi-pcie", "gpus-hostile"} {
+	for _, scenario := range []string{"gpus-mi308x-cpx", "gpus-mi210-xgmi-pcie", "gpus-hostile", "tuning-mi300x-deviating", "tuning-mi350x"} {
 		t.Run(scenario, func(t *testing.T) {
 			root := t.TempDir()
 			a, err := fakeroot.Materialize("../testdata/roots/"+scenario+".txtar", root)
@@ -32,6 +34,7 @@ func TestDetachedGPUs(t *testing.T) {
 				opt := scenarioOptions(t, root, a)
 				opt.Python.Disabled = true
 				opt.detachedExe = exe
+				opt.TuningState = strings.HasPrefix(scenario, "tuning-")
 				if record {
 					opt.Record = archive.NewRecorder(false)
 				}
@@ -53,14 +56,22 @@ func TestDetachedGPUs(t *testing.T) {
 			if !bytes.Equal(inArchive, exArchive) {
 				t.Errorf("capture archive through the detached reader differs:\n%s", golden.LineDiff(inArchive, exArchive))
 			}
-			if got, want := blockOf(t, replayArchive(t, exArchive, Options{})), blockOf(t, exDoc); got != want {
+			if !strings.Contains(string(exDoc), `"sclk_max_mhz"`) || strings.Contains(string(exDoc), "panic while reading") {
+				t.Errorf("tuning block read by the detached reader: %s", exDoc)
+			}
+			replayed := replayArchive(t, exArchive, Options{TuningState: strings.HasPrefix(scenario, "tuning-")})
+			if got, want := blockOf(t, replayed), blockOf(t, exDoc); got != want {
 				t.Errorf("replay of the archive: gpus\n%s\nwant\n%s", got, want)
 			}
-			if doc, _ := collect("/nonexistent/aorta-probe", false); blockOf(t, doc) != blockOf(t, inDoc) {
+			if got, want := tuningOf(t, replayed), tuningOf(t, exDoc); got != want {
+				t.Errorf("replay of the archive: tuning\n%s\nwant\n%s", got, want)
+			}
+			if doc, _ := collect("/nonexistent/aorta-probe", false); blockOf(t, doc) != blockOf(t, inDoc) || tuningOf(t, doc) != tuningOf(t, inDoc) {
 				t.Errorf("reader not started: gpus %s, want the probe's own %s", blockOf(t, doc), blockOf(t, inDoc))
 			}
-			if doc, _ := collect("/bin/false", false); !strings.Contains(blockOf(t, doc), `"the GPU reader (a child of the probe) failed: exit status 1"`) {
-				t.Errorf("reader failing: gpus %s", blockOf(t, doc))
+			if doc, _ := collect("/bin/false", false); !strings.Contains(blockOf(t, doc), `"the GPU reader (a child of the probe) failed: exit status 1"`) ||
+				!strings.Contains(tuningOf(t, doc), `"gpus": [], `) || strings.Contains(tuningOf(t, doc), `"reason": "`) {
+				t.Errorf("reader failing: gpus %s, tuning %s", blockOf(t, doc), tuningOf(t, doc))
 			}
 		})
 	}
@@ -78,6 +89,20 @@ func blockOf(t *testing.T, doc []byte) string {
 		t.Fatal(err)
 	}
 	return string(pyjson.EncodeCompact(d.Prov.GPUs))
+}
+
+// tuningOf is the probe_provenance.tuning block of doc, compact.
+func tuningOf(t *testing.T, doc []byte) string {
+	t.Helper()
+	var d struct {
+		Prov struct {
+			Tuning any `py:"tuning"`
+		} `py:"probe_provenance"`
+	}
+	if err := pyjson.Unmarshal(string(doc), &d); err != nil {
+		t.Fatal(err)
+	}
+	return string(pyjson.EncodeCompact(d.Prov.Tuning))
 }
 
 // BenchmarkDetachedGPUs is the gpus block alone, read in the probe and by

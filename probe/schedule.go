@@ -83,6 +83,10 @@ type slot struct {
 // schedule is how one collection runs the probe table's rows and their
 // commands.
 type schedule struct {
+	// reader is where the gpus block and the tuning block's GPU reads
+	// come from, started once by whichever row asks first (gpuReader).
+	readerOnce sync.Once
+	reader     gpuReader
 	// table is the probe table (table.go) and slots its results by name;
 	// states and durations are each row's, by table index (startProbes).
 	table     []probe
@@ -115,7 +119,8 @@ const (
 	// gathered), awaited until the collection ends and reported in no
 	// probe record; one the collection ended before is the row's
 	// unfinished block. The gpus block: its reads may hang for good, so
-	// it has its own reader (gpus_detached.go).
+	// it has its own reader (gpus_detached.go), which also makes the
+	// tuning block's reads of the GPUs.
 	besideRow
 	// lastRow: a probe_provenance block read once every other block is in
 	// the document and every command has ended (state.doc), files only:

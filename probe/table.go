@@ -93,10 +93,10 @@ func probeTable() []probe {
 const rocmInstallsBlock = "probe_provenance.rocm_installs"
 
 // readGPUs is the gpus row: the block read beside the probes
-// (collector.startGPUs), awaited until the collection ends; past it the
+// (collector.gpuReader), awaited until the collection ends; past it the
 // row is interrupted, and gatherBeside stores unfinishedGPUs instead.
 func readGPUs(s *state) schema.GPUs {
-	g, done := awaitGPUs(s.ctx, s.startGPUs(gpusWorkers(s.opt)))
+	g, done := awaitGPUs(s.ctx, s.gpuReader(gpusWorkers(s.opt)).gpus)
 	if !done {
 		s.interrupted.Store(true)
 	}

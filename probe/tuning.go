@@ -398,8 +398,10 @@ func unreadWhy(err error) string {
 }
 
 // startTuning reads the node settings on their own goroutine, beside the
-// probes, as startGPUs reads the GPUs.
-func startTuning(root *machine.FS, workers int) <-chan tuningNode {
+// probes, as the gpus block is read, and with prefetch the settings of
+// the GPUs amdgpu drives (prefetchGPUs: only where the probe reads them
+// itself, gpuReader).
+func startTuning(root *machine.FS, workers int, prefetch bool) <-chan tuningNode {
 	ch := make(chan tuningNode, 1)
 	go func() {
 		defer func() {
@@ -409,38 +411,70 @@ func startTuning(root *machine.FS, workers int) <-chan tuningNode {
 		}()
 		src := source.NewFS(root)
 		vals, unread := readSettings(nodeSettings, &tuningCtx{src: src, workers: workers})
-		ch <- tuningNode{values: vals, unread: unread, gpus: prefetchGPUs(src, workers)}
+		node := tuningNode{values: vals, unread: unread}
+		if prefetch {
+			node.gpus = prefetchGPUs(src, workers)
+		}
+		ch <- node
 	}()
 	return ch
 }
 
-// finishTuning awaits the node settings, reads each GPU's settings (and
-// its state with state), and judges them. A collection that ended first
-// leaves the block with its reason only.
-func finishTuning(ctx context.Context, root *machine.FS, ch <-chan tuningNode, g schema.GPUs, state bool, workers int) schema.Tuning {
-	var node tuningNode
-	select {
-	case node = <-ch:
-	case <-ctx.Done():
-		select {
-		case node = <-ch:
-		default:
-			return emptyTuning("not finished (collection interrupted)")
-		}
+// finishTuning awaits the node settings, takes each GPU's settings (and
+// its state with state) from the GPU reader (gpus_detached.go: child
+// non-nil) or reads them here, and judges them. A collection that ended
+// first leaves the block with its reason only.
+func finishTuning(ctx context.Context, root *machine.FS, ch <-chan tuningNode, child <-chan detachedTuning, g schema.GPUs, state bool, workers int) schema.Tuning {
+	node, ok := awaitTuning(ctx, ch)
+	if !ok {
+		return emptyTuning("not finished (collection interrupted)")
 	}
 	if node.panic != "" {
 		return emptyTuning("panic while reading the settings: " + node.panic)
 	}
 	t := schema.Tuning{Node: node.values, NodeUnread: node.unread, Sources: tuningSources(), Deviations: []schema.TuningDeviation{}}
 	t.Family, t.Product = tuningFamily(g.Devices)
-	gpus, ctxs := readTuningGPUs(source.NewFS(root), g.Devices, node.gpus, workers)
-	t.GPUs = gpus
-	setGPUGroupType(&t)
-	if state {
-		t.State = readTuningState(ctxs, workers)
+	if child == nil {
+		gpus, ctxs := readTuningGPUs(source.NewFS(root), g.Devices, node.gpus, workers)
+		t.GPUs = gpus
+		if state {
+			t.State = readTuningState(ctxs, workers)
+		}
+	} else {
+		d, ok := awaitTuning(ctx, child)
+		if !ok {
+			return emptyTuning("not finished (collection interrupted)")
+		}
+		if d.Panic != "" {
+			return emptyTuning("panic while reading the settings: " + d.Panic)
+		}
+		t.GPUs, t.State = d.GPUs, d.State
+		if t.GPUs == nil { // a reader that failed: the gpus block names no GPU
+			t.GPUs = []schema.TuningGPU{}
+		}
+		if state && t.State == nil {
+			t.State = readTuningState(nil, workers)
+		}
 	}
+	setGPUGroupType(&t)
 	t.Checked, t.Deviations = judgeTuning(&t, g.Devices)
 	return t
+}
+
+// awaitTuning receives from ch until ctx ends, then only what is there.
+func awaitTuning[T any](ctx context.Context, ch <-chan T) (T, bool) {
+	select {
+	case v := <-ch:
+		return v, true
+	case <-ctx.Done():
+		select {
+		case v := <-ch:
+			return v, true
+		default:
+			var zero T
+			return zero, false
+		}
+	}
 }
 
 // emptyTuning is the block with nothing read, and why.
@@ -530,19 +564,21 @@ func setGPUGroupType(t *schema.Tuning) {
 // probe record), as a capture's cut names it when it ended first.
 const tuningBlock = "probe_provenance.tuning"
 
-// readTuning is the tuning row: the node settings and each GPU's read
-// beside the probes (startTuning), joined to the gpus block once its row
+// readTuning is the tuning row: the node settings read beside the
+// probes (startTuning) and each GPU's, read by the GPU reader after the
+// gpus block (gpuReader) or here, joined to the gpus block once its row
 // is in and judged (finishTuning). A gpus block the collection ended
 // before leaves this one unfinished too (await marks the row
 // interrupted), and gatherBeside stores unfinishedTuning.
 func readTuning(s *state) schema.Tuning {
-	ch := startTuning(s.root, gpusWorkers(s.opt))
+	r := s.gpuReader(gpusWorkers(s.opt))
+	ch := startTuning(s.root, gpusWorkers(s.opt), r.prefetch)
 	g, ok := await(s, blockKey[schema.GPUs](gpusBlock))
 	if !ok {
 		s.interrupted.Store(true)
 		return unfinishedTuning(s.interruption())
 	}
-	t := finishTuning(s.ctx, s.root, ch, g, s.opt.TuningState, gpusWorkers(s.opt))
+	t := finishTuning(s.ctx, s.root, ch, r.tuning, g, s.opt.TuningState, gpusWorkers(s.opt))
 	if s.ctx.Err() != nil && t.Reason != nil {
 		s.interrupted.Store(true)
 	}

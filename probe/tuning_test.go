@@ -98,7 +98,7 @@ func TestTuningReadOnce(t *testing.T) {
 	w := &openCounter{n: map[string]int{}}
 	fs.Watch(w)
 	g := collectGPUs(machine.NewFS(root, "/", false), 4)
-	tu := finishTuning(context.Background(), fs, startTuning(fs, 4), g, true, 4)
+	tu := finishTuning(context.Background(), fs, startTuning(fs, 4, true), nil, g, true, 4)
 	if tu.State == nil || len(tu.State.GPUs) != 8 {
 		t.Fatalf("state %s", pyjson.EncodeCompact(tu.State))
 	}
@@ -145,7 +145,7 @@ func TestTuningHostile(t *testing.T) {
 	fs := machine.NewFS(root, "/", false)
 	var tu schema.Tuning
 	within(t, "hostile tuning", func() {
-		tu = finishTuning(context.Background(), fs, startTuning(fs, 2), collectGPUs(fs, 2), false, 2)
+		tu = finishTuning(context.Background(), fs, startTuning(fs, 2, true), nil, collectGPUs(fs, 2), false, 2)
 	})
 	got := pyjson.EncodeCompact(tu.GPUs[0].Unread)
 	if want := `{"performance_level": "EINVAL", "sclk_min_mhz": "EINVAL", "sclk_max_mhz": "EINVAL", "pp_features": "EFBIG", "local_cpulist": "absent"}`; string(got) != want {
@@ -257,25 +257,33 @@ func TestTuningDocumentSize(t *testing.T) {
 // BenchmarkNoPythonTuning is a whole --no-python collection of the
 // synthetic node (tuningNode256: 256 CPUs, 8 GPUs × 8 partitions) with
 // the block and without it (Options.skipTuning); the difference is what
-// the block adds. Beside BenchmarkNoPythonGPUs.
+// the block adds. "detached-" reads the gpus block, and the tuning
+// block's per-GPU reads after it, in the detached reader, as the binary
+// does (this test binary re-executed); the others read both in the
+// probe. Beside BenchmarkNoPythonGPUs.
 //
 //	go test ./probe -run XXX -bench NoPythonTuning -benchtime 200x -count 5
 func BenchmarkNoPythonTuning(b *testing.B) {
 	root := tuningNode256(b)
-	for _, skip := range []bool{false, true} {
-		name := map[bool]string{false: "with", true: "without"}[skip]
-		b.Run(name, func(b *testing.B) {
-			opt := Options{Seams: machine.Seams{Root: root, Env: func(string) (string, bool) { return "", false }}, Python: PythonOptions{Disabled: true}, Now: fixedNow,
-				skipTuning: skip}
-			if tu := Collect(context.Background(), opt).Provenance.Tuning; (tu != nil) == skip {
-				b.Fatalf("%s: tuning %v", name, tu != nil)
+	for _, exe := range []string{"", os.Args[0]} {
+		for _, skip := range []bool{false, true} {
+			name := map[bool]string{false: "with", true: "without"}[skip]
+			if exe != "" {
+				name = "detached-" + name
 			}
-			cpu0 := cpuTime()
-			for b.Loop() {
-				Collect(context.Background(), opt)
-			}
-			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
-		})
+			b.Run(name, func(b *testing.B) {
+				opt := Options{Seams: machine.Seams{Root: root, Env: func(string) (string, bool) { return "", false }}, Python: PythonOptions{Disabled: true}, Now: fixedNow,
+					skipTuning: skip, detachedExe: exe}
+				if tu := Collect(context.Background(), opt).Provenance.Tuning; (tu != nil) == skip || tu != nil && len(tu.GPUs) == 0 {
+					b.Fatalf("%s: tuning %v", name, tu != nil)
+				}
+				cpu0 := cpuTime()
+				for b.Loop() {
+					Collect(context.Background(), opt)
+				}
+				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+			})
+		}
 	}
 }
 
@@ -289,13 +297,13 @@ func TestTuningUnfinished(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	fs := machine.NewFS(t.TempDir(), "/", false)
-	tu := finishTuning(ctx, fs, make(chan tuningNode), schema.GPUs{}, false, 1)
+	tu := finishTuning(ctx, fs, make(chan tuningNode), nil, schema.GPUs{}, false, 1)
 	if golden.OrNull(tu.Reason) != "not finished (collection interrupted)" || len(tu.Node) != 0 {
 		t.Errorf("interrupted: %s", pyjson.EncodeCompact(tu))
 	}
 	ch := make(chan tuningNode, 1)
 	ch <- tuningNode{panic: "boom"}
-	if tu := finishTuning(context.Background(), fs, ch, schema.GPUs{}, false, 1); golden.OrNull(tu.Reason) != "panic while reading the settings: boom" {
+	if tu := finishTuning(context.Background(), fs, ch, nil, schema.GPUs{}, false, 1); golden.OrNull(tu.Reason) != "panic while reading the settings: boom" {
 		t.Errorf("panic: %s", pyjson.EncodeCompact(tu))
 	}
 }
