@@ -426,13 +426,18 @@ type GPUOutlier struct {
 
 // GPUOutliers names the outliers whose GPUs differ from the majority, in
 // the order of Outliers.
-func (f *FleetResult) GPUOutliers() []GPUOutlier {
+func (f *FleetResult) GPUOutliers() []GPUOutlier { return f.outliersIn(GroupHardware, gpusKey) }
+
+// outliersIn names the outliers that leave the majority on fields of
+// group, with those fields' keys less the block prefix, in the order of
+// Outliers.
+func (f *FleetResult) outliersIn(group Group, block string) []GPUOutlier {
 	var out []GPUOutlier
 	for _, o := range f.Outliers {
 		var keys []string
 		for _, d := range o.Differences {
-			if d.Group == GroupHardware {
-				keys = append(keys, strings.TrimPrefix(d.Key, gpusKey+"."))
+			if d.Group == group {
+				keys = append(keys, strings.TrimPrefix(d.Key, block+"."))
 			}
 		}
 		if len(keys) > 0 {

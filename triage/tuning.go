@@ -345,18 +345,4 @@ func deviationDifferences(da, db []deviation) []Difference {
 // TuningOutliers names the outliers whose tuning settings leave the
 // majority: the tuning fields each differs on, without the
 // "probe_provenance.tuning." prefix, in the order of Outliers.
-func (f *FleetResult) TuningOutliers() []GPUOutlier {
-	var out []GPUOutlier
-	for _, o := range f.Outliers {
-		var keys []string
-		for _, d := range o.Differences {
-			if d.Group == GroupTuning {
-				keys = append(keys, strings.TrimPrefix(d.Key, tuningKey+"."))
-			}
-		}
-		if len(keys) > 0 {
-			out = append(out, GPUOutlier{o.Name, keys})
-		}
-	}
-	return out
-}
+func (f *FleetResult) TuningOutliers() []GPUOutlier { return f.outliersIn(GroupTuning, tuningKey) }
