@@ -86,3 +86,14 @@ func OrNull[T any](p *T) string {
 	}
 	return fmt.Sprint(*p)
 }
+
+// Text is the text of the fixture file at path (testdata/), read when a
+// test package's variables are initialised, so that two packages' tests
+// share one fixture: a file that cannot be read stops the package's tests.
+func Text(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

@@ -8,12 +8,9 @@ import (
 	"aorta-probe/internal/pyjson"
 )
 
-// The Python probe's __config__.show() fixture.
-const configShowFixture = "PyTorch built with:\n" +
-	"  - GCC 13.3\n" +
-	"  - HIP Runtime 7.2.53211\n" +
-	"  - MIOpen 3.5.1\n" +
-	"  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, COMMIT_SHA=ff65f5bc672795c5e5033900ea0a0c4f8566c8cf, CXX_COMPILER=/opt/rocm/llvm/bin/clang++, CXX_FLAGS= -D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall, LAPACK_INFO=mkl, TORCH_VERSION=2.9.1, USE_CUDA=OFF, USE_CUDNN=OFF, USE_MKL=ON, USE_MKLDNN=ON, USE_NCCL=ON, USE_OPENMP=ON, USE_ROCM=ON, USE_ROCM_KERNEL_ASSERT=OFF, \n"
+// The Python probe's __config__.show() fixture (testdata/torch/config-show.txt,
+// which probe's pytorch_build_test.go reads too).
+var configShowFixture = golden.Text("../../testdata/torch/config-show.txt")
 
 const fixtureCXXFlags = "-D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall"
 
