@@ -91,7 +91,7 @@ func fakeSiteA(t *testing.T, site string) bool {
 		"torch/__init__.py":          fakeTorchInit,
 		"torch/version.py":           "git_version = 'ff65f5bc672795c5e5033900ea0a0c4f8566c8cf'\nhip = '7.2.53211'\ncuda = None\ndebug = False\n",
 		"torch/cuda.py":              "def get_arch_list():\n    return ['gfx942']\n",
-		"torch/__config__.py":        "def show():\n    return " + pyQuote(configShowFixture) + "\n",
+		"torch/__config__.py":        "def show():\n    return " + pyQuote(configShow()) + "\n",
 		"torch/backends/__init__.py": "from . import cuda\n",
 		"torch/backends/cuda.py": "def flash_sdp_enabled():\n    return 1\n" +
 			"def mem_efficient_sdp_enabled():\n    return False\n" +

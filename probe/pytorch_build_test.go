@@ -194,7 +194,9 @@ json.dump(res, sys.stdout)
 
 // The Python probe's __config__.show() fixture (internal/source's
 // torch_config_test.go parses the same file).
-var configShowFixture = golden.Text("../testdata/torch/config-show.txt")
+// configShow is read when a test asks, never at package initialisation:
+// the test binary is also re-executed as the detached GPU reader, in /.
+func configShow() string { return golden.Text("../testdata/torch/config-show.txt") }
 
 const fixtureCXXFlags = "-D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall"
 
@@ -212,7 +214,7 @@ func mapText[V any](m pyjson.Map[V], f func(V) string) string {
 func anyV(v any) string { return pyjson.Str(v) }
 
 func TestProjectBuildFlags(t *testing.T) {
-	settings := source.ParseBuildSettings(configShowFixture)
+	settings := source.ParseBuildSettings(configShow())
 	cxx, _ := settings.Get("CXX_FLAGS")
 	got := mapText(projectBuildFlags(settings, source.ParseCXXDefines(cxx)), anyV)
 	want := "USE_FLASH_ATTENTION=None;USE_ROCM_CK_SDPA=True;USE_AOTRITON=None;USE_MEM_EFF_ATTENTION=None;DISABLE_AOTRITON=None;" +

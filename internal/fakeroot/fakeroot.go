@@ -262,13 +262,17 @@ func (a *Archive) Expand(dir string) error {
 }
 
 // writeFile writes a regular file: Data, the sparse chunks, then a hole
-// up to Size. It holds syscall.ForkLock while the file is open, so that
-// no child forked meanwhile inherits it open for writing: a script of the
-// archive run by a test would otherwise fail with ETXTBSY while another
-// test's child still held the descriptor between its fork and exec.
+// up to Size. An executable (any x bit in Mode) is written holding
+// syscall.ForkLock, so that no child forked meanwhile inherits it open
+// for writing: a script of the archive run by a test would otherwise fail
+// with ETXTBSY while another test's child still held the descriptor
+// between its fork and exec. Other files take no lock: parallel tests
+// expanding roots of hundreds of files would queue behind every fork.
 func writeFile(p string, f File) error {
-	syscall.ForkLock.RLock()
-	defer syscall.ForkLock.RUnlock()
+	if f.Mode&0o111 != 0 {
+		syscall.ForkLock.RLock()
+		defer syscall.ForkLock.RUnlock()
+	}
 	w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ func Hostile(dir string) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return "", err
 		}
-		if err := writeFile(p, File{Data: []byte(data), Size: -1}); err != nil {
+		if err := writeFile(p, File{Data: []byte(data), Mode: 0o755, Size: -1}); err != nil {
 			return "", err
 		}
 		if err := os.Chmod(p, 0o755); err != nil {

@@ -87,9 +87,12 @@ func OrNull[T any](p *T) string {
 	return fmt.Sprint(*p)
 }
 
-// Text is the text of the fixture file at path (testdata/), read when a
-// test package's variables are initialised, so that two packages' tests
-// share one fixture: a file that cannot be read stops the package's tests.
+// Text is the text of the fixture file at path (testdata/, relative to
+// the test's package), so that two packages' tests share one fixture; a
+// file that cannot be read stops the test binary. Call it from a test,
+// not a package variable's initialiser: a test binary re-executed
+// elsewhere (probe's detached reader runs in /) initialises its
+// variables there too.
 func Text(path string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {

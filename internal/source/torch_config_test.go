@@ -10,7 +10,9 @@ import (
 
 // The Python probe's __config__.show() fixture (testdata/torch/config-show.txt,
 // which probe's pytorch_build_test.go reads too).
-var configShowFixture = golden.Text("../../testdata/torch/config-show.txt")
+// configShow is read when a test asks, never at package initialisation:
+// the test binary is also re-executed as the detached GPU reader, in /.
+func configShow() string { return golden.Text("../../testdata/torch/config-show.txt") }
 
 const fixtureCXXFlags = "-D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall"
 
@@ -28,7 +30,7 @@ func mapText[V any](m pyjson.Map[V], f func(V) string) string {
 func strV(s string) string { return s }
 
 func TestParseBuildSettingsFixture(t *testing.T) {
-	got := mapText(ParseBuildSettings(configShowFixture), strV)
+	got := mapText(ParseBuildSettings(configShow()), strV)
 	want := "BLAS_INFO=mkl;BUILD_TYPE=Release;COMMIT_SHA=ff65f5bc672795c5e5033900ea0a0c4f8566c8cf;CXX_COMPILER=/opt/rocm/llvm/bin/clang++;" +
 		"CXX_FLAGS=" + fixtureCXXFlags + ";LAPACK_INFO=mkl;TORCH_VERSION=2.9.1;USE_CUDA=OFF;USE_CUDNN=OFF;USE_MKL=ON;USE_MKLDNN=ON;" +
 		"USE_NCCL=ON;USE_OPENMP=ON;USE_ROCM=ON;USE_ROCM_KERNEL_ASSERT=OFF;"
@@ -88,7 +90,7 @@ func TestParseCXXDefinesFixture(t *testing.T) {
 }
 
 func FuzzParseBuildSettings(f *testing.F) {
-	f.Add(configShowFixture)
+	f.Add(configShow())
 	f.Add("Build settings: A=1,\n B=2, ")
 	f.Fuzz(func(t *testing.T, s string) {
 		m := ParseBuildSettings(s)
