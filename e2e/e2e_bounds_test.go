@@ -30,6 +30,7 @@ const (
 // counted every entry, the shared-render tree took 64 s, 12 GB and a
 // 3.4 GB document (docs/design-notes.md, "Bounds on a hostile tree").
 func TestE2EHostileGPUBounds(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	for _, tc := range []struct {
 		name string
@@ -50,6 +51,7 @@ func TestE2EHostileGPUBounds(t *testing.T) {
 			"/sys/class/drm/renderD128/device: amdgpu values over 4096 bytes in all: vbios_version and the rest not kept (the cap on amdgpu values)", 64, 960},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			if err := tc.tree.Build(root); err != nil {
 				t.Fatal(err)

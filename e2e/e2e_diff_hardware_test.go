@@ -150,6 +150,7 @@ func fingerprintLines(t *testing.T, bin, doc string) string {
 //   - 0000:a4:00.0's render node gone: one row with its drm_reason, no
 //     null per amdgpu attribute, and the brief names why.
 func TestE2EDiffHardware(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	const boot, otherBoot = "6b8f3f0e-1c1a-4c5e-9a55-0000000000a1", "6b8f3f0e-1c1a-4c5e-9a55-0000000000b2"
 	base := mi308xVariant(t, bin, "base", boot, nil)

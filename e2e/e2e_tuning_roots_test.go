@@ -28,6 +28,7 @@ var tuningRoots = []string{"testdata/roots/tuning-mi300x-guides.txtar", "testdat
 // four. The roots come with the probe's tuning block: the test is skipped
 // on a tree that does not have them yet.
 func TestE2ETuningRoots(t *testing.T) {
+	t.Parallel()
 	for _, r := range tuningRoots {
 		if _, err := os.Stat(r); errors.Is(err, fs.ErrNotExist) {
 			t.Skipf("%s is not in this tree (the probe's tuning block brings it)", r)

@@ -18,6 +18,7 @@ import (
 // line names the deviations with the guide's value, and the document's
 // deviations name their guide (docs/tuning.md).
 func TestE2ETuningScenarios(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	for _, tc := range []struct {
 		scenario string

@@ -62,6 +62,7 @@ var deviationLines = []string{
 // metrics and carries the four deviations and the state; labels count
 // them.
 func TestE2ETuning(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	docs := tuningDocs(t)
 
