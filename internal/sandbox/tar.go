@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // writeTar writes a tarball at path holding one executable, name, with the
@@ -33,6 +34,12 @@ func writeTarFiles(path string, files [][2]string) error {
 	return f.Close()
 }
 
+// addFile adds src as the executable name. Its modification time is the
+// moment it is written, to the nanosecond (PAX keeps it): every tarball
+// is a layer podman and Docker have never seen, even of a binary they
+// imported before and removed. Reusing that layer's digest made podman
+// fail with "trying to reuse blob … layer not known" when its blob cache
+// outlived the removed image.
 func addFile(tw *tar.Writer, name, src string) error {
 	in, err := os.Open(src)
 	if err != nil {
@@ -43,7 +50,7 @@ func addFile(tw *tar.Writer, name, src string) error {
 	if err != nil {
 		return err
 	}
-	hdr := &tar.Header{Name: name, Mode: 0o755, Size: fi.Size(), ModTime: fi.ModTime(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+	hdr := &tar.Header{Name: name, Mode: 0o755, Size: fi.Size(), ModTime: time.Now(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 	if err := tw.WriteHeader(hdr); err != nil {
 		return err
 	}
