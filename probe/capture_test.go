@@ -116,6 +116,7 @@ func TestCaptureReplay(t *testing.T) {
 		n++
 		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			live, archive, opt := captureScenario(t, path)
 			if bytes.Contains(archive, []byte("must-never-appear")) {
 				t.Errorf("a non-knob environment value is in the archive")

@@ -509,20 +509,23 @@ func TestScenarioCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, a := range archives {
-		snap := collectScenario(t, a)
-		for _, c := range snap.Provenance.Commands {
-			switch filepath.Base(c.Argv[0]) {
-			case "sudo":
-				if len(c.Argv) < 4 || c.Argv[1] != "-n" || c.Argv[2] != "-E" {
-					t.Errorf("%s: sudo without -n -E: %q", filepath.Base(a), c.Argv)
-				} else if tool := toolOf(c.Argv); tool != "rdhc" && tool != "rdhc.py" && tool != "nicctl" {
-					t.Errorf("%s: sudo runs %q", filepath.Base(a), c.Argv)
+		t.Run(strings.TrimSuffix(filepath.Base(a), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			snap := collectScenario(t, a)
+			for _, c := range snap.Provenance.Commands {
+				switch filepath.Base(c.Argv[0]) {
+				case "sudo":
+					if len(c.Argv) < 4 || c.Argv[1] != "-n" || c.Argv[2] != "-E" {
+						t.Errorf("sudo without -n -E: %q", c.Argv)
+					} else if tool := toolOf(c.Argv); tool != "rdhc" && tool != "rdhc.py" && tool != "nicctl" {
+						t.Errorf("sudo runs %q", c.Argv)
+					}
+				case "sh", "bash", "dash":
+					t.Errorf("command through a shell: %q", c.Argv)
+				case "rdhc", "rdhc.py", "nicctl":
+					t.Errorf("%q run without sudo", c.Argv)
 				}
-			case "sh", "bash", "dash":
-				t.Errorf("%s: command through a shell: %q", filepath.Base(a), c.Argv)
-			case "rdhc", "rdhc.py", "nicctl":
-				t.Errorf("%s: %q run without sudo", filepath.Base(a), c.Argv)
 			}
-		}
+		})
 	}
 }
