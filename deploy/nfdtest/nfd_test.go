@@ -43,10 +43,9 @@ func probe(t *testing.T) string {
 	return bin
 }
 
-// hostile is the golden mi350-host.json with values no label may hold as
-// they are: spaces, slashes, quotes, a line feed, non-ASCII, feature
-// suffixes of gfx targets, leading punctuation, 300 characters.
-func hostile(t *testing.T) string {
+// edited writes the golden mi350-host.json, changed by edit, as name in
+// a temporary directory of t and returns its path.
+func edited(t *testing.T, name string, edit func(doc map[string]any)) string {
 	t.Helper()
 	b, err := os.ReadFile("../../testdata/golden/mi350-host.json")
 	if err != nil {
@@ -56,12 +55,8 @@ func hostile(t *testing.T) string {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	doc["rocm"].(map[string]any)["version"] = "7.2.1 ☃ beta/../\"x\"\n" + strings.Repeat("y", 300)
-	doc["hip"].(map[string]any)["version"] = "-_.leading and trailing._-"
-	doc["gpu_arch"].(map[string]any)["gfx_targets"] = []any{"gfx90a:sramecc+:xnack-", "gfx942"}
-	doc["pytorch_version"] = "2.9.1+rocm7.2.1"
-	doc["runtime_context"].(map[string]any)["type"] = "ünïcode"
-	out := filepath.Join(t.TempDir(), "hostile.json")
+	edit(doc)
+	out := filepath.Join(t.TempDir(), name)
 	b, _ = json.Marshal(doc)
 	if err := os.WriteFile(out, b, 0o644); err != nil {
 		t.Fatal(err)
@@ -69,31 +64,33 @@ func hostile(t *testing.T) string {
 	return out
 }
 
+// hostile is the golden mi350-host.json with values no label may hold as
+// they are: spaces, slashes, quotes, a line feed, non-ASCII, feature
+// suffixes of gfx targets, leading punctuation, 300 characters.
+func hostile(t *testing.T) string {
+	t.Helper()
+	return edited(t, "hostile.json", func(doc map[string]any) {
+		doc["rocm"].(map[string]any)["version"] = "7.2.1 ☃ beta/../\"x\"\n" + strings.Repeat("y", 300)
+		doc["hip"].(map[string]any)["version"] = "-_.leading and trailing._-"
+		doc["gpu_arch"].(map[string]any)["gfx_targets"] = []any{"gfx90a:sramecc+:xnack-", "gfx942"}
+		doc["pytorch_version"] = "2.9.1+rocm7.2.1"
+		doc["runtime_context"].(map[string]any)["type"] = "ünïcode"
+	})
+}
+
 // tuned is the golden mi350-host.json with a probe_provenance.tuning
 // block whose deviations list holds four rules broken (the
 // tuning-deviations label reads 4).
 func tuned(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../../testdata/golden/mi350-host.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var devs []any
-	for _, s := range []string{"numa_balancing", "cmdline_pci_realloc_off", "cmdline_iommu_pt", "gpus.vis_vram_total_bytes"} {
-		devs = append(devs, map[string]any{"setting": s, "scope": "node", "value": "1", "guide_value": "0",
-			"guide": "AMD Instinct MI300X system optimization", "section": "x", "family": "MI300", "why": "x"})
-	}
-	doc["probe_provenance"].(map[string]any)["tuning"] = map[string]any{"family": "MI300", "checked": 14, "deviations": devs}
-	out := filepath.Join(t.TempDir(), "tuned.json")
-	b, _ = json.Marshal(doc)
-	if err := os.WriteFile(out, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return edited(t, "tuned.json", func(doc map[string]any) {
+		var devs []any
+		for _, s := range []string{"numa_balancing", "cmdline_pci_realloc_off", "cmdline_iommu_pt", "gpus.vis_vram_total_bytes"} {
+			devs = append(devs, map[string]any{"setting": s, "scope": "node", "value": "1", "guide_value": "0",
+				"guide": "AMD Instinct MI300X system optimization", "section": "x", "family": "MI300", "why": "x"})
+		}
+		doc["probe_provenance"].(map[string]any)["tuning"] = map[string]any{"family": "MI300", "checked": 14, "deviations": devs}
+	})
 }
 
 // TestLocalSourceParsesLabels: for every golden scenario document, a
