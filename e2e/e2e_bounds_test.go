@@ -52,7 +52,7 @@ func TestE2EHostileGPUBounds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			root := t.TempDir()
+			root := testtree.TempDir(t)
 			if err := tc.tree.Build(root); err != nil {
 				t.Fatal(err)
 			}

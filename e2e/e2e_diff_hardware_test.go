@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/testtree"
 )
 
 // mi308xVariant expands the real MI308X root (testdata/roots/
@@ -35,7 +36,7 @@ func mi308xVariant(t *testing.T, bin, name, bootID string, edit func(*fakeroot.A
 		edit(a)
 	}
 	a.Files = append(a.Files, fakeroot.File{Path: "proc/sys/kernel/random/boot_id", Data: []byte(bootID + "\n"), Mode: 0o644, Size: -1})
-	root := filepath.Join(t.TempDir(), name)
+	root := filepath.Join(testtree.TempDir(t), name)
 	if err := a.Expand(root); err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func brief(t *testing.T, bin, archive string, edit func(*fakeroot.Archive)) stri
 	if edit != nil {
 		edit(a)
 	}
-	root := filepath.Join(t.TempDir(), "root")
+	root := filepath.Join(testtree.TempDir(t), "root")
 	if err := a.Expand(root); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 
@@ -63,7 +64,7 @@ func TestE2EGPUsUnparsableNode(t *testing.T) {
 		{"mid-rewrite", "simd_count 304\ngfx_tar", `nodes/1/properties line 2 ('gfx_tar') is cut short (no line end)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
+			root := testtree.TempDir(t)
 			writeTree(t, root, map[string]string{
 				nodes + "0/properties": "simd_count 0\ngfx_target_version 0\n",
 				nodes + "1/properties": tc.node1,
@@ -81,7 +82,7 @@ func TestE2EGPUsUnparsableNode(t *testing.T) {
 // and rewrites each kfd GPU node's properties with edit.
 func mi308xPropsRoot(t *testing.T, edit func(props string) string) string {
 	t.Helper()
-	root := t.TempDir()
+	root := testtree.TempDir(t)
 	if _, err := fakeroot.Materialize("testdata/roots/gpus-mi308x-cpx.txtar", root); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 // gpusInNamespace puts a scenario's /sys/class and /sys/devices on tmpfs
@@ -64,7 +65,7 @@ func TestGPUsAgreeWithRocmAgentEnumerator(t *testing.T) {
 		{"gpus-mi210-xgmi-pcie", 8, 8, "gfx90a", []int{4, 4}, nil, nil},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			root, out := t.TempDir(), t.TempDir()
+			root, out := testtree.TempDir(t), t.TempDir()
 			if _, err := fakeroot.Materialize(filepath.Join("testdata/roots", tc.scenario+".txtar"), root); err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"aorta-probe/internal/fakeroot"
+	"aorta-probe/internal/testtree"
 )
 
 // tuningRoots are issue 34's scenario roots (the probe's side builds
@@ -44,7 +45,7 @@ func TestE2ETuningRoots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := filepath.Join(t.TempDir(), "root")
+		dir := filepath.Join(testtree.TempDir(t), "root")
 		if err := a.Expand(dir); err != nil {
 			t.Fatal(err)
 		}

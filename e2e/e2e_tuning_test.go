@@ -11,6 +11,7 @@ import (
 	"aorta-probe/internal/fakeroot"
 	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 // TestE2ETuningScenarios runs the built binary over the tuning scenario
@@ -38,7 +39,7 @@ func TestE2ETuningScenarios(t *testing.T) {
 			[]string{"cmdline_pci_bfsort"}, []string{"AMD Instinct System Acceptance: kernel parameters"}},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			root, dir := t.TempDir(), t.TempDir()
+			root, dir := testtree.TempDir(t), t.TempDir()
 			if _, err := fakeroot.Materialize(filepath.Join("testdata/roots", tc.scenario+".txtar"), root); err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestE2ETuningLive(t *testing.T) {
 // default run has none.
 func TestE2ETuningState(t *testing.T) {
 	bin := e2eBinary(t)
-	root, dir := t.TempDir(), t.TempDir()
+	root, dir := testtree.TempDir(t), t.TempDir()
 	if _, err := fakeroot.Materialize("testdata/roots/tuning-mi300x-guides.txtar", root); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/testdoc"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/internal/visible"
 )
 
@@ -186,7 +187,7 @@ func checkVisible(t *testing.T, name, out string) {
 // that renders it exactly (the backticks were apostrophes).
 func TestE2ETextKeepsValues(t *testing.T) {
 	bin := e2eBinary(t)
-	dir := t.TempDir()
+	dir := testtree.TempDir(t)
 	const menu = "tensile_catalog.hipblaslt.menu.combined_content_hash"
 	hash := "sha256:" + strings.Repeat("0123456789abcdef", 4)
 	targets := []any{"gfx942", "gfx950", "gfx90a", "gfx1100", "gfx1101", "gfx1201", "gfx908", "gfx906", "gfx1030"}

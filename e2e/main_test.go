@@ -9,6 +9,7 @@ import (
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 // bareHost is a root whose namespaces are all the kernel's initial ones and
@@ -45,7 +46,7 @@ func cliRoot(t *testing.T, archive string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := testtree.TempDir(t)
 	if err := a.Expand(dir); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 
@@ -22,7 +23,7 @@ import (
 // returns the document and the capture archive.
 func captureScenario(t *testing.T, scenario string) ([]byte, []byte, Options) {
 	t.Helper()
-	root := t.TempDir()
+	root := testtree.TempDir(t)
 	a, err := fakeroot.Materialize(scenario, root)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func replayArchive(t *testing.T, data []byte, base Options) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := archive.NewReplay(a, t.TempDir())
+	r, err := archive.NewReplay(a, testtree.TempDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -207,7 +207,7 @@ func BenchmarkContainerDetected(b *testing.B) {
 // (mi350-host), every read going through machine.FS under a root: go test
 // ./probe -run XXX -bench CollectScenario -benchmem
 func BenchmarkCollectScenario(b *testing.B) {
-	root := b.TempDir()
+	root := testtree.TempDir(b)
 	a, err := fakeroot.Materialize("../testdata/roots/mi350-host.txtar", root)
 	if err != nil {
 		b.Fatal(err)
@@ -372,7 +372,7 @@ type scenarioConfig struct {
 // collectScenarioWith is collectScenario under cfg.
 func collectScenarioWith(t *testing.T, path string, cfg scenarioConfig) *schema.Snapshot {
 	t.Helper()
-	root := t.TempDir()
+	root := testtree.TempDir(t)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 
@@ -95,7 +96,7 @@ func TestAncestorNamespace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
+			root := testtree.TempDir(t)
 			a, err := fakeroot.Parse([]byte("fake chain\n" + tt.archive))
 			if err != nil {
 				t.Fatal(err)
@@ -238,7 +239,7 @@ func TestIsolationCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
+			root := testtree.TempDir(t)
 			a, err := fakeroot.Parse([]byte("isolation case\n" + tt.archive))
 			if err != nil {
 				t.Fatal(err)

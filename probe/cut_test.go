@@ -15,6 +15,7 @@ import (
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 // TestCaptureReplayCut (issue 28, item 2): every scenario captured while
@@ -51,7 +52,7 @@ func TestCaptureReplayCut(t *testing.T) {
 		for _, how := range []string{"signal", "signal at the first command", "deadline", "deadline, one worker"} {
 			t.Run(name+"/"+how, func(t *testing.T) {
 				t.Parallel()
-				root := t.TempDir()
+				root := testtree.TempDir(t)
 				a, err := fakeroot.Materialize(path, root)
 				if err != nil {
 					t.Fatal(err)

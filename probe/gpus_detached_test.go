@@ -12,6 +12,7 @@ import (
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 // TestDetachedGPUs collects the real GPU captures with the gpus block read
@@ -25,7 +26,7 @@ import (
 func TestDetachedGPUs(t *testing.T) {
 	for _, scenario := range []string{"gpus-mi308x-cpx", "gpus-mi210-xgmi-pcie", "gpus-hostile", "tuning-mi300x-deviating", "tuning-mi350x"} {
 		t.Run(scenario, func(t *testing.T) {
-			root := t.TempDir()
+			root := testtree.TempDir(t)
 			a, err := fakeroot.Materialize("../testdata/roots/"+scenario+".txtar", root)
 			if err != nil {
 				t.Fatal(err)
@@ -116,7 +117,7 @@ func tuningOf(t *testing.T, doc []byte) string {
 //
 //	go test ./probe -run XXX -bench DetachedGPUs -count 10
 func BenchmarkDetachedGPUs(b *testing.B) {
-	gpuRoot := b.TempDir()
+	gpuRoot := testtree.TempDir(b)
 	if _, err := fakeroot.Materialize("../testdata/roots/gpus-mi308x-cpx.txtar", gpuRoot); err != nil {
 		b.Fatal(err)
 	}

@@ -14,13 +14,14 @@ import (
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/source"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 
 // kfdTree writes files (path under the root → content) into a new root.
 func kfdTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	root := t.TempDir()
+	root := testtree.TempDir(t)
 	for p, data := range files {
 		full := filepath.Join(root, p)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -74,7 +75,7 @@ func TestGPUsUnusableProperties(t *testing.T) {
 // node's properties (node id → new content).
 func mi308x(t testing.TB, edit func(id int, props string) string) string {
 	t.Helper()
-	root := t.TempDir()
+	root := testtree.TempDir(t)
 	if _, err := fakeroot.Materialize("../testdata/roots/gpus-mi308x-cpx.txtar", root); err != nil {
 		t.Fatal(err)
 	}

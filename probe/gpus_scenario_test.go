@@ -12,6 +12,7 @@ import (
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/source"
+	"aorta-probe/internal/testtree"
 )
 
 // kfdFixtures is the folder of real kfd topologies (one folder per node,
@@ -327,7 +328,7 @@ func mi300xCPX64(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Join(t.TempDir(), "root")
+	root := filepath.Join(testtree.TempDir(t), "root")
 	if err := arch.Expand(root); err != nil {
 		t.Fatal(err)
 	}

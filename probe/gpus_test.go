@@ -18,13 +18,14 @@ import (
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/source"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 
 // gpusOf expands a scenario archive and reads its GPUs.
 func gpusOf(t testing.TB, archive string) schema.GPUs {
 	t.Helper()
-	root := t.TempDir()
+	root := testtree.TempDir(t)
 	if _, err := fakeroot.Materialize(archive, root); err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +254,7 @@ func TestGPUsHostile(t *testing.T) {
 			want: "physical=2 partitions=2 gfx=gfx90a hives=[] compute=null memory=NPS1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
+			root := testtree.TempDir(t)
 			for i := range tc.files {
 				if tc.files[i].Size == 0 && !tc.files[i].FIFO && tc.files[i].Link == "" && !tc.files[i].Dir {
 					tc.files[i].Size = -1
@@ -303,7 +304,7 @@ func BenchmarkCollectGPUs(b *testing.B) {
 		root func(b *testing.B) string
 	}{
 		{"mi308x-32", func(b *testing.B) string {
-			root := b.TempDir()
+			root := testtree.TempDir(b)
 			if _, err := fakeroot.Materialize("../testdata/roots/gpus-mi308x-cpx.txtar", root); err != nil {
 				b.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 
@@ -29,7 +30,7 @@ const tuningGuides = "../testdata/roots/tuning-mi300x-guides.txtar"
 func TestTuningSideEffects(t *testing.T) {
 	for _, state := range []bool{false, true} {
 		t.Run(fmt.Sprintf("state=%v", state), func(t *testing.T) {
-			root := t.TempDir()
+			root := testtree.TempDir(t)
 			a, err := fakeroot.Materialize(tuningGuides, root)
 			if err != nil {
 				t.Fatal(err)
@@ -90,7 +91,7 @@ func (o *openCounter) Hashed(string, string)             {}
 // TestTuningReadOnce: with the state, every file of the block is opened
 // once (pp_dpm_sclk serves both the settings and the current clock).
 func TestTuningReadOnce(t *testing.T) {
-	root := t.TempDir()
+	root := testtree.TempDir(t)
 	if _, err := fakeroot.Materialize(tuningGuides, root); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestTuningReadOnce(t *testing.T) {
 // out of the root are unread with their errno, never a hang or a read
 // outside the root.
 func TestTuningHostile(t *testing.T) {
-	root := t.TempDir()
+	root := testtree.TempDir(t)
 	if _, err := fakeroot.Materialize(tuningGuides, root); err != nil {
 		t.Fatal(err)
 	}

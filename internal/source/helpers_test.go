@@ -5,6 +5,7 @@ import (
 
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/testtree"
 )
 
 func strp(s string) *string { return &s }
@@ -25,7 +26,7 @@ func fakeFS(t *testing.T, archive string) FS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := testtree.TempDir(t)
 	if err := a.Expand(dir); err != nil {
 		t.Fatal(err)
 	}

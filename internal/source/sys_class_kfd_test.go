@@ -13,6 +13,7 @@ import (
 	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/testtree"
 )
 
 const kfdArchive = `
@@ -130,7 +131,7 @@ func TestKFDGenerationChanges(t *testing.T) {
 		{2, 2, &KFDGenerations{40, 41, 42}},
 		{5, 2, &KFDGenerations{40, 41, 42}},
 	} {
-		root := t.TempDir()
+		root := testtree.TempDir(t)
 		a, err := fakeroot.Parse([]byte(kfdArchive + "-- sys/class/kfd/kfd/topology/generation_id --\n40\n"))
 		if err != nil {
 			t.Fatal(err)
