@@ -163,6 +163,7 @@ func buildGoTool(t *testing.T, dir, name, src string) {
 // stopped it; the probe's own peak RSS stays small. Without the limit
 // the fake would print a target and gpu_arch would hold it.
 func TestE2EToolMemoryLimit(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	tools := t.TempDir()
 	buildGoTool(t, tools, "rocm_agent_enumerator", memoryHog)

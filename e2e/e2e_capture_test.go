@@ -166,6 +166,7 @@ func TestCaptureUsage(t *testing.T) {
 // an aorta-probe that did not seal — with exit 2 and one line naming
 // what is wrong, and no document; the whole archive replays.
 func TestE2ECaptureDamaged(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)
@@ -234,6 +235,7 @@ func TestE2ECaptureDamaged(t *testing.T) {
 // capture's 300ms as its own bound says the same when it finishes within
 // it, which a loaded machine cannot promise: not tested.)
 func TestE2ECaptureReplayCut(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	// The slow tools write their pid (so the signal comes once they run)
 	// and sleep far past any deadline here; lspci answers at once, so

@@ -38,6 +38,7 @@ func edgeDoc(t *testing.T, bin, dir string, env []string) (doc, archive string) 
 // also when the file is there from a previous run (it was read as DOC);
 // a DOC ending in .prom is a usage error, never read.
 func TestE2EMetricsFreshProm(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)
@@ -85,6 +86,7 @@ func stableMetrics(text string) string {
 // beside DOC, an output path and a second DOC are usage errors; a DOC
 // that cannot be read is exit 1 and one line.
 func TestE2ESummaryOfDocument(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)
@@ -185,6 +187,7 @@ func TestE2EDiffRefusals(t *testing.T) {
 // validate, whose 1 is an answer (docs/usage.md, "Exit status"); SIGPIPE
 // kills none of them, and capture leaves no archive behind.
 func TestE2EBrokenStdout(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)

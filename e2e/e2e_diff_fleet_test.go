@@ -35,6 +35,7 @@ func fleetTemplateFile(t *testing.T, plants map[string]any) []byte {
 }
 
 func TestE2EDiffFleet(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	tmpl := fleetTemplateFile(t, nil)
 	other := fleetTemplateFile(t, map[string]any{"rocm.version": "7.1.0"})

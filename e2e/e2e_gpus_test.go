@@ -40,6 +40,7 @@ PATH=/usr/bin:/bin "$3" --no-python "$2/env.json"
 // device's gfx_target once per partition, and the same in gpu_arch (which
 // runs the same enumerator); the counts and hives are the issue's.
 func TestGPUsAgreeWithRocmAgentEnumerator(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	if os.Geteuid() != 0 {
 		skipOrFail(t, "needs root to mount tmpfs over /sys/class in a private mount namespace")

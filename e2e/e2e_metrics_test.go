@@ -16,6 +16,7 @@ import (
 // capture's own outputs and extra arguments are usage errors; an
 // unwritable OUT is exit 1 and one line.
 func TestE2EMetricsLabels(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)

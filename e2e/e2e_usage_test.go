@@ -179,6 +179,7 @@ func TestE2EMessages(t *testing.T) {
 // missing path, a directory, a bare name not on PATH; under --root DIR a
 // bare name. A replay takes any --python (the captured machine's).
 func TestE2EPythonMustExist(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	env := baseEnv(t)

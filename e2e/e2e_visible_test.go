@@ -42,8 +42,9 @@ const hostileLink = "0000:03:00.0\x1b]0;link\x07\u202e"
 // many lines as the clean tree's, one rocm: line, and the planted
 // vbios_version escaped; the documents keep the exact bytes.
 func TestE2EHostileSysfsStrings(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
-	dir := t.TempDir()
+	dir := testtree.TempDir(t)
 	env := baseEnv(t)
 	clean, strs, links := hostileTrees(t, dir)
 	summary := func(root string) string {

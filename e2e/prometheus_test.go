@@ -29,6 +29,7 @@ import (
 // install prometheus), and fails instead under
 // AORTA_PROBE_REQUIRE_SANDBOXES=1.
 func TestPromtool(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	promtool, err := lookTool("promtool")
 	if err != nil {
@@ -77,6 +78,7 @@ func TestPromtool(t *testing.T) {
 // prometheus-node-exporter), and fails instead under
 // AORTA_PROBE_REQUIRE_SANDBOXES=1.
 func TestPrometheusFleet(t *testing.T) {
+	t.Parallel()
 	bin := e2eBinary(t)
 	tools := map[string]string{}
 	for _, tool := range []string{"prometheus", "prometheus-node-exporter"} {
