@@ -45,9 +45,9 @@ type FS struct {
 	portable bool
 	// noOpenat2 is set once openat2 failed with ENOSYS or EPERM.
 	noOpenat2 atomic.Bool
-	// openat2Nr is the syscall number tried: sysOpenat2 (a test puts a
-	// number the kernel lacks there, to see the ENOSYS fallback).
-	openat2Nr uintptr
+	// openat2Call is the openat2(2) system call (rawOpenat2); a test puts
+	// a failing one there, to see the fallbacks (ENOSYS, EAGAIN).
+	openat2Call func(dir int, path *byte, how *openHow) (int, syscall.Errno)
 
 	// watch is told what the probe asked (a capture's Recorder); nil
 	// normally.
@@ -110,7 +110,7 @@ func NewFS(root, cwd string, portable bool) *FS {
 			root = "/"
 		}
 	}
-	return &FS{root: root, cwd: cwd, portable: portable, dirFD: -1, openat2Nr: sysOpenat2}
+	return &FS{root: root, cwd: cwd, portable: portable, dirFD: -1, openat2Call: rawOpenat2}
 }
 
 // HostRoot is the host path of the root: "/" for the live machine.
@@ -170,11 +170,26 @@ func Logical(err error, p string) error {
 // Linux openat2(2) (uapi linux/openat2.h); the syscall number is the same
 // on every architecture.
 const (
-	sysOpenat2           = 437
-	resolveNoMagiclinks  = 0x02
-	resolveInRoot        = 0x10
-	openat2RetriesEAGAIN = 8
+	sysOpenat2          = 437
+	resolveNoMagiclinks = 0x02
+	resolveInRoot       = 0x10
+	// openat2TriesEAGAIN is how many times a path is tried with openat2
+	// while it answers EAGAIN before the walk resolves it. With
+	// RESOLVE_IN_ROOT the kernel answers EAGAIN when any rename or mount
+	// anywhere on the host (rename_lock, mount_lock: fs/namei.c
+	// handle_dots) raced a ".." of the lookup, as in sysfs's relative
+	// links. Measured here: 0.6% of single tries under a mount/umount
+	// loop; a burst of mounts (a container starting) can outlast a few
+	// tries, and a value read as missing then would be silently wrong.
+	openat2TriesEAGAIN = 8
 )
+
+// rawOpenat2 is openat2(dir, path, how).
+func rawOpenat2(dir int, path *byte, how *openHow) (int, syscall.Errno) {
+	r1, _, e := syscall.Syscall6(sysOpenat2, uintptr(dir), uintptr(unsafe.Pointer(path)),
+		uintptr(unsafe.Pointer(how)), unsafe.Sizeof(*how), 0, 0)
+	return int(r1), e
+}
 
 // OPath is O_PATH (uapi asm-generic/fcntl.h; the syscall package lacks
 // it): a descriptor that names a file without opening it for I/O.
@@ -199,7 +214,8 @@ func (r *FS) rootDir() (int, error) {
 }
 
 // openat2 opens machine path p inside the root. ok is false when the
-// kernel has no usable openat2 (the caller walks instead).
+// kernel has no usable openat2, or kept answering EAGAIN for p
+// (openat2TriesEAGAIN): the caller walks instead.
 func (r *FS) openat2(p string, flags int) (fd int, ok bool, err error) {
 	if r.portable || r.noOpenat2.Load() {
 		return -1, false, nil
@@ -213,18 +229,18 @@ func (r *FS) openat2(p string, flags int) (fd int, ok bool, err error) {
 		return -1, true, err
 	}
 	how := openHow{flags: uint64(flags | syscall.O_CLOEXEC), resolve: resolveInRoot | resolveNoMagiclinks}
-	for try := 0; ; try++ {
-		r1, _, e := syscall.Syscall6(r.openat2Nr, uintptr(dir), uintptr(unsafe.Pointer(b)),
-			uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
-		runtime.KeepAlive(b)
+	for tries := 1; ; tries++ {
+		fd, e := r.openat2Call(dir, b, &how)
 		switch {
 		case e == 0:
-			return int(r1), true, nil
+			return fd, true, nil
 		case e == syscall.ENOSYS || e == syscall.EPERM:
 			r.noOpenat2.Store(true)
 			return -1, false, nil
-		case e == syscall.EINTR || e == syscall.EAGAIN && try < openat2RetriesEAGAIN:
-			continue // EAGAIN: a concurrent rename raced "..": retry
+		case e == syscall.EINTR || e == syscall.EAGAIN && tries < openat2TriesEAGAIN:
+			continue // EAGAIN: a rename or mount raced a "..": again
+		case e == syscall.EAGAIN:
+			return -1, false, nil // still racing: the walk has no such limit
 		default:
 			return -1, true, e
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -163,7 +164,7 @@ func TestRootFSNoOpenat2(t *testing.T) {
 	root := t.TempDir()
 	testtree.Make(t, root, "opt/rocm-7.2.1/lib/x", "opt/rocm -> /opt/rocm-7.2.1", "esc -> ../../../../../../../../etc/hostname")
 	r := NewFS(root, "/", false)
-	r.openat2Nr = 1<<16 - 1 // no such syscall: ENOSYS
+	r.openat2Call = func(int, *byte, *openHow) (int, syscall.Errno) { return -1, syscall.ENOSYS }
 	if b, err := r.ReadFile("/opt/rocm/lib/x", 100); err != nil || string(b) != "opt/rocm-7.2.1/lib/x" {
 		t.Errorf("readFile = %q, %v", b, err)
 	}
@@ -173,6 +174,86 @@ func TestRootFSNoOpenat2(t *testing.T) {
 	if r.Exists("/esc") {
 		t.Error("the walk followed an escaping link")
 	}
+}
+
+// TestOpenat2KeepsRacing: a path for which openat2 answers EAGAIN try
+// after try (a rename or mount raced each lookup's "..") is resolved by
+// the walk, with the same answer; the next path tries openat2 again.
+func TestOpenat2KeepsRacing(t *testing.T) {
+	root := t.TempDir()
+	testtree.Make(t, root, "sys/devices/pci/gpu/current_compute_partition", "sys/class/drm/card0 -> ../../devices/pci/gpu")
+	r := NewFS(root, "/", false)
+	var tries int
+	racing := true
+	r.openat2Call = func(dir int, path *byte, how *openHow) (int, syscall.Errno) {
+		tries++
+		if racing {
+			return -1, syscall.EAGAIN
+		}
+		return rawOpenat2(dir, path, how)
+	}
+	want := "sys/devices/pci/gpu/current_compute_partition"
+	if b, err := r.ReadFile("/sys/class/drm/card0/current_compute_partition", 100); err != nil || string(b) != want {
+		t.Errorf("read while openat2 races: %q, %v; want %q", b, err, want)
+	}
+	if tries != openat2TriesEAGAIN || r.noOpenat2.Load() {
+		t.Errorf("openat2 tried %d times (want %d), given up for good: %v", tries, openat2TriesEAGAIN, r.noOpenat2.Load())
+	}
+	racing, tries = false, 0
+	if b, err := r.ReadFile("/sys/class/drm/card0/current_compute_partition", 100); err != nil || string(b) != want || tries != 1 {
+		t.Errorf("read once the race is over: %q, %v after %d openat2 calls; want %q after 1", b, err, tries, want)
+	}
+}
+
+// TestOpenat2UnderMountStorm: while another thread mounts and unmounts a
+// tmpfs in a private mount namespace (mount_lock is the host's, whatever
+// the namespace), openat2 through a ".." answers EAGAIN now and then; a
+// read through FS never fails. Needs CAP_SYS_ADMIN.
+func TestOpenat2UnderMountStorm(t *testing.T) {
+	root := t.TempDir()
+	testtree.Make(t, root, "devices/gpu/f", "class/drm/card0 -> ../../devices/gpu")
+	mnt := t.TempDir()
+	started, done := make(chan error), make(chan struct{})
+	defer close(done)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, its namespace with it
+		if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
+			started <- err
+			return
+		}
+		if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			syscall.Mount("storm", mnt, "tmpfs", 0, "")
+			syscall.Unmount(mnt, 0)
+		}
+	}()
+	if err := <-started; err != nil {
+		t.Skipf("no private mount namespace to mount in (needs CAP_SYS_ADMIN): %v", err)
+	}
+	r := NewFS(root, "/", false)
+	raced := 0
+	r.openat2Call = func(dir int, path *byte, how *openHow) (int, syscall.Errno) {
+		fd, e := rawOpenat2(dir, path, how)
+		if e == syscall.EAGAIN {
+			raced++
+		}
+		return fd, e
+	}
+	for i := range 20000 {
+		if b, err := r.ReadFile("/class/drm/card0/f", 100); err != nil || string(b) != "devices/gpu/f" {
+			t.Fatalf("read %d under the storm: %q, %v", i, b, err)
+		}
+	}
+	t.Logf("openat2 answered EAGAIN %d times in 20000 reads", raced)
 }
 
 // TestRootFSLive: under "/" the kernel resolves, as for the workload.
