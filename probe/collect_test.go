@@ -207,7 +207,7 @@ func BenchmarkContainerDetected(b *testing.B) {
 // (mi350-host), every read going through machine.FS under a root: go test
 // ./probe -run XXX -bench CollectScenario -benchmem
 func BenchmarkCollectScenario(b *testing.B) {
-	root := testtree.TempDir(b)
+	root := b.TempDir()
 	a, err := fakeroot.Materialize("../testdata/roots/mi350-host.txtar", root)
 	if err != nil {
 		b.Fatal(err)

@@ -117,7 +117,7 @@ func tuningOf(t *testing.T, doc []byte) string {
 //
 //	go test ./probe -run XXX -bench DetachedGPUs -count 10
 func BenchmarkDetachedGPUs(b *testing.B) {
-	gpuRoot := testtree.TempDir(b)
+	gpuRoot := b.TempDir()
 	if _, err := fakeroot.Materialize("../testdata/roots/gpus-mi308x-cpx.txtar", gpuRoot); err != nil {
 		b.Fatal(err)
 	}

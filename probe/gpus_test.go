@@ -304,7 +304,7 @@ func BenchmarkCollectGPUs(b *testing.B) {
 		root func(b *testing.B) string
 	}{
 		{"mi308x-32", func(b *testing.B) string {
-			root := testtree.TempDir(b)
+			root := b.TempDir()
 			if _, err := fakeroot.Materialize("../testdata/roots/gpus-mi308x-cpx.txtar", root); err != nil {
 				b.Fatal(err)
 			}
