@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/parallel"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/source"
 	"aorta-probe/schema"
@@ -43,7 +44,7 @@ func collectGPUs(root *machine.FS, workers int) schema.GPUs {
 	groups, partitions := groupGPUs(nodes)
 	sortGroups(groups)
 	devices := make([]schema.GPUDevice, len(groups))
-	spread(len(groups), workers, func(i int) {
+	parallel.Spread(len(groups), workers, func(i int) {
 		devices[i] = gpuDevice(src, groups[i].nodes, i < gpusMaxDRMDevices)
 		if notes := groups[i].notes; len(notes) > 0 {
 			if devices[i].Reasons != nil {
@@ -221,28 +222,6 @@ func cuCount(k *source.KFDProps) *int {
 		return nil
 	}
 	return schema.Int(*s / int(per))
-}
-
-// spread calls f(0) … f(n-1) on up to workers goroutines (one after
-// another when workers <= 1) and returns when all have; a panic in f is
-// raised again here (parallel).
-func spread(n, workers int, f func(i int)) {
-	if workers <= 1 || n <= 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	workers = min(workers, n)
-	fns := make([]func(), workers)
-	for w := range workers {
-		fns[w] = func() {
-			for i := w; i < n; i += workers {
-				f(i)
-			}
-		}
-	}
-	parallel(fns...)
 }
 
 // agreed is the value every device has, or nil when one has none or two

@@ -15,6 +15,7 @@ import (
 
 	"aorta-probe/internal/archive"
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/parallel"
 )
 
 // hashPool hashes file contents for every block of one collection
@@ -123,36 +124,7 @@ func (c *collector) hashAll(ps []string, put func(i int, sum string, err error))
 	for w := range fns {
 		fns[w] = worker
 	}
-	parallel(fns...)
-}
-
-// parallel runs fns concurrently and waits for all. A panic in one of them
-// is raised again in the caller's goroutine, where the probe's recover
-// turns it into a reason instead of crashing the process.
-func parallel(fns ...func()) {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var panicked any
-	for _, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if v := recover(); v != nil {
-					mu.Lock()
-					if panicked == nil {
-						panicked = v
-					}
-					mu.Unlock()
-				}
-			}()
-			fn()
-		}()
-	}
-	wg.Wait()
-	if panicked != nil {
-		panic(panicked)
-	}
+	parallel.Run(fns...)
 }
 
 // sum hashes the regular file p of root. The file is opened (non-blocking,

@@ -80,14 +80,3 @@ func TestHashSpecialFiles(t *testing.T) {
 		t.Error("device as library hashed")
 	}
 }
-
-func TestParallelPanic(t *testing.T) {
-	defer func() {
-		if v := recover(); v != "boom" {
-			t.Errorf("recovered %v, want boom", v)
-		}
-	}()
-	ran := make(chan struct{}, 1)
-	parallel(func() { ran <- struct{}{} }, func() { panic("boom") })
-	t.Error("parallel returned after a panic")
-}

@@ -1,6 +1,9 @@
 package probe
 
-import "aorta-probe/schema"
+import (
+	"aorta-probe/internal/parallel"
+	"aorta-probe/schema"
+)
 
 // collectTensileCatalog is the tensile_catalog block
 // (docs/rocm-libraries.md#tensile_catalog-filesystem): the Tensile solution
@@ -9,7 +12,7 @@ import "aorta-probe/schema"
 // identity fields copied from the hipblaslt, rocblas and tensile blocks.
 func collectTensileCatalog(s *state) schema.TensileCatalog {
 	c := schema.TensileCatalog{Doc: schema.TensileCatalogDoc, Status: "partial"}
-	parallel(
+	parallel.Run(
 		func() { c.HipBLASLt.Menu = menu(s, s.rocm().lib+hipblasltLib.tensile, tensileMenu) },
 		func() { c.RocBLAS.Menu = menu(s, s.rocm().lib+rocblasLib.tensile, tensileMenu) },
 	)

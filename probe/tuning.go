@@ -13,6 +13,7 @@ import (
 
 	"aorta-probe/internal/archive"
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/parallel"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/source"
@@ -229,7 +230,7 @@ func (c *tuningCtx) c2Enabled() (any, error) {
 	cpus := sampleCPUs(online, c2Sample)
 	enabled := make([]bool, len(cpus))
 	errs := make([]error, len(cpus))
-	spread(len(cpus), c.workers, func(i int) {
+	parallel.Spread(len(cpus), c.workers, func(i int) {
 		d, err := c.src.CPUIdleDisabled(cpus[i], k)
 		enabled[i], errs[i] = !d, err
 	})
@@ -327,7 +328,7 @@ func prefetchGPUs(src source.FS, workers int) map[string]prefetched {
 		}
 	}
 	out := make([]prefetched, len(pcis))
-	spread(len(pcis), workers, func(i int) {
+	parallel.Spread(len(pcis), workers, func(i int) {
 		pci := pcis[i]
 		c := &gpuCtx{src: src, dir: tuningGPUDir(pci)}
 		g := schema.TuningGPU{PCI: &pci, Dir: schema.Str(c.dir)}

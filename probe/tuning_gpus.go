@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"aorta-probe/internal/parallel"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/source"
 	"aorta-probe/schema"
@@ -166,7 +167,7 @@ func tuningGPUDir(pci string) string { return "/sys/bus/pci/devices/" + pci }
 func readTuningGPUs(src source.FS, devs []schema.GPUDevice, ahead map[string]prefetched, workers int) ([]schema.TuningGPU, []*gpuCtx) {
 	out := make([]schema.TuningGPU, len(devs))
 	ctxs := make([]*gpuCtx, len(devs))
-	spread(len(devs), workers, func(i int) {
+	parallel.Spread(len(devs), workers, func(i int) {
 		d := devs[i]
 		g := schema.TuningGPU{PCI: d.PCI, Settings: pyjson.Map[any]{}, Unread: pyjson.Map[string]{}}
 		switch {
@@ -322,7 +323,7 @@ func readTuningState(ctxs []*gpuCtx, workers int) *schema.TuningState {
 	for _, s := range gpuStateFiles {
 		st.Sources.Set(s.name, s.source)
 	}
-	spread(len(ctxs), workers, func(i int) {
+	parallel.Spread(len(ctxs), workers, func(i int) {
 		if ctxs[i] == nil {
 			st.GPUs[i] = schema.TuningStateGPU{Values: pyjson.Map[any]{}, Unread: pyjson.Map[string]{}}
 			return

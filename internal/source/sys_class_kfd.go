@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
+
+	"aorta-probe/internal/parallel"
 )
 
 // KFDNodesDir is the kfd topology: one directory per CPU or GPU node (a
@@ -280,7 +281,7 @@ func (fs FS) kfdNodesOnce(workers int) ([]KFDNode, error) {
 		err   error
 	}
 	reads := make([]read, len(ids))
-	spread(len(ids), workers, func(i int) {
+	parallel.Spread(len(ids), workers, func(i int) {
 		p := KFDProperties(ids[i])
 		b, err := fs.m.ReadFile(p, KFDPropertiesMax)
 		if err != nil {
@@ -318,36 +319,4 @@ func KFDUsable(id int, b []byte) (KFDProps, error) {
 		return props, nil
 	}
 	return props, &Error{Kind: ErrParse, Path: KFDProperties(id), Err: e}
-}
-
-// spread calls f(0) … f(n-1) on up to workers goroutines (one after
-// another when workers <= 1 or n <= 1) and returns when all have; a
-// panic in f is raised again here.
-func spread(n, workers int, f func(i int)) {
-	if workers <= 1 || n <= 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	workers = min(workers, n)
-	var wg sync.WaitGroup
-	var once sync.Once
-	var panicked any
-	for w := range workers {
-		wg.Go(func() {
-			defer func() {
-				if v := recover(); v != nil {
-					once.Do(func() { panicked = v })
-				}
-			}()
-			for i := w; i < n; i += workers {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
-	if panicked != nil {
-		panic(panicked)
-	}
 }
