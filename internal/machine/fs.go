@@ -178,9 +178,10 @@ const (
 	// RESOLVE_IN_ROOT the kernel answers EAGAIN when any rename or mount
 	// anywhere on the host (rename_lock, mount_lock: fs/namei.c
 	// handle_dots) raced a ".." of the lookup, as in sysfs's relative
-	// links. Measured here: 0.6% of single tries under a mount/umount
-	// loop; a burst of mounts (a container starting) can outlast a few
-	// tries, and a value read as missing then would be silently wrong.
+	// links: about 3% of tries through two ".." while another thread
+	// mounts and unmounts (TestOpenat2UnderMountStorm). A burst of mounts
+	// (a container starting) can outlast a few tries; a value read as
+	// missing then would be silently wrong.
 	openat2TriesEAGAIN = 8
 )
 
