@@ -32,19 +32,6 @@ func probeGPUs(t *testing.T, bin, root string) schema.GPUs {
 	return g
 }
 
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, data := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func show(v any) string { return string(pyjson.EncodeCompact(v)) }
 
 // TestE2EGPUsUnparsableNode: a GPU whose kfd properties cannot be parsed
@@ -65,7 +52,7 @@ func TestE2EGPUsUnparsableNode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := testtree.TempDir(t)
-			writeTree(t, root, map[string]string{
+			testtree.Files(t, root, map[string]string{
 				nodes + "0/properties": "simd_count 0\ngfx_target_version 0\n",
 				nodes + "1/properties": tc.node1,
 			})
@@ -139,7 +126,7 @@ func TestE2EGPUsOutOfVocabulary(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, dev, "current_compute_partition")); err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, root, map[string]string{dev + "current_compute_partition": "XYZ\n", dev + "current_link_width": "-16\n"})
+	testtree.Files(t, root, map[string]string{dev + "current_compute_partition": "XYZ\n", dev + "current_link_width": "-16\n"})
 	g := probeGPUs(t, bin, root)
 	d := g.Devices[0]
 	want := `["/sys/class/drm/renderD128/device/current_compute_partition is 'XYZ', not a mode amdgpu writes (SPX, DPX, TPX, QPX, CPX, UNKNOWN)", ` +

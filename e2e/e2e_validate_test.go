@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 // TestValidateLiveDocuments: what this probe writes now validates, with and
 // without probe_provenance and with --extended (in-process).
 func TestValidateLiveDocuments(t *testing.T) {
-	root := cliRoot(t, bareHost)
+	root := testtree.Archive(t, bareHost)
 	dir := t.TempDir()
 	for name, extra := range map[string][]string{
 		"full.json":          nil,

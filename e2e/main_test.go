@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/testtree"
 )
@@ -40,19 +39,6 @@ NSpid:	4242
 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
 `
 
-func cliRoot(t *testing.T, archive string) string {
-	t.Helper()
-	a, err := fakeroot.Parse([]byte(archive))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := testtree.TempDir(t)
-	if err := a.Expand(dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
@@ -61,7 +47,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestCLIStdoutAndFile(t *testing.T) {
-	root := cliRoot(t, bareHost)
+	root := testtree.Archive(t, bareHost)
 	code, out, errs := runCLI(t, "--root", root, "-")
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
@@ -107,7 +93,7 @@ func TestCLIStdoutAndFile(t *testing.T) {
 }
 
 func TestCLIWriteFailures(t *testing.T) {
-	root := cliRoot(t, bareHost)
+	root := testtree.Archive(t, bareHost)
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "no", "such", "env.json")
 	code, out, errs := runCLI(t, "--root", root, missing)
@@ -154,7 +140,7 @@ func TestCLIUsageErrors(t *testing.T) {
 }
 
 func TestCLIField(t *testing.T) {
-	root := cliRoot(t, bareHost)
+	root := testtree.Archive(t, bareHost)
 	for _, tc := range []struct {
 		path      string
 		code      int
@@ -186,7 +172,7 @@ func TestCLIField(t *testing.T) {
 }
 
 func TestCLISummary(t *testing.T) {
-	root := cliRoot(t, bareHost)
+	root := testtree.Archive(t, bareHost)
 	dir := t.TempDir()
 	t.Chdir(dir)
 	code, out, _ := runCLI(t, "--root", root, "--summary")
@@ -220,7 +206,7 @@ func TestCLISummary(t *testing.T) {
 }
 
 func TestCLIWarning(t *testing.T) {
-	root := cliRoot(t, bareHost)
+	root := testtree.Archive(t, bareHost)
 	t.Setenv("AORTA_RE_IMAGE", "")
 	t.Setenv("AORTA_DOCKER_IMAGE", "")
 	_, _, errs := runCLI(t, "--root", root, "--execution-context", "buck2_action", "--field", "schema_version")

@@ -10,6 +10,7 @@ import (
 
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
 
@@ -67,7 +68,7 @@ func helperStream(debug, version string) string {
 func collectWithStream(t *testing.T, stream string) *schema.Snapshot {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"stream.json": stream, "python3": "#!/bin/sh\nexec cat " + filepath.Join(dir, "stream.json") + "\n"})
+	testtree.Files(t, dir, map[string]string{"stream.json": stream, "python3": "#!/bin/sh\nexec cat " + filepath.Join(dir, "stream.json") + "\n"})
 	os.Chmod(filepath.Join(dir, "python3"), 0o755)
 	return Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
 }
@@ -158,7 +159,7 @@ func TestTheRockBoundedPatches(t *testing.T) {
 	manifest := `{"rocm_version": "7.15.0", "submodules": [` +
 		`{"submodule_name": "deep", "pin_sha": "` + strings.Repeat("a", 40) + `", "patches": ` + nested(100) + `},` +
 		`{"submodule_name": "fine", "pin_sha": "` + strings.Repeat("b", 40) + `", "patches": ["0001-fix.patch"]}]}`
-	writeFiles(t, root, map[string]string{"opt/rocm/share/therock/therock_manifest.json": manifest})
+	testtree.Files(t, root, map[string]string{"opt/rocm/share/therock/therock_manifest.json": manifest})
 	opt := bridgeOptions(map[string]string{"ROCM_PATH": "/opt/rocm"}, []string{})
 	opt.Root, opt.Python.Disabled = root, true
 	snap := Collect(context.Background(), opt)

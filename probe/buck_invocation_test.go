@@ -50,15 +50,7 @@ func fakeProject(t *testing.T, files map[string]string) (root, app string) {
 		files = map[string]string{}
 	}
 	files[".buckconfig"] += ""
-	for name, data := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Files(t, root, files)
 	app = filepath.Join(root, "app")
 	if err := os.MkdirAll(app, 0o755); err != nil {
 		t.Fatal(err)

@@ -227,7 +227,7 @@ func BenchmarkCollectScenario(b *testing.B) {
 func TestHashCutByDeadline(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"opt/rocm/.info/version": "7.2.1\n", "opt/rocm/lib/libMIOpen.so": ""})
+	testtree.Files(t, root, map[string]string{"opt/rocm/.info/version": "7.2.1\n", "opt/rocm/lib/libMIOpen.so": ""})
 	if err := os.Truncate(filepath.Join(root, "opt/rocm/lib/libMIOpen.so"), 64<<30); err != nil {
 		t.Skipf("no sparse 64 GiB file here: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
@@ -96,14 +95,7 @@ func TestAncestorNamespace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := testtree.TempDir(t)
-			a, err := fakeroot.Parse([]byte("fake chain\n" + tt.archive))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Expand(root); err != nil {
-				t.Fatal(err)
-			}
+			root := testtree.Archive(t, "fake chain\n"+tt.archive)
 			s := &state{collector: newCollector(context.Background(), Options{Seams: machine.Seams{Root: root, Cwd: "/"}})}
 			kind, self, fromParent := "mnt", self, false
 			if tt.kind == "net" {
@@ -239,14 +231,7 @@ func TestIsolationCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := testtree.TempDir(t)
-			a, err := fakeroot.Parse([]byte("isolation case\n" + tt.archive))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Expand(root); err != nil {
-				t.Fatal(err)
-			}
+			root := testtree.Archive(t, "isolation case\n"+tt.archive)
 			release := tt.release
 			if release == "" {
 				release = "6.8.0-49-generic"

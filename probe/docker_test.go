@@ -8,6 +8,7 @@ import (
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/knobs"
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/testtree"
 )
 
 // TestCollectDocker: no block on bare metal; in a container the
@@ -23,7 +24,7 @@ func TestCollectDocker(t *testing.T) {
 	}
 	state := func(runtime string) *state {
 		root := t.TempDir()
-		writeFiles(t, root, map[string]string{"proc/self/cgroup": "0::/docker/" + id + "\n"})
+		testtree.Files(t, root, map[string]string{"proc/self/cgroup": "0::/docker/" + id + "\n"})
 		c := newCollector(context.Background(), Options{Seams: machine.Seams{Root: root, Cwd: "/", Env: env, Path: []string{}}})
 		c.runtimeType = func() string { return runtime }
 		return &state{collector: c, name: "docker"}

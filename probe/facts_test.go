@@ -65,7 +65,7 @@ func TestAMDGPUDriverDoesNotWaitForPython(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	release := filepath.Join(t.TempDir(), "release")
-	writeFiles(t, root, map[string]string{
+	testtree.Files(t, root, map[string]string{
 		"sys/module/amdgpu/version": "6.16.13\n",
 		"bin/python3":               "#!/bin/sh\nwhile [ ! -e '" + release + "' ]; do sleep 0.02; done\nexit 3\n",
 		"bin/modinfo":               "#!/bin/sh\n[ \"$1\" = amdgpu ] || exit 99\ntouch '" + release + "'\necho 'version: 6.16.13'\n",

@@ -22,15 +22,7 @@ import (
 func kfdTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	root := testtree.TempDir(t)
-	for p, data := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Files(t, root, files)
 	return root
 }
 

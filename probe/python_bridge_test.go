@@ -39,29 +39,12 @@ func needPython(t *testing.T) string {
 	return p
 }
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if strings.HasPrefix(body, "#!") {
-			mode = 0o755
-		}
-		if err := testtree.WriteFile(p, []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // wrapper writes an interpreter script that runs real python with
 // PYTHONPATH=site, the way Buck link trees and .par launchers do.
 func wrapper(t *testing.T, dir, name, python, site string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	writeFiles(t, dir, map[string]string{name: "#!/bin/sh\nPYTHONPATH='" + site + "' exec '" + python + "' \"$@\"\n"})
+	testtree.Files(t, dir, map[string]string{name: "#!/bin/sh\nPYTHONPATH='" + site + "' exec '" + python + "' \"$@\"\n"})
 	return p
 }
 
@@ -87,7 +70,7 @@ namespace aotriton { void v2() {} }
 
 // fakeSiteA is a ROCm torch with every companion package.
 func fakeSiteA(t *testing.T, site string) bool {
-	writeFiles(t, site, map[string]string{
+	testtree.Files(t, site, map[string]string{
 		"torch/__init__.py":          fakeTorchInit,
 		"torch/version.py":           "git_version = 'ff65f5bc672795c5e5033900ea0a0c4f8566c8cf'\nhip = '7.2.53211'\ncuda = None\ndebug = False\n",
 		"torch/cuda.py":              "def get_arch_list():\n    return ['gfx942']\n",
@@ -127,7 +110,7 @@ func fakeSiteA(t *testing.T, site string) bool {
 		return false
 	}
 	src := filepath.Join(t.TempDir(), "x.cpp")
-	writeFiles(t, filepath.Dir(src), map[string]string{"x.cpp": fakeLibtorchHIP})
+	testtree.Files(t, filepath.Dir(src), map[string]string{"x.cpp": fakeLibtorchHIP})
 	out, err := exec.Command(gxx, "-shared", "-fPIC", "-o", filepath.Join(site, "torch/lib/libtorch_hip.so"), src).CombinedOutput()
 	if err != nil {
 		t.Fatalf("g++: %v\n%s", err, out)
@@ -182,7 +165,7 @@ func TestBridgeRealPython(t *testing.T) {
 	dir := t.TempDir()
 	siteA, siteB := filepath.Join(dir, "siteA"), filepath.Join(dir, "siteB")
 	haveLib := fakeSiteA(t, siteA)
-	writeFiles(t, siteB, map[string]string{
+	testtree.Files(t, siteB, map[string]string{
 		"torch/__init__.py": "__version__ = '2.5.0+cpu'\nfrom . import version\n",
 		"torch/version.py":  "git_version = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'\nhip = None\ncuda = None\ndebug = True\n",
 	})
@@ -578,7 +561,7 @@ func TestHelperDifferential(t *testing.T) {
 		"empty": func(t *testing.T, site string) {},
 		"all":   func(t *testing.T, site string) { fakeSiteA(t, site) },
 		"dists only": func(t *testing.T, site string) {
-			writeFiles(t, site, map[string]string{
+			testtree.Files(t, site, map[string]string{
 				"torchrec-1.4.0.dist-info/METADATA":      "Name: torchrec\nVersion: 1.4.0\n",
 				"rocm-7.2.1.dist-info/METADATA":          "Name: rocm\nVersion: 7.2.1\n",
 				"rocm_sdk_core-7.2.1.dist-info/METADATA": "Name: rocm-sdk-core\nVersion: 7.2.1\n",
@@ -587,7 +570,7 @@ func TestHelperDifferential(t *testing.T) {
 			})
 		},
 		"an egg and a zip on the path": func(t *testing.T, site string) {
-			writeFiles(t, site, map[string]string{
+			testtree.Files(t, site, map[string]string{
 				"torchrec-1.0-py3.egg/EGG-INFO/PKG-INFO":    "Metadata-Version: 1.0\nName: torchrec\nVersion: 1.0\n",
 				"torchrec-1.0-py3.egg/torchrec/__init__.py": "",
 			})
@@ -601,7 +584,7 @@ func TestHelperDifferential(t *testing.T) {
 			}
 		},
 		"namespace torchrec, broken version": func(t *testing.T, site string) {
-			writeFiles(t, site, map[string]string{
+			testtree.Files(t, site, map[string]string{
 				"torchrec/sub/x.py":             "",
 				"torchrec-9.dist-info/METADATA": "Name: torchrec\nVersion: not a version\n",
 				"amd-aiter.egg-info":            "Metadata-Version: 1.0\nName: amd-aiter\nVersion: 0.3\n",
@@ -709,7 +692,7 @@ func TestBridgeMissingInterpreter(t *testing.T) {
 func TestBridgeBrokenInterpreter(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho 'SyntaxError: invalid syntax' >&2\nexit 3\n"})
+	testtree.Files(t, dir, map[string]string{"python3": "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho 'SyntaxError: invalid syntax' >&2\nexit 3\n"})
 	snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
 	wantSnapReasons(t, snap, "python_version", "python_version: interpreter python3 exited 3 before the helper reported (SyntaxError: invalid syntax)")
 	wantSnapReasons(t, snap, "pytorch_version", "pytorch_version: torch not importable")
@@ -717,7 +700,7 @@ func TestBridgeBrokenInterpreter(t *testing.T) {
 		t.Errorf("python_version %q", snap.PythonVersion)
 	}
 	// An interpreter that exits 0 with nothing useful on stdout.
-	writeFiles(t, dir, map[string]string{"python": "#!/bin/sh\necho hello\n"})
+	testtree.Files(t, dir, map[string]string{"python": "#!/bin/sh\necho hello\n"})
 	opt := bridgeOptions(map[string]string{}, []string{dir})
 	opt.Python.Interpreter = "python"
 	snap = Collect(context.Background(), opt)
@@ -729,7 +712,7 @@ func TestBridgeTorchRaises(t *testing.T) {
 	python := needPython(t)
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
-	writeFiles(t, site, map[string]string{
+	testtree.Files(t, site, map[string]string{
 		"torch/__init__.py":  "print('about to fail')\nraise RuntimeError('HIP error: no ROCm-capable device')\n",
 		"triton/__init__.py": "import sys\nsys.exit(4)\n",
 	})
@@ -752,7 +735,7 @@ func TestBridgeHangingTorch(t *testing.T) {
 	site := filepath.Join(dir, "site")
 	// The fake torch marks that the helper is importing it, then hangs.
 	importing := filepath.Join(dir, "importing")
-	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'w').close()\nimport time\ntime.sleep(120)\n", importing)})
+	testtree.Files(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'w').close()\nimport time\ntime.sleep(120)\n", importing)})
 	py := wrapper(t, dir, "py", python, site)
 	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
 	opt.Python.Interpreter = py
@@ -808,11 +791,11 @@ func TestBridgeSourceTree(t *testing.T) {
 	}
 	dir := t.TempDir()
 	site, src := filepath.Join(dir, "site"), filepath.Join(dir, "pytorch")
-	writeFiles(t, site, map[string]string{
+	testtree.Files(t, site, map[string]string{
 		"torch/__init__.py": "__version__ = '2.10.0a0+git1234567'\nfrom . import version\n",
 		"torch/version.py":  "git_version = None\nhip = '7.1'\ncuda = None\ndebug = False\n",
 	})
-	writeFiles(t, src, map[string]string{
+	testtree.Files(t, src, map[string]string{
 		"third_party/aiter/README": "not a git checkout",
 		"build/CMakeCache.txt":     "// header\n# c\nUSE_FLASH_ATTENTION:BOOL=ON\nUSE_ROCM_CK_SDPA:BOOL=ON\nBUILD_TYPE:STRING=Release\nFLASH_NAMESPACE:STRING=pytorch_flash\nBORING_VAR_NOT_ALLOWLISTED:STRING=keep-out\nUSE_NUMA:BOOL=OFF\n",
 		"build/build.ninja":        "rule HIP_COMPILER__torch_hip_unscanned\n",
@@ -869,7 +852,7 @@ func TestBridgeROCmImportRoots(t *testing.T) {
 	}
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
-	writeFiles(t, site, map[string]string{
+	testtree.Files(t, site, map[string]string{
 		"_rocm_sdk_core/__init__.py":      "",
 		"_rocm_sdk_libraries/__init__.py": "",
 	})
@@ -888,7 +871,7 @@ func TestBridgeSlowFailingTorch(t *testing.T) {
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
 	attempts := filepath.Join(dir, "attempts")
-	writeFiles(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'a').write('import\\n')\nimport time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n", attempts)})
+	testtree.Files(t, site, map[string]string{"torch/__init__.py": fmt.Sprintf("open(%q, 'a').write('import\\n')\nimport time\ntime.sleep(1.5)\nraise OSError('hipErrorNoDevice')\n", attempts)})
 	opt := bridgeOptions(map[string]string{}, hermeticPath(t))
 	opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
 	opt.Python.Timeout = 30 * time.Second
@@ -915,25 +898,25 @@ func TestInstallKinds(t *testing.T) {
 		src   string // relative to dir
 	}{
 		{"editable via direct_url.json", func(t *testing.T, dir, site string) {
-			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
-			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": true}}`})
+			testtree.Files(t, dir, map[string]string{"src/third_party/x": ""})
+			testtree.Files(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": true}}`})
 		}, "editable", "src"},
 		{"editable flag false", func(t *testing.T, dir, site string) {
-			writeFiles(t, dir, map[string]string{"src/third_party/x": ""})
-			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": false}}`})
+			testtree.Files(t, dir, map[string]string{"src/third_party/x": ""})
+			testtree.Files(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `{"url": "file://` + dir + `/src", "dir_info": {"editable": false}}`})
 		}, "wheel", ""},
 		{"broken direct_url.json", func(t *testing.T, dir, site string) {
-			writeFiles(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `[1, 2`})
+			testtree.Files(t, site, map[string]string{"torch-2.10.0a0+gitabcdef0.dist-info/direct_url.json": `[1, 2`})
 		}, "wheel", ""},
 		{"checkout around torch", func(t *testing.T, dir, site string) {
-			writeFiles(t, site, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "third_party/x": ""})
+			testtree.Files(t, site, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "third_party/x": ""})
 		}, "source", "site"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			site := filepath.Join(dir, "site")
-			writeFiles(t, site, torch)
+			testtree.Files(t, site, torch)
 			tc.setup(t, dir, site)
 			opt := bridgeOptions(map[string]string{}, []string{})
 			opt.Python.Interpreter = wrapper(t, dir, "py", python, site)
@@ -958,7 +941,7 @@ func TestBridgeLoops(t *testing.T) {
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
 	self := filepath.Join(dir, "self")
-	writeFiles(t, dir, map[string]string{"self": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
+	testtree.Files(t, dir, map[string]string{"self": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
 	if err := os.Symlink(self, filepath.Join(dir, "symlink")); err != nil {
 		t.Fatal(err)
 	}
@@ -991,7 +974,7 @@ func TestBridgeLoops(t *testing.T) {
 	t.Run("marker set", func(t *testing.T) {
 		opt := bridgeOptions(map[string]string{HelperMarker: "4242"}, []string{})
 		opt.Python.Interpreter = filepath.Join(dir, "other")
-		writeFiles(t, dir, map[string]string{"other": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
+		testtree.Files(t, dir, map[string]string{"other": "#!/bin/sh\ntouch " + ran + "\nexit 99\n"})
 		snap := Collect(context.Background(), opt)
 		wantSnapReasons(t, snap, "python_version", "python_version: interpreter "+opt.Python.Interpreter+" not run: this probe runs inside the Python helper run of another aorta-probe (AORTA_PROBE_HELPER_OF is set), where running an interpreter could loop")
 		if _, err := os.Stat(ran); err == nil {
@@ -1000,13 +983,13 @@ func TestBridgeLoops(t *testing.T) {
 	})
 
 	t.Run("the helper run carries the marker", func(t *testing.T) {
-		writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\necho \"marker=$" + HelperMarker + "\" >&2\nexit 3\n"})
+		testtree.Files(t, dir, map[string]string{"python3": "#!/bin/sh\necho \"marker=$" + HelperMarker + "\" >&2\nexit 3\n"})
 		snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
 		wantSnapReasons(t, snap, "python_version", fmt.Sprintf("python_version: interpreter python3 exited 3 before the helper reported (marker=%d)", os.Getpid()))
 	})
 
 	t.Run("a copy answers with its document", func(t *testing.T) {
-		writeFiles(t, dir, map[string]string{"python3": "#!/bin/sh\nprintf '{\\n  \"schema_version\": \"1.16\",\\n  \"partial\": true\\n}\\n'\n"})
+		testtree.Files(t, dir, map[string]string{"python3": "#!/bin/sh\nprintf '{\\n  \"schema_version\": \"1.16\",\\n  \"partial\": true\\n}\\n'\n"})
 		snap := Collect(context.Background(), bridgeOptions(map[string]string{}, []string{dir}))
 		wantSnapReasons(t, snap, "python_version", "python_version: interpreter python3 printed no complete helper document (an aorta-probe document: the interpreter runs a copy of this probe, which ran no interpreter itself)")
 	})
@@ -1143,7 +1126,7 @@ func TestHelperStdinSeekable(t *testing.T) {
 	site := filepath.Join(dir, "site")
 	fakeSiteA(t, site)
 	runs := filepath.Join(dir, "runs")
-	writeFiles(t, dir, map[string]string{
+	testtree.Files(t, dir, map[string]string{
 		// fails unless its stdin is a regular file
 		"file-python": "#!/bin/sh\n[ -f /dev/stdin ] || exit 42\nPYTHONPATH='" + site + "' exec '" + python + "' \"$@\"\n",
 		"pipe-python": "#!/bin/sh\necho run >> '" + runs + "'\ncat | PYTHONPATH='" + site + "' exec '" + python + "' \"$@\"\n",

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"aorta-probe/internal/testtree"
 )
 
 // TestAncestorProbe walks a fake /proc: the nearest ancestor running the
@@ -19,7 +21,7 @@ func TestAncestorProbe(t *testing.T) {
 		probe[i] = byte(i)
 	}
 	other := append([]byte{0xff}, probe[1:]...)
-	writeFiles(t, dir, map[string]string{"self": string(probe), "copy": string(probe), "other": string(other), "shell": "#!/bin/sh\n"})
+	testtree.Files(t, dir, map[string]string{"self": string(probe), "copy": string(probe), "other": string(other), "shell": "#!/bin/sh\n"})
 	proc := filepath.Join(dir, "proc")
 	// process pid runs exe (a file of dir) and has parent ppid.
 	process := func(pid, exe, ppid string) {

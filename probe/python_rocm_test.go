@@ -8,13 +8,14 @@ import (
 
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/testtree"
 )
 
 func TestPythonROCmFacts(t *testing.T) {
 	t.Parallel()
 	python := needPython(t)
 	site := filepath.Join(t.TempDir(), "site")
-	writeFiles(t, site, map[string]string{
+	testtree.Files(t, site, map[string]string{
 		"torch/__init__.py":                      "__version__ = '2.10.0+rocm7.15.0a20260716'\nfrom . import version\n",
 		"torch/version.py":                       "hip = '7.1.0'\n",
 		"rocm_sdk_core-7.2.1.dist-info/METADATA": "Name: rocm-sdk-core\nVersion: 7.2.1\n",

@@ -13,6 +13,7 @@ import (
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyfmt"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testtree"
 )
 
 func TestMapsFirstPaths(t *testing.T) {
@@ -255,7 +256,7 @@ func TestUTF8Stream(t *testing.T) {
 func dumpWith(t *testing.T, nm, cxxfilt string) (symbolDump, *state, string) {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testtree.Files(t, dir, map[string]string{
 		"torch/__init__.py":         "",
 		"torch/lib/libtorch_hip.so": "\x7fELF",
 	})
@@ -265,7 +266,7 @@ func dumpWith(t *testing.T, nm, cxxfilt string) (symbolDump, *state, string) {
 		"nm":      "#!/bin/sh\n[ \"$1 $2 $3\" = \"-D --defined-only " + lib + "\" ] || exit 99\n" + nm,
 		"c++filt": "#!/bin/sh\n[ $# = 0 ] || exit 99\n" + cxxfilt,
 	} {
-		writeFiles(t, bin, map[string]string{name: body})
+		testtree.Files(t, bin, map[string]string{name: body})
 		os.Chmod(filepath.Join(bin, name), 0o755)
 	}
 	s := &state{collector: newCollector(context.Background(), Options{Now: fixedNow, Seams: machine.Seams{Cwd: "/", Path: hermeticPath(t, bin)}})}

@@ -8,6 +8,7 @@ import (
 
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
+	"aorta-probe/internal/testtree"
 )
 
 // bridgeFacts runs the real helper with python over site and returns the facts.
@@ -79,9 +80,9 @@ func TestTorchRecFixtures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			site := filepath.Join(t.TempDir(), "site")
-			writeFiles(t, site, tc.files)
+			testtree.Files(t, site, tc.files)
 			if len(tc.files) == 0 {
-				writeFiles(t, site, map[string]string{"other.py": ""})
+				testtree.Files(t, site, map[string]string{"other.py": ""})
 			}
 			tr := bridgeFacts(t, python, site).TorchRec
 			b := tr.Block

@@ -3,7 +3,6 @@ package source
 import (
 	"testing"
 
-	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/testtree"
 )
@@ -22,13 +21,5 @@ func derefOr(p *string, def string) string {
 // into a temporary directory and reads it.
 func fakeFS(t *testing.T, archive string) FS {
 	t.Helper()
-	a, err := fakeroot.Parse([]byte(archive))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := testtree.TempDir(t)
-	if err := a.Expand(dir); err != nil {
-		t.Fatal(err)
-	}
-	return NewFS(machine.NewFS(dir, "/", false))
+	return NewFS(machine.NewFS(testtree.Archive(t, archive), "/", false))
 }

@@ -131,14 +131,7 @@ func TestKFDGenerationChanges(t *testing.T) {
 		{2, 2, &KFDGenerations{40, 41, 42}},
 		{5, 2, &KFDGenerations{40, 41, 42}},
 	} {
-		root := testtree.TempDir(t)
-		a, err := fakeroot.Parse([]byte(kfdArchive + "-- sys/class/kfd/kfd/topology/generation_id --\n40\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Expand(root); err != nil {
-			t.Fatal(err)
-		}
+		root := testtree.Archive(t, kfdArchive+"-- sys/class/kfd/kfd/topology/generation_id --\n40\n")
 		m := machine.NewFS(root, "/", false)
 		w := &generationBumper{file: filepath.Join(root, KFDGenerationID), times: tc.times}
 		m.Watch(w)

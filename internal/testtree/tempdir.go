@@ -6,6 +6,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"aorta-probe/internal/fakeroot"
 )
 
 // memoryFS is where TempDir makes its directories: /dev/shm where it is
@@ -55,6 +57,21 @@ func TempDir(tb testing.TB) string {
 			tb.Errorf("TempDir RemoveAll cleanup: %v", err)
 		}
 	})
+	return dir
+}
+
+// Archive expands the fake machine root archive text (internal/fakeroot's
+// format, its comment line first) into a new TempDir and returns it.
+func Archive(tb testing.TB, text string) string {
+	tb.Helper()
+	a, err := fakeroot.Parse([]byte(text))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := TempDir(tb)
+	if err := a.Expand(dir); err != nil {
+		tb.Fatal(err)
+	}
 	return dir
 }
 

@@ -35,6 +35,26 @@ func Make(tb testing.TB, root string, specs ...string) {
 	}
 }
 
+// Files writes each file (a path under root → its content) with its
+// parent directories; a content starting with "#!" is an executable
+// script (mode 0755, written with WriteFile), every other file mode 0644.
+func Files(tb testing.TB, root string, files map[string]string) {
+	tb.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(body, "#!") {
+			mode = 0o755
+		}
+		if err := WriteFile(p, []byte(body), mode); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
 // Script writes script as an executable /bin/sh tool in a temporary
 // directory of tb and returns its path.
 func Script(tb testing.TB, script string) string {

@@ -32,3 +32,28 @@ func TestScript(t *testing.T) {
 		t.Errorf("script: %q %v", out, err)
 	}
 }
+
+// TestFiles: each file holds its content under its parents; one starting
+// "#!" is a tool that runs, the others are not executable.
+func TestFiles(t *testing.T) {
+	root := t.TempDir()
+	Files(t, root, map[string]string{"etc/os-release": "ID=debian\n", "bin/tool": "#!/bin/sh\necho ran\n"})
+	if b, err := os.ReadFile(filepath.Join(root, "etc/os-release")); err != nil || string(b) != "ID=debian\n" {
+		t.Errorf("file: %q %v", b, err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "etc/os-release")); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("file mode: %v %v", fi.Mode(), err)
+	}
+	if out, err := exec.Command(filepath.Join(root, "bin/tool")).Output(); err != nil || string(out) != "ran\n" {
+		t.Errorf("script: %q %v", out, err)
+	}
+}
+
+// TestArchive: the archive's files and links are expanded into a new
+// directory.
+func TestArchive(t *testing.T) {
+	root := Archive(t, "a root\n-- etc/hostname --\nnode-a\n-- etc/name -> hostname --\n")
+	if b, err := os.ReadFile(filepath.Join(root, "etc/name")); err != nil || string(b) != "node-a\n" {
+		t.Errorf("through the link: %q %v", b, err)
+	}
+}
