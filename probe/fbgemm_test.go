@@ -2,6 +2,8 @@ package probe
 
 import (
 	"testing"
+
+	"aorta-probe/internal/testdoc"
 )
 
 func TestHasDefine(t *testing.T) {
@@ -9,8 +11,8 @@ func TestHasDefine(t *testing.T) {
 		text, name string
 		want       bool
 	}{
-		{fixtureCXXFlags, "USE_FBGEMM", true},
-		{fixtureCXXFlags, "USE_FBGEMM_GENAI", false},
+		{testdoc.TorchConfigCXXFlags, "USE_FBGEMM", true},
+		{testdoc.TorchConfigCXXFlags, "USE_FBGEMM_GENAI", false},
 		{"-DUSE_FBGEMM_GENAI", "USE_FBGEMM", false},
 		{"-DUSE_FBGEMM_GENAI -DUSE_FBGEMM", "USE_FBGEMM", true},
 		{"-DUSE_ROCM_CK_GEMM", "USE_ROCM_CK_GEMM", true},

@@ -7,6 +7,7 @@ import (
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/source"
+	"aorta-probe/internal/testdoc"
 	"aorta-probe/schema"
 )
 
@@ -14,7 +15,7 @@ func TestParseCMakeCacheFixture(t *testing.T) {
 	text := "// header\n# c\nUSE_FLASH_ATTENTION:BOOL=ON\nUSE_ROCM_CK_SDPA:BOOL=ON\r\nBUILD_TYPE:STRING=Release\n" +
 		"FLASH_NAMESPACE:STRING=pytorch_flash\nBORING_VAR_NOT_ALLOWLISTED:STRING=keep-out\nUSE_NUMA:BOOL=OFF\n" +
 		"\nlower:BOOL=ON\nUSE_X:bool=ON\nUSE_NUMA:BOOL=ON\nHIP_VERSION:STRING=a=b\nUSE_EMPTY:STRING=\n"
-	got := mapText(parseCMakeCache(text), func(e schema.CMakeCacheEntry) string { return e.Type + ":" + e.Value })
+	got := testdoc.MapText(parseCMakeCache(text), func(e schema.CMakeCacheEntry) string { return e.Type + ":" + e.Value })
 	want := "BUILD_TYPE=STRING:Release;FLASH_NAMESPACE=STRING:pytorch_flash;HIP_VERSION=STRING:a=b;USE_EMPTY=STRING:;" +
 		"USE_FLASH_ATTENTION=BOOL:ON;USE_NUMA=BOOL:ON;USE_ROCM_CK_SDPA=BOOL:ON;"
 	if got != want {
@@ -28,7 +29,7 @@ func TestParseCMakeCacheFixture(t *testing.T) {
 func ninjaTargetText(m pyjson.Map[schema.NinjaTarget]) string {
 	var b strings.Builder
 	for _, e := range m {
-		b.WriteString(e.Key + "{D:" + mapText(e.Value.Defines, golden.OrNull[string]))
+		b.WriteString(e.Key + "{D:" + testdoc.MapText(e.Value.Defines, golden.OrNull[string]))
 		for _, u := range e.Value.UseDefinesPresent {
 			if u.Value {
 				b.WriteString(" +" + u.Key)

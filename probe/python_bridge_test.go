@@ -22,6 +22,7 @@ import (
 	"aorta-probe/internal/golden"
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testdoc"
 	"aorta-probe/internal/testtree"
 	"aorta-probe/schema"
 )
@@ -74,7 +75,7 @@ func fakeSiteA(t *testing.T, site string) bool {
 		"torch/__init__.py":          fakeTorchInit,
 		"torch/version.py":           "git_version = 'ff65f5bc672795c5e5033900ea0a0c4f8566c8cf'\nhip = '7.2.53211'\ncuda = None\ndebug = False\n",
 		"torch/cuda.py":              "def get_arch_list():\n    return ['gfx942']\n",
-		"torch/__config__.py":        "def show():\n    return " + pyQuote(configShow()) + "\n",
+		"torch/__config__.py":        "def show():\n    return " + pyQuote(testdoc.TorchConfigShow(t)) + "\n",
 		"torch/backends/__init__.py": "from . import cuda\n",
 		"torch/backends/cuda.py": "def flash_sdp_enabled():\n    return 1\n" +
 			"def mem_efficient_sdp_enabled():\n    return False\n" +
@@ -247,16 +248,16 @@ func checkSiteA(t *testing.T, snap *schema.Snapshot, python, site string, haveLi
 	if v, _ := pb.Flags.BuildSettings.Get("USE_ROCM_KERNEL_ASSERT"); v != "OFF" || len(pb.Flags.BuildSettings) != 15 {
 		t.Errorf("build_settings %v", pb.Flags.BuildSettings)
 	}
-	if golden.OrNull(pb.Flags.CXXFlagsRaw) != fixtureCXXFlags || pb.Flags.CUDAFlagsRaw != nil || len(pb.Flags.CXXDefines) != 8 {
+	if golden.OrNull(pb.Flags.CXXFlagsRaw) != testdoc.TorchConfigCXXFlags || pb.Flags.CUDAFlagsRaw != nil || len(pb.Flags.CXXDefines) != 8 {
 		t.Errorf("flags %+v", pb.Flags)
 	}
 	if v, _ := pb.BuildFlags.Get("BUILD_TYPE"); v != "Release" {
 		t.Errorf("BUILD_TYPE %v", v)
 	}
-	if got := mapText(pb.BinaryIntrospection.CXXFlagsUseDefines, func(b bool) string { return pyjson.Str(b) }); got != "USE_ROCM_CK_SDPA=True;USE_ROCM_CK_GEMM=False;" {
+	if got := testdoc.MapText(pb.BinaryIntrospection.CXXFlagsUseDefines, func(b bool) string { return pyjson.Str(b) }); got != "USE_ROCM_CK_SDPA=True;USE_ROCM_CK_GEMM=False;" {
 		t.Errorf("cxx_flags_use_defines %s", got)
 	}
-	if got := mapText(pb.BinaryIntrospection.TorchLibBundled, func(b bool) string { return pyjson.Str(b) }); got != "libaotriton_v2.so=True;" {
+	if got := testdoc.MapText(pb.BinaryIntrospection.TorchLibBundled, func(b bool) string { return pyjson.Str(b) }); got != "libaotriton_v2.so=True;" {
 		t.Errorf("torch_lib_bundled %s", got)
 	}
 	if pb.CMakeCache.Entries != nil || pb.NinjaHIPCC.Targets != nil {
@@ -330,7 +331,7 @@ func checkSiteA(t *testing.T, snap *schema.Snapshot, python, site string, haveLi
 	if ck.PytorchBundled.SymbolCount == nil || *ck.PytorchBundled.SymbolCount != 2 || !ck.PytorchBundled.Present {
 		t.Errorf("pytorch_bundled %+v", ck.PytorchBundled)
 	}
-	got := mapText(counts, golden.OrNull[int])
+	got := testdoc.MapText(counts, golden.OrNull[int])
 	want := "pytorch_flash::=2;mha_fwd_aot=1;mha_fwd_ck=1;_efficient_attention=0;aotriton::=1;ck_tile::FmhaFwd=1;ck_tile::FmhaBwd=0;ck_tile::BlockFmha=0;ck_tile::TileFmha=0;group_gemm_ck=0;aiter::=0;"
 	if got != want {
 		t.Errorf("symbol counts\n got %s\nwant %s", got, want)

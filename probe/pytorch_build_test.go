@@ -12,6 +12,7 @@ import (
 	"aorta-probe/internal/machine"
 	"aorta-probe/internal/pyjson"
 	"aorta-probe/internal/source"
+	"aorta-probe/internal/testdoc"
 )
 
 // TestDifferentialRegex compares the hand-written parsers with the Python
@@ -192,31 +193,12 @@ json.dump(res, sys.stdout)
 	}
 }
 
-// The Python probe's __config__.show() fixture (internal/source's
-// torch_config_test.go parses the same file).
-// configShow is read when a test asks, never at package initialisation:
-// the test binary is also re-executed as the detached GPU reader, in /.
-func configShow() string { return golden.Text("../testdata/torch/config-show.txt") }
-
-const fixtureCXXFlags = "-D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall"
-
-func mapText[V any](m pyjson.Map[V], f func(V) string) string {
-	if m == nil {
-		return "<nil>"
-	}
-	var b strings.Builder
-	for _, e := range m {
-		b.WriteString(e.Key + "=" + f(e.Value) + ";")
-	}
-	return b.String()
-}
-
 func anyV(v any) string { return pyjson.Str(v) }
 
 func TestProjectBuildFlags(t *testing.T) {
-	settings := source.ParseBuildSettings(configShow())
+	settings := source.ParseBuildSettings(testdoc.TorchConfigShow(t))
 	cxx, _ := settings.Get("CXX_FLAGS")
-	got := mapText(projectBuildFlags(settings, source.ParseCXXDefines(cxx)), anyV)
+	got := testdoc.MapText(projectBuildFlags(settings, source.ParseCXXDefines(cxx)), anyV)
 	want := "USE_FLASH_ATTENTION=None;USE_ROCM_CK_SDPA=True;USE_AOTRITON=None;USE_MEM_EFF_ATTENTION=None;DISABLE_AOTRITON=None;" +
 		"USE_ROCM=True;USE_CUDA=False;USE_CUDNN=False;USE_MIOPEN=None;USE_FBGEMM=True;USE_FBGEMM_GENAI=None;USE_NCCL=True;" +
 		"USE_MKL=True;USE_MKLDNN=True;USE_OPENMP=True;USE_KINETO=True;BUILD_TYPE=Release;"

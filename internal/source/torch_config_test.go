@@ -5,34 +5,15 @@ import (
 	"testing"
 
 	"aorta-probe/internal/golden"
-	"aorta-probe/internal/pyjson"
+	"aorta-probe/internal/testdoc"
 )
-
-// The Python probe's __config__.show() fixture (testdata/torch/config-show.txt,
-// which probe's pytorch_build_test.go reads too).
-// configShow is read when a test asks, never at package initialisation:
-// the test binary is also re-executed as the detached GPU reader, in /.
-func configShow() string { return golden.Text("../../testdata/torch/config-show.txt") }
-
-const fixtureCXXFlags = "-D_GLIBCXX_USE_CXX11_ABI=1 -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DLIBKINETO_NOXPUPTI=ON -DUSE_FBGEMM -DUSE_ROCM_CK_SDPA -DFLASH_NAMESPACE=pytorch_flash -O2 -fPIC -Wall"
-
-func mapText[V any](m pyjson.Map[V], f func(V) string) string {
-	if m == nil {
-		return "<nil>"
-	}
-	var b strings.Builder
-	for _, e := range m {
-		b.WriteString(e.Key + "=" + f(e.Value) + ";")
-	}
-	return b.String()
-}
 
 func strV(s string) string { return s }
 
 func TestParseBuildSettingsFixture(t *testing.T) {
-	got := mapText(ParseBuildSettings(configShow()), strV)
+	got := testdoc.MapText(ParseBuildSettings(testdoc.TorchConfigShow(t)), strV)
 	want := "BLAS_INFO=mkl;BUILD_TYPE=Release;COMMIT_SHA=ff65f5bc672795c5e5033900ea0a0c4f8566c8cf;CXX_COMPILER=/opt/rocm/llvm/bin/clang++;" +
-		"CXX_FLAGS=" + fixtureCXXFlags + ";LAPACK_INFO=mkl;TORCH_VERSION=2.9.1;USE_CUDA=OFF;USE_CUDNN=OFF;USE_MKL=ON;USE_MKLDNN=ON;" +
+		"CXX_FLAGS=" + testdoc.TorchConfigCXXFlags + ";LAPACK_INFO=mkl;TORCH_VERSION=2.9.1;USE_CUDA=OFF;USE_CUDNN=OFF;USE_MKL=ON;USE_MKLDNN=ON;" +
 		"USE_NCCL=ON;USE_OPENMP=ON;USE_ROCM=ON;USE_ROCM_KERNEL_ASSERT=OFF;"
 	if got != want {
 		t.Errorf("build settings\n got %s\nwant %s", got, want)
@@ -64,14 +45,14 @@ func TestParseBuildSettings(t *testing.T) {
 		{"Build settings: A=1\nBuild settings: B=2", "A=1\nBuild settings: B=2;"},
 		{"Build settings: A=ü, B=2", "A=ü;B=2;"},
 	} {
-		if got := mapText(ParseBuildSettings(tc.in), strV); got != tc.want {
+		if got := testdoc.MapText(ParseBuildSettings(tc.in), strV); got != tc.want {
 			t.Errorf("ParseBuildSettings(%q)\n got %s\nwant %s", tc.in, got, tc.want)
 		}
 	}
 }
 
 func TestParseCXXDefinesFixture(t *testing.T) {
-	got := mapText(ParseCXXDefines(fixtureCXXFlags), golden.OrNull[string])
+	got := testdoc.MapText(ParseCXXDefines(testdoc.TorchConfigCXXFlags), golden.OrNull[string])
 	want := "FLASH_NAMESPACE=pytorch_flash;LIBKINETO_NOXPUPTI=ON;NDEBUG=null;USE_FBGEMM=null;USE_KINETO=null;USE_PTHREADPOOL=null;USE_ROCM_CK_SDPA=null;_GLIBCXX_USE_CXX11_ABI=1;"
 	if got != want {
 		t.Errorf("cxx_defines\n got %s\nwant %s", got, want)
@@ -83,14 +64,14 @@ func TestParseCXXDefinesFixture(t *testing.T) {
 		{"x-DA=1,2 -DB= -DA=3", "A=3;B=null;"},
 		{"-DA=\vx", "A=null;"},
 	} {
-		if got := mapText(ParseCXXDefines(tc.in), golden.OrNull[string]); got != tc.want {
+		if got := testdoc.MapText(ParseCXXDefines(tc.in), golden.OrNull[string]); got != tc.want {
 			t.Errorf("ParseCXXDefines(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }
 
 func FuzzParseBuildSettings(f *testing.F) {
-	f.Add(configShow())
+	f.Add(testdoc.TorchConfigShow(f))
 	f.Add("Build settings: A=1,\n B=2, ")
 	f.Fuzz(func(t *testing.T, s string) {
 		m := ParseBuildSettings(s)

@@ -1,7 +1,7 @@
 // Package testdoc builds the documents tests compare: golden scenario
-// documents the probe wrote (testdata/golden), decoded, with edits. It is
-// for tests only (triage's and cli/diff's); nothing the binary
-// links imports it.
+// documents the probe wrote (testdata/golden), decoded, with edits; and
+// the fixtures more than one package's tests read (torch.go). It is for
+// tests only; nothing the binary links imports it.
 package testdoc
 
 import (
@@ -19,9 +19,16 @@ type Object = pyjson.Map[any]
 // Edit is a change to a decoded document.
 type Edit func(t testing.TB, m Object) Object
 
-// GoldenBytes is the scenario document name of testdata/golden, found
-// from the test's directory upwards (the module root holds go.mod).
+// GoldenBytes is the scenario document name of testdata/golden
+// (moduleFile).
 func GoldenBytes(t testing.TB, name string) []byte {
+	t.Helper()
+	return moduleFile(t, "testdata", "golden", name)
+}
+
+// moduleFile is the file of the repository at elem, found from the test's
+// directory upwards (the module root holds go.mod).
+func moduleFile(t testing.TB, elem ...string) []byte {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
@@ -37,7 +44,7 @@ func GoldenBytes(t testing.TB, name string) []byte {
 		}
 		dir = parent
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "testdata", "golden", name))
+	b, err := os.ReadFile(filepath.Join(append([]string{dir}, elem...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
