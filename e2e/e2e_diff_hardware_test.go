@@ -24,22 +24,12 @@ import (
 // built binary over it with --no-python, and returns the document's path.
 func mi308xVariant(t *testing.T, bin, name, bootID string, edit func(*fakeroot.Archive)) string {
 	t.Helper()
-	data, err := os.ReadFile("testdata/roots/gpus-mi308x-cpx.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := fakeroot.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edit != nil {
-		edit(a)
-	}
-	a.Files = append(a.Files, fakeroot.File{Path: "proc/sys/kernel/random/boot_id", Data: []byte(bootID + "\n"), Mode: 0o644, Size: -1})
-	root := filepath.Join(testtree.TempDir(t), name)
-	if err := a.Expand(root); err != nil {
-		t.Fatal(err)
-	}
+	root := testtree.ArchiveFile(t, "testdata/roots/gpus-mi308x-cpx.txtar", func(a *fakeroot.Archive) {
+		if edit != nil {
+			edit(a)
+		}
+		a.Files = append(a.Files, fakeroot.File{Path: "proc/sys/kernel/random/boot_id", Data: []byte(bootID + "\n"), Mode: 0o644, Size: -1})
+	})
 	out := filepath.Join(t.TempDir(), name+".json")
 	code, _, errs := runCmd(t, exec.Command(bin, "--root", root, "--no-python", out))
 	if code != 0 {
@@ -258,21 +248,7 @@ func TestE2EDiffHardware(t *testing.T) {
 // applied.
 func brief(t *testing.T, bin, archive string, edit func(*fakeroot.Archive)) string {
 	t.Helper()
-	data, err := os.ReadFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := fakeroot.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edit != nil {
-		edit(a)
-	}
-	root := filepath.Join(testtree.TempDir(t), "root")
-	if err := a.Expand(root); err != nil {
-		t.Fatal(err)
-	}
+	root := testtree.ArchiveFile(t, archive, edit)
 	code, out, errs := runCmd(t, exec.Command(bin, "--root", root, "--no-python", "--summary"))
 	if code != 0 {
 		t.Fatalf("--summary: exit %d: %s", code, errs)

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"aorta-probe/internal/fakeroot"
 	"aorta-probe/internal/testtree"
 )
 
@@ -36,24 +35,9 @@ func TestE2ETuningRoots(t *testing.T) {
 		}
 	}
 	bin := e2eBinary(t)
-	expand := func(root string) string {
-		data, err := os.ReadFile(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := fakeroot.Parse(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join(testtree.TempDir(t), "root")
-		if err := a.Expand(dir); err != nil {
-			t.Fatal(err)
-		}
-		return dir
-	}
 	capture := func(root, name string) string {
 		out := filepath.Join(t.TempDir(), name+".json")
-		code, _, errs := runCmd(t, exec.Command(bin, "--root", expand(root), "--no-python", out))
+		code, _, errs := runCmd(t, exec.Command(bin, "--root", testtree.ArchiveFile(t, root, nil), "--no-python", out))
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", root, code, errs)
 		}
@@ -84,7 +68,7 @@ func TestE2ETuningRoots(t *testing.T) {
 		t.Fatalf("deviations: deviating %+v, following %+v", want, deviations(following))
 	}
 
-	code, brief, errs := runCmd(t, exec.Command(bin, "--root", expand(tuningRoots[1]), "--no-python", "--summary"))
+	code, brief, errs := runCmd(t, exec.Command(bin, "--root", testtree.ArchiveFile(t, tuningRoots[1], nil), "--no-python", "--summary"))
 	if code != 0 {
 		t.Fatalf("--summary: exit %d: %s", code, errs)
 	}

@@ -64,9 +64,28 @@ func TempDir(tb testing.TB) string {
 // format, its comment line first) into a new TempDir and returns it.
 func Archive(tb testing.TB, text string) string {
 	tb.Helper()
-	a, err := fakeroot.Parse([]byte(text))
+	return expand(tb, "archive", []byte(text), nil)
+}
+
+// ArchiveFile expands the archive file path into a new TempDir, edit (when
+// not nil) applied to it first, and returns the directory.
+func ArchiveFile(tb testing.TB, path string, edit func(*fakeroot.Archive)) string {
+	tb.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	return expand(tb, path, data, edit)
+}
+
+func expand(tb testing.TB, name string, data []byte, edit func(*fakeroot.Archive)) string {
+	tb.Helper()
+	a, err := fakeroot.Parse(data)
+	if err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
+	if edit != nil {
+		edit(a)
 	}
 	dir := TempDir(tb)
 	if err := a.Expand(dir); err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"aorta-probe/internal/fakeroot"
 	_ "aorta-probe/internal/golden" // -update, for go test ./... -update
 )
 
@@ -55,5 +56,21 @@ func TestArchive(t *testing.T) {
 	root := Archive(t, "a root\n-- etc/hostname --\nnode-a\n-- etc/name -> hostname --\n")
 	if b, err := os.ReadFile(filepath.Join(root, "etc/name")); err != nil || string(b) != "node-a\n" {
 		t.Errorf("through the link: %q %v", b, err)
+	}
+}
+
+// TestArchiveFile: the archive file is expanded with the edit applied.
+func TestArchiveFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "root.txtar")
+	if err := os.WriteFile(path, []byte("a root\n-- etc/hostname --\nnode-a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := ArchiveFile(t, path, func(a *fakeroot.Archive) {
+		a.Files = append(a.Files, fakeroot.File{Path: "etc/added", Data: []byte("x\n"), Mode: 0o644, Size: -1})
+	})
+	for _, f := range []string{"etc/hostname", "etc/added"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }
